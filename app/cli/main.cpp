@@ -1,0 +1,29 @@
+// hearth-cli: the headless twin of the workbench (servers, CI, GPU machines).
+#include "RunCommand.h"
+#include "StoreCommands.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char** argv) {
+    CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string(HEARTH_VERSION " (" HEARTH_GIT_REVISION ")"));
+
+    hearth::cli::RunCommandOptions run_options;
+    int exit_code = 0;
+    app.add_option("--db", run_options.db_path, "Run database (default: $HEARTH_DB, else ~/.local/share/hearth/runs.sqlite)")
+        ->envname("HEARTH_DB");
+    hearth::cli::registerRunCommand(app, run_options, exit_code);
+
+    hearth::cli::StoreCommandContext store_context{run_options.db_path};
+    hearth::cli::registerStoreCommands(app, store_context, exit_code);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        // CLI11 uses its own codes; the contract says 2 for bad arguments (0 for --help/--version).
+        return code == 0 ? 0 : hearth::cli::kExitBadConfig;
+    }
+    return exit_code;
+}

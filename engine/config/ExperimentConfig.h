@@ -1,0 +1,130 @@
+#pragma once
+// ExperimentConfig: everything a training run needs, as plain values, in Lightning's vocabulary.
+// Read/written as JSON; validated before anything runs. No LibTorch or Qt types here.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+inline constexpr const char* kDefaultFashionMnistPath = "/usr/share/datasets/fashion-mnist";
+
+struct DataConfig {
+    std::string kind = "idx";                         // idx | csv
+    std::string path = kDefaultFashionMnistPath;      // idx: folder; csv: training file
+    std::optional<std::string> val_path;              // csv: explicit validation file
+    std::optional<std::string> test_path;             // csv: explicit test file
+    std::string label_column = "label";               // csv only
+    double val_fraction = 1.0 / 12.0;                 // of the training file (idx: 5,000 of 60,000)
+    double test_fraction = 0.1;                       // csv without test_path only
+    std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)
+};
+
+struct ModelConfig {
+    std::string name = "cnn";                         // mlp | cnn
+    std::vector<int64_t> hidden = {256, 128};         // mlp: hidden layer widths
+    std::vector<int64_t> channels = {32, 64};         // cnn: conv block widths
+    double dropout = 0.25;
+};
+
+struct OptimizerConfig {
+    std::string name = "adam";                        // sgd | adam | adamw | adagrad
+    double lr = 1e-3;
+    double weight_decay = 0.0;
+    double momentum = 0.9;                            // sgd only
+    double beta1 = 0.9;                               // adam/adamw
+    double beta2 = 0.999;
+    double eps = 1e-8;
+};
+
+struct SchedulerConfig {
+    std::string name = "none";                        // none | step | cosine | linear-warmup
+    int64_t step_size = 1;                            // step: epochs between decays
+    double gamma = 0.1;                               // step: decay factor
+    int64_t warmup_steps = 100;                       // linear-warmup: optimizer steps of warm-up
+    double min_lr = 0.0;                              // cosine / linear-warmup: final learning rate
+};
+
+struct CheckpointConfig {
+    std::string monitor = "val_acc";                  // val_acc | val_loss
+    std::string mode = "max";                         // max | min
+};
+
+struct TrainerConfig {
+    int64_t max_epochs = 3;
+    int64_t batch_size = 64;
+    std::string precision = "32-true";                // 32-true | 16-mixed | bf16-mixed
+    int64_t accumulate_grad_batches = 1;
+    std::string accelerator = "auto";                 // auto | cpu | cuda
+    int64_t devices = 1;
+    std::string strategy = "auto";                    // auto | ddp | zero1 | zero2
+    int64_t num_workers = 2;
+    bool pin_memory = true;
+    int64_t prefetch_factor = 2;
+    bool persistent_workers = false;
+    std::optional<double> gradient_clip_val;
+    bool deterministic = false;
+    int64_t log_every_n_steps = 10;
+    int64_t num_threads = 0;                          // CPU intra-op threads; 0 = LibTorch's default
+    bool cudnn_benchmark = false;
+    bool tf32 = false;
+    bool channels_last = false;
+    CheckpointConfig checkpoint;
+};
+
+struct ExperimentConfig {
+    std::string name = "fashion-cnn";
+    uint64_t seed = 42;
+    DataConfig data;
+    ModelConfig model;
+    OptimizerConfig optimizer;
+    SchedulerConfig scheduler;
+    TrainerConfig trainer;
+};
+
+// A config problem tied to the dotted key it concerns ("trainer.precision").
+struct ConfigIssue {
+    std::string key;
+    std::string message;   // says what is wrong and what is allowed
+};
+
+// Thrown by parsing and overrides; what() is "<key>: <message>".
+class ConfigError : public std::runtime_error {
+public:
+    ConfigError(std::string key, std::string message);
+    const std::string& key() const noexcept { return key_; }
+    const std::string& message() const noexcept { return message_; }
+private:
+    std::string key_;
+    std::string message_;
+};
+
+// What the machine can do; validation refuses settings the hardware cannot honour.
+struct DeviceCapabilities {
+    bool cuda_available = false;
+    int64_t cuda_device_count = 0;
+    bool cuda_bf16 = false;
+    bool cpu_fp16_autocast = false;   // LibTorch >= 2.x only
+    bool distributed = false;         // c10d (Gloo or NCCL) compiled in
+    std::vector<std::string> cuda_device_names;
+};
+
+// JSON text <-> config. Unknown keys and wrong types throw ConfigError naming the key.
+ExperimentConfig configFromJson(const std::string& json_text);
+std::string configToJson(const ExperimentConfig& config, int indent = 2);
+ExperimentConfig loadConfigFile(const std::string& path);      // ConfigError with key "" on I/O
+void saveConfigFile(const ExperimentConfig& config, const std::string& path);
+
+// Applies "a.b.c=value" (value parsed as JSON, else taken as a string). Throws ConfigError.
+void applyOverride(ExperimentConfig& config, const std::string& assignment);
+
+// Range and consistency checks; empty when the config can run on `caps`.
+std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps);
+
+// Every dotted key of the schema (for UIs and diffs), in declaration order.
+std::vector<std::string> configKeys();
+
+}  // namespace hearth

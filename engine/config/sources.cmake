@@ -1,0 +1,4 @@
+target_sources(hearth_engine PRIVATE
+  config/ExperimentConfig.cpp
+  config/ConfigValidation.cpp
+  config/DeviceInfo.cpp)

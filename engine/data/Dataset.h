@@ -1,0 +1,64 @@
+#pragma once
+// Dataset: a finite, indexable set of (input, label) samples with the class names it carries.
+// In-memory datasets override getBatch() with one index_select instead of per-sample stacking.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+struct Sample {
+    torch::Tensor input;   // float32, shape sampleShape()
+    int64_t label = 0;
+};
+
+struct Batch {
+    torch::Tensor inputs;   // float32 [B, ...sampleShape]
+    torch::Tensor labels;   // int64 [B]
+    torch::Tensor indices;  // int64 [B]: sample indices in the dataset the loader iterates
+};
+
+class Dataset {
+public:
+    virtual ~Dataset() = default;
+    virtual int64_t size() const = 0;
+    virtual Sample get(int64_t index) const = 0;
+    // Default: stacks get(i). Must be safe to call from several loader threads at once.
+    virtual Batch getBatch(const std::vector<int64_t>& indices) const;
+    virtual std::vector<int64_t> sampleShape() const = 0;
+    virtual const std::vector<std::string>& classNames() const = 0;
+    // Index of sample `index` in its source file (for per-sample predictions).
+    virtual int64_t sourceIndex(int64_t index) const { return index; }
+    // A short human-readable rendering of the raw sample (tabular: the CSV row's values).
+    virtual std::string describe(int64_t index) const;
+};
+
+// A view of `indices` of a parent dataset (train/val splits, limits).
+class Subset final : public Dataset {
+public:
+    Subset(std::shared_ptr<const Dataset> parent, std::vector<int64_t> indices);
+    int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
+    Sample get(int64_t index) const override;
+    Batch getBatch(const std::vector<int64_t>& indices) const override;
+    std::vector<int64_t> sampleShape() const override { return parent_->sampleShape(); }
+    const std::vector<std::string>& classNames() const override { return parent_->classNames(); }
+    int64_t sourceIndex(int64_t index) const override;
+    std::string describe(int64_t index) const override;
+private:
+    std::shared_ptr<const Dataset> parent_;
+    std::vector<int64_t> indices_;
+};
+
+// The three splits of an experiment, built from DataConfig (see DataModule.h).
+struct DataSplits {
+    std::shared_ptr<const Dataset> train, val, test;
+    std::vector<std::string> class_names;
+    std::string description;   // "Fashion-MNIST (IDX) 55000/5000/10000, 1x28x28, 10 classes"
+    bool is_image = false;     // inputs are [C,H,W] images (the GUI shows them)
+};
+
+}  // namespace hearth

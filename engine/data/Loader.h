@@ -1,0 +1,49 @@
+#pragma once
+// Loader: turns a Dataset into batches for one epoch at a time: seeded shuffling per epoch,
+// sharding per rank, worker threads with bounded prefetch (num_workers 0 = on the caller's
+// thread), pinned staging and non-blocking copies on CUDA, and the time each batch was waited for.
+
+#include "engine/data/Dataset.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace hearth {
+
+struct LoaderOptions {
+    int64_t batch_size = 64;
+    bool shuffle = true;
+    bool drop_last = false;
+    uint64_t seed = 0;                // epoch e shuffles with seed + e
+    int64_t num_workers = 0;
+    int64_t prefetch_factor = 2;      // batches in flight per worker
+    bool persistent_workers = false;  // keep worker threads between epochs
+    bool pin_memory = false;          // only honoured when device is CUDA
+    torch::Device device = torch::kCPU;
+    int64_t rank = 0;                 // this rank's shard of every epoch
+    int64_t world_size = 1;
+};
+
+class Loader {
+public:
+    Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options);
+    ~Loader();
+    Loader(const Loader&) = delete;
+    Loader& operator=(const Loader&) = delete;
+
+    int64_t batchesPerEpoch() const;
+    int64_t samplesPerEpoch() const;   // this rank's share
+    void startEpoch(int64_t epoch);    // (re)starts iteration; stops any unfinished epoch
+    // Next batch on options.device, or nullopt at the end of the epoch. Rethrows worker errors.
+    std::optional<Batch> next();
+    double lastWaitMs() const;         // how long the last next() blocked for data
+    bool pinsMemory() const;           // pin_memory is in effect (CUDA device)
+    const LoaderOptions& options() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth

@@ -1,0 +1,136 @@
+#pragma once
+// The engine's one way out: typed events delivered to EventSinks (UI controller, run store
+// writer, CLI progress printer). Plain standard types only, so ui/ and storage/ can include it.
+
+#include "engine/config/DeviceInfo.h"
+#include "engine/metrics/ClassificationReport.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace hearth {
+
+// Why a run failed; the CLI maps these to exit codes 2 / 3 / 4.
+enum class FailureKind { Config, Data, Training };
+
+struct RunStarted {
+    std::string run_name;
+    std::string config_json;                         // the requested config, as given
+    std::map<std::string, std::string> effective;    // dotted key -> what actually ran ("n/a on CPU: ...")
+    EnvironmentInfo environment;
+    std::string device;                              // "cpu", "cuda:0"
+    int64_t train_size = 0, val_size = 0, test_size = 0;
+    int64_t batches_per_epoch = 0;                   // micro-batches
+    int64_t max_epochs = 0;
+    std::vector<std::string> class_names;
+    std::vector<std::string> model_summary;          // one line per layer
+    int64_t parameter_count = 0;
+    double wall_time_s = 0.0;                        // seconds since the Unix epoch
+};
+
+// One logged training step (every log_every_n_steps optimizer steps, and the last of an epoch).
+struct StepMetrics {
+    int64_t epoch = 0;               // 0-based
+    int64_t batch = 0;               // micro-batches done in this epoch (1..batches_per_epoch)
+    int64_t batches_per_epoch = 0;
+    int64_t global_step = 0;         // optimizer steps since the start
+    double loss = 0.0;               // mean loss of the micro-batches since the last log
+    double accuracy = 0.0;           // idem
+    double lr = 0.0;
+    double loss_scale = 0.0;         // GradScaler scale; 0 when not scaling
+    double samples_per_sec = 0.0;    // since the last log
+    double step_time_ms = 0.0;       // mean per micro-batch since the last log
+    double data_wait_ms = 0.0;       // mean per micro-batch waiting for the loader
+    double elapsed_s = 0.0;          // since fit started
+    double eta_s = 0.0;              // to the end of fit
+};
+
+struct EpochMetrics {
+    int64_t epoch = 0;
+    int64_t global_step = 0;
+    double train_loss = 0.0, train_accuracy = 0.0;
+    double val_loss = 0.0, val_accuracy = 0.0;
+    double lr = 0.0;
+    double epoch_time_s = 0.0;
+    double samples_per_sec = 0.0;
+    double data_wait_share = 0.0;    // fraction of the epoch's step time spent waiting for data
+    int64_t skipped_steps = 0;       // optimizer steps skipped by the GradScaler
+    bool is_best = false;            // the checkpoint monitor improved
+};
+
+struct EvalReport {
+    std::string split;               // "val" | "test"
+    double loss = 0.0;
+    ClassificationReport report;
+};
+
+struct Prediction {
+    int64_t index = 0;               // index in the split's source file order
+    int64_t true_label = 0;
+    int64_t predicted = 0;
+    double confidence = 0.0;         // softmax probability of `predicted`
+};
+
+struct PredictionsReady {
+    std::string split;
+    std::vector<Prediction> predictions;
+};
+
+struct CheckpointSaved {
+    std::string path;
+    int64_t epoch = 0;
+    std::string monitor;
+    double value = 0.0;
+    int64_t bytes = 0;
+};
+
+struct DeviceSample {
+    double elapsed_s = 0.0;
+    int64_t device = -1;             // -1: the process on the host; >= 0: CUDA device index
+    std::string name;
+    int64_t allocated_bytes = 0;     // CUDA: caching allocator; host: process RSS
+    int64_t reserved_bytes = 0;
+    int64_t peak_bytes = 0;
+    int64_t total_bytes = 0;         // device memory, or physical RAM
+    double utilization = -1.0;       // 0..1, -1 when unknown
+};
+
+struct LogLine {
+    enum class Level { Debug, Info, Warning, Error };
+    Level level = Level::Info;
+    std::string text;
+};
+
+struct RunFinished {
+    std::string status;              // "completed" | "stopped"
+    double train_time_s = 0.0;       // fit (train + validation)
+    double total_time_s = 0.0;       // start to end, including test
+    double best_val_accuracy = 0.0;
+    double test_accuracy = 0.0;      // of the best checkpoint; 0 when stopped before test
+    double test_loss = 0.0;
+    double samples_per_sec = 0.0;    // training samples per second over fit
+    int64_t peak_memory_bytes = 0;
+    int64_t epochs_completed = 0;
+    int64_t global_steps = 0;
+};
+
+struct RunFailed {
+    FailureKind kind = FailureKind::Training;
+    std::string message;             // what went wrong, naming the file/key/value
+    std::string suggestion;          // what to try (e.g. out of memory: smaller batch, 16-mixed)
+};
+
+using Event = std::variant<RunStarted, StepMetrics, EpochMetrics, EvalReport, PredictionsReady,
+                           CheckpointSaved, DeviceSample, LogLine, RunFinished, RunFailed>;
+
+// Receives events on the engine thread. Implementations copy and return at once.
+class EventSink {
+public:
+    virtual ~EventSink() = default;
+    virtual void onEvent(const Event& event) = 0;
+};
+
+}  // namespace hearth

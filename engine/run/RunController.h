@@ -1,0 +1,63 @@
+#pragma once
+// RunController: starts one training run on its own thread, stops it between steps, and
+// reports how it ended. The public entry point to the engine; no LibTorch types.
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/events/Events.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hearth {
+
+struct RunOptions {
+    std::string artifacts_dir;         // where the best checkpoint goes; empty = no checkpoint file
+};
+
+enum class RunStatus { Completed, Stopped, Failed };
+
+struct RunOutcome {
+    RunStatus status = RunStatus::Failed;
+    FailureKind failure = FailureKind::Training;   // when Failed
+    std::string message;
+};
+
+// Runs an experiment on the calling thread. Never throws: every error becomes a RunFailed
+// event and a Failed outcome. `stop` is read between steps.
+RunOutcome runExperiment(const ExperimentConfig& config, const RunOptions& options,
+                         EventSink& sink, const std::atomic<bool>& stop);
+
+// Forwards every event to several sinks, in order.
+class EventFanout final : public EventSink {
+public:
+    explicit EventFanout(std::vector<std::shared_ptr<EventSink>> sinks);
+    void onEvent(const Event& event) override;
+private:
+    std::vector<std::shared_ptr<EventSink>> sinks_;
+};
+
+class RunController final {
+public:
+    RunController() = default;
+    ~RunController();                   // requests stop and joins
+    RunController(const RunController&) = delete;
+    RunController& operator=(const RunController&) = delete;
+
+    // Starts a run on a new thread; the sinks receive its events on that thread.
+    // Returns false (and does nothing) while a run is still active.
+    bool start(ExperimentConfig config, RunOptions options, std::vector<std::shared_ptr<EventSink>> sinks);
+    void requestStop();                 // finishes the current step, then stops
+    bool isRunning() const;
+    RunOutcome wait();                  // joins; returns the outcome of the last run
+
+private:
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> running_{false};
+    RunOutcome outcome_;
+};
+
+}  // namespace hearth

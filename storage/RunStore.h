@@ -1,0 +1,100 @@
+#pragma once
+// RunStore: the SQLite home of every run (config, environment, metrics, reports, predictions,
+// artifacts). Readers open their own RunStore; all writes of a process go through one
+// RunWriter thread (RunWriter.h). No Qt.
+
+#include "engine/events/Events.h"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+// Any store failure: not a database, newer schema, read-only, disk full, unknown run, ...
+// what() is a complete sentence naming the path or run.
+class StoreError : public std::runtime_error {
+public:
+    explicit StoreError(const std::string& message) : std::runtime_error(message) {}
+};
+
+struct RunSummary {
+    int64_t id = 0;
+    std::string name;
+    std::string status;              // running | completed | failed | stopped | interrupted
+    double started_at = 0.0;         // Unix seconds
+    double finished_at = 0.0;        // 0 while running
+    std::string config_json;
+    std::string effective_json;      // {"dotted.key": "what ran"}
+    std::string environment_json;
+    std::string device;
+    std::optional<double> best_val_accuracy, test_accuracy, train_time_s, samples_per_sec;
+    std::optional<int64_t> peak_memory_bytes;
+    int64_t epochs_completed = 0;
+    int64_t global_steps = 0;
+    std::vector<std::string> tags;
+    std::string notes;
+    std::string failure_message;     // failed runs: message and suggestion
+    std::optional<int64_t> sweep_id;
+    std::string sweep_name;
+};
+
+struct RunFilter {
+    std::string status;              // empty = any
+    std::string tag;                 // empty = any
+    std::string text;                // substring of name, notes or tags; empty = any
+    int64_t limit = 0;               // 0 = no limit; newest first
+};
+
+struct Artifact {
+    int64_t id = 0;
+    std::string kind;                // checkpoint | export
+    std::string path;                // absolute
+    int64_t bytes = 0;
+    std::string sha256;
+};
+
+class RunStore {
+public:
+    // Opens (creating and migrating as needed) the database at `path`. Throws StoreError.
+    explicit RunStore(const std::string& path);
+    ~RunStore();
+    RunStore(const RunStore&) = delete;
+    RunStore& operator=(const RunStore&) = delete;
+
+    // $HEARTH_DB, else $XDG_DATA_HOME/hearth/runs.sqlite, else ~/.local/share/hearth/runs.sqlite.
+    static std::string defaultPath();
+    static int schemaVersion();      // the version this build writes
+
+    const std::string& path() const;
+    std::vector<RunSummary> listRuns(const RunFilter& filter = {}) const;
+    std::optional<RunSummary> run(int64_t id) const;
+    // An id ("12") or a unique name prefix; throws StoreError naming the candidates otherwise.
+    int64_t resolveRun(const std::string& id_or_prefix) const;
+
+    std::vector<StepMetrics> steps(int64_t run_id) const;
+    std::vector<EpochMetrics> epochs(int64_t run_id) const;
+    std::vector<DeviceSample> deviceSamples(int64_t run_id) const;
+    std::optional<EvalReport> report(int64_t run_id, const std::string& split) const;
+    std::vector<Prediction> predictions(int64_t run_id, const std::string& split,
+                                        bool misclassified_only = false) const;
+    std::vector<std::string> logLines(int64_t run_id) const;
+    std::vector<Artifact> artifacts(int64_t run_id) const;
+
+    void rename(int64_t run_id, const std::string& name);
+    void setTags(int64_t run_id, const std::vector<std::string>& tags);
+    void setNotes(int64_t run_id, const std::string& notes);
+    void deleteRun(int64_t run_id);   // rows and artifact files
+
+    // Changes whenever any connection commits (PRAGMA data_version + own writes): poll it to
+    // refresh views when another process (e.g. hearth-cli) adds runs.
+    int64_t changeCounter() const;
+
+private:
+    struct Impl;
+    Impl* impl_;
+};
+
+}  // namespace hearth

@@ -1,0 +1,1 @@
+hearth_add_test(NAME test_experiment_config SOURCES test_experiment_config.cpp LIBS hearth_engine LABELS engine)

@@ -1,0 +1,236 @@
+// ExperimentConfig: JSON round trip, overrides, and validation messages that name the key.
+#include "engine/config/ExperimentConfig.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace hearth;
+
+namespace {
+
+DeviceCapabilities cpuOnly() { return DeviceCapabilities{}; }
+
+DeviceCapabilities oneGpu() {
+    DeviceCapabilities caps;
+    caps.cuda_available = true;
+    caps.cuda_device_count = 1;
+    caps.cuda_bf16 = true;
+    caps.cuda_device_names = {"Test GPU"};
+    return caps;
+}
+
+bool hasIssue(const std::vector<ConfigIssue>& issues, const std::string& key, const std::string& fragment) {
+    return std::any_of(issues.begin(), issues.end(), [&](const ConfigIssue& i) {
+        return i.key == key && i.message.find(fragment) != std::string::npos;
+    });
+}
+
+std::string issuesText(const std::vector<ConfigIssue>& issues) {
+    std::string s;
+    for (const auto& i : issues) s += i.key + ": " + i.message + "\n";
+    return s;
+}
+
+}  // namespace
+
+class TestExperimentConfig : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void defaultsAreTheFashionMnistExperiment() {
+        const ExperimentConfig c;
+        QCOMPARE(QString::fromStdString(c.data.path), QString("/usr/share/datasets/fashion-mnist"));
+        QCOMPARE(QString::fromStdString(c.model.name), QString("cnn"));
+        QCOMPARE(c.trainer.max_epochs, int64_t(3));
+        QVERIFY2(validate(c, cpuOnly()).empty(), issuesText(validate(c, cpuOnly())).c_str());
+    }
+
+    void jsonRoundTripKeepsEveryField() {
+        ExperimentConfig c;
+        c.name = "round-trip";
+        c.seed = 7;
+        c.data.kind = "csv";
+        c.data.path = "train.csv";
+        c.data.val_path = "val.csv";
+        c.data.limit = 123;
+        c.model.name = "mlp";
+        c.model.hidden = {64, 32, 16};
+        c.optimizer.name = "sgd";
+        c.optimizer.lr = 0.05;
+        c.scheduler.name = "cosine";
+        c.trainer.precision = "bf16-mixed";
+        c.trainer.gradient_clip_val = 1.5;
+        c.trainer.checkpoint.monitor = "val_loss";
+        c.trainer.checkpoint.mode = "min";
+        const ExperimentConfig back = configFromJson(configToJson(c));
+        QCOMPARE(configToJson(back), configToJson(c));
+        QCOMPARE(back.model.hidden, (std::vector<int64_t>{64, 32, 16}));
+        QVERIFY(back.data.val_path.has_value());
+        QCOMPARE(*back.trainer.gradient_clip_val, 1.5);
+    }
+
+    void missingKeysTakeDefaults() {
+        const ExperimentConfig c = configFromJson(R"({"trainer": {"max_epochs": 9}})");
+        QCOMPARE(c.trainer.max_epochs, int64_t(9));
+        QCOMPARE(c.trainer.batch_size, int64_t(64));
+        QCOMPARE(QString::fromStdString(c.optimizer.name), QString("adam"));
+    }
+
+    void unknownKeyIsNamed() {
+        try {
+            configFromJson(R"({"trainer": {"max_epoch": 3}})");
+            QFAIL("unknown key accepted");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("trainer.max_epoch"));
+            QVERIFY(std::string(e.what()).find("max_epochs") != std::string::npos);   // lists what is allowed
+        }
+    }
+
+    void unknownTopLevelKeyIsNamed() {
+        try {
+            configFromJson(R"({"nmae": "x"})");
+            QFAIL("unknown key accepted");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("nmae"));
+        }
+    }
+
+    void wrongTypeIsNamed() {
+        try {
+            configFromJson(R"({"trainer": {"batch_size": "big"}})");
+            QFAIL("string accepted for an integer");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("trainer.batch_size"));
+            QVERIFY(e.message().find("expected an integer") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(ConfigError, configFromJson(R"({"trainer": {"batch_size": 1.5}})"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, configFromJson(R"({"trainer": {"pin_memory": 1}})"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, configFromJson(R"({"data": []})"));
+    }
+
+    void invalidJsonSaysWhere() {
+        try {
+            configFromJson("{\n  \"name\": \"x\",\n  oops\n}");
+            QFAIL("invalid JSON accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(std::string(e.what()).find("line 3") != std::string::npos, e.what());
+        }
+    }
+
+    void overrideSetsNestedValues() {
+        ExperimentConfig c;
+        applyOverride(c, "trainer.precision=bf16-mixed");
+        applyOverride(c, "trainer.max_epochs=5");
+        applyOverride(c, "data.limit=3000");
+        applyOverride(c, "trainer.gradient_clip_val=0.5");
+        applyOverride(c, "name=123");
+        applyOverride(c, "model.hidden=[10,20]");
+        QCOMPARE(QString::fromStdString(c.trainer.precision), QString("bf16-mixed"));
+        QCOMPARE(c.trainer.max_epochs, int64_t(5));
+        QCOMPARE(*c.data.limit, int64_t(3000));
+        QCOMPARE(*c.trainer.gradient_clip_val, 0.5);
+        QCOMPARE(QString::fromStdString(c.name), QString("123"));
+        QCOMPARE(c.model.hidden, (std::vector<int64_t>{10, 20}));
+        applyOverride(c, "data.limit=null");
+        QVERIFY(!c.data.limit.has_value());
+    }
+
+    void overrideOfUnknownKeyIsNamed() {
+        ExperimentConfig c;
+        try {
+            applyOverride(c, "trainer.epochs=5");
+            QFAIL("unknown override accepted");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("trainer.epochs"));
+        }
+        QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer.max_epochs"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer.max_epochs=many"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer=3"));
+    }
+
+    void outOfRangeValuesAreFlagged() {
+        ExperimentConfig c;
+        c.trainer.batch_size = 0;
+        c.optimizer.lr = -1;
+        c.data.val_fraction = 1.5;
+        c.trainer.precision = "fp8";
+        const auto issues = validate(c, cpuOnly());
+        QVERIFY(hasIssue(issues, "trainer.batch_size", "at least 1"));
+        QVERIFY(hasIssue(issues, "optimizer.lr", "greater than 0"));
+        QVERIFY(hasIssue(issues, "data.val_fraction", "[0, 1)"));
+        QVERIFY(hasIssue(issues, "trainer.precision", "32-true, 16-mixed, bf16-mixed"));
+    }
+
+    void conflictingSettingsAreFlagged() {
+        ExperimentConfig c;
+        c.trainer.num_workers = 0;
+        c.trainer.persistent_workers = true;
+        c.trainer.deterministic = true;
+        c.trainer.cudnn_benchmark = true;
+        const auto issues = validate(c, cpuOnly());
+        QVERIFY(hasIssue(issues, "trainer.persistent_workers", "num_workers > 0"));
+        QVERIFY(hasIssue(issues, "trainer.cudnn_benchmark", "deterministic"));
+
+        ExperimentConfig tabular;
+        tabular.data.kind = "csv";
+        tabular.data.path = "x.csv";
+        QVERIFY(hasIssue(validate(tabular, cpuOnly()), "model.name", "image input"));
+        tabular.model.name = "mlp";
+        tabular.trainer.channels_last = true;
+        QVERIFY(hasIssue(validate(tabular, cpuOnly()), "trainer.channels_last", "convolutional"));
+    }
+
+    void hardwareLimitsAreRefusedWithTheReason() {
+        ExperimentConfig c;
+        c.trainer.precision = "16-mixed";
+        QVERIFY(hasIssue(validate(c, cpuOnly()), "trainer.precision", "needs a CUDA device"));
+        QVERIFY(validate(c, oneGpu()).empty());   // auto picks the GPU
+
+        c.trainer.accelerator = "cpu";
+        QVERIFY(hasIssue(validate(c, oneGpu()), "trainer.precision", "bf16-mixed on CPU"));
+
+        ExperimentConfig cuda;
+        cuda.trainer.accelerator = "cuda";
+        QVERIFY(hasIssue(validate(cuda, cpuOnly()), "trainer.accelerator", "no usable CUDA device"));
+
+        ExperimentConfig many;
+        many.trainer.devices = 4;
+        QVERIFY(hasIssue(validate(many, oneGpu()), "trainer.devices", "has 1"));
+
+        ExperimentConfig ddp;
+        ddp.trainer.strategy = "ddp";
+        QVERIFY(hasIssue(validate(ddp, oneGpu()), "trainer.strategy", "not available"));
+    }
+
+    void bf16OnCpuIsAllowed() {
+        ExperimentConfig c;
+        c.trainer.precision = "bf16-mixed";
+        QVERIFY(validate(c, cpuOnly()).empty());
+    }
+
+    void fileRoundTripAndMissingFile() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("exp.json").toStdString();
+        ExperimentConfig c;
+        c.name = "from-file";
+        saveConfigFile(c, path);
+        QCOMPARE(QString::fromStdString(loadConfigFile(path).name), QString("from-file"));
+        try {
+            loadConfigFile(dir.filePath("missing.json").toStdString());
+            QFAIL("missing file accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY(std::string(e.what()).find("missing.json") != std::string::npos);
+        }
+    }
+
+    void configKeysListsEveryLeaf() {
+        const auto keys = configKeys();
+        QVERIFY(std::find(keys.begin(), keys.end(), "trainer.checkpoint.monitor") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "data.limit") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "trainer") == keys.end());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperimentConfig)
+#include "test_experiment_config.moc"

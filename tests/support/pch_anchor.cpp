@@ -1,0 +1,1 @@
+// Anchor for the shared LibTorch precompiled header of the tests.
