@@ -36,12 +36,16 @@ void ProgressPrinter::onEvent(const Event& event) {
     std::visit(
         [this](const auto& e) {
             using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, EvalReport>) {
+                if (e.split == "test") test_report_ = e;
+            } else if constexpr (std::is_same_v<T, RunFinished>) {
+                finished_ = e;
+            }
+            if (!out_) return;   // silent: collect only
             if constexpr (std::is_same_v<T, RunStarted>) onStarted(e);
             else if constexpr (std::is_same_v<T, StepMetrics>) onStep(e);
             else if constexpr (std::is_same_v<T, EpochMetrics>) onEpoch(e);
-            else if constexpr (std::is_same_v<T, EvalReport>) {
-                if (e.split == "test") test_report_ = e;
-            } else if constexpr (std::is_same_v<T, RunFinished>) onFinished(e);
+            else if constexpr (std::is_same_v<T, RunFinished>) onFinished(e);
             else if constexpr (std::is_same_v<T, RunFailed>) onFailed(e);
             else if constexpr (std::is_same_v<T, LogLine>) onLog(e);
         },
@@ -117,7 +121,6 @@ void ProgressPrinter::onEpoch(const EpochMetrics& e) {
 
 void ProgressPrinter::onFinished(const RunFinished& e) {
     endLiveLine();
-    finished_ = e;
     if (test_report_) {
         std::fprintf(out_, "\nTest set (best checkpoint), loss %.4f:\n\n%s\n", test_report_->loss,
                      test_report_->report.toText().c_str());

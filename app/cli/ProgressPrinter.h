@@ -13,6 +13,7 @@ namespace hearth::cli {
 
 class ProgressPrinter final : public EventSink {
 public:
+    // out == nullptr: print nothing, only collect the test report and the outcome.
     ProgressPrinter(std::FILE* out, bool interactive);
     void onEvent(const Event& event) override;
 

@@ -1,10 +1,20 @@
 #pragma once
 // `hearth-cli run`: load/override/validate a config, train it, store it, print the report.
+// trainAndStore() is the one path by which the CLI trains (run and sweep use it).
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/run/RunController.h"
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace hearth {
+class RunWriter;
+}
 
 namespace hearth::cli {
 
@@ -14,9 +24,29 @@ enum ExitCode : int { kExitOk = 0, kExitBadConfig = 2, kExitBadData = 3, kExitTr
 struct RunCommandOptions {
     std::string config_path;
     std::vector<std::string> overrides;
-    std::string db_path;
+    std::string db_path;   // the global --db / $HEARTH_DB
     bool quiet = false;
 };
+
+// Loads the config file (or the built-in default), applies overrides, validates. Prints every
+// problem to stderr and returns nullopt when the config cannot run.
+std::optional<ExperimentConfig> prepareConfig(const RunCommandOptions& options);
+std::string resolveDbPath(const RunCommandOptions& options);
+
+struct StoredRun {
+    int64_t run_id = 0;
+    RunOutcome outcome;
+    std::optional<RunFinished> finished;
+    std::optional<EvalReport> test;
+    double data_wait_share = 0.0;   // mean over epochs
+};
+
+// Trains `config` with progress on stderr, records it through `writer`; Ctrl+C stops cleanly.
+StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
+                        std::optional<int64_t> sweep_id, bool quiet);
+int exitCodeFor(const RunOutcome& outcome);
+// Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
+std::shared_ptr<RunWriter> openWriter(const std::string& path);
 
 void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_code);
 int runCommand(const RunCommandOptions& options);

@@ -1,20 +1,24 @@
 // hearth-cli: the headless twin of the workbench (servers, CI, GPU machines).
 #include "RunCommand.h"
 #include "StoreCommands.h"
+#include "SweepCommand.h"
 
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
     CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
     app.require_subcommand(1);
+    app.fallthrough();   // --db may come after the subcommand: `hearth-cli runs --db x.sqlite`
     app.set_version_flag("--version", std::string(HEARTH_VERSION " (" HEARTH_GIT_REVISION ")"));
 
-    hearth::cli::RunCommandOptions run_options;
     int exit_code = 0;
-    app.add_option("--db", run_options.db_path, "Run database (default: $HEARTH_DB, else ~/.local/share/hearth/runs.sqlite)")
+    hearth::cli::RunCommandOptions run_options;
+    hearth::cli::SweepCommandOptions sweep_options;
+    app.add_option("--db", run_options.db_path,
+                   "Run database (default: $HEARTH_DB, else $XDG_DATA_HOME/hearth/runs.sqlite)")
         ->envname("HEARTH_DB");
     hearth::cli::registerRunCommand(app, run_options, exit_code);
-
+    hearth::cli::registerSweepCommand(app, sweep_options, run_options.db_path, exit_code);
     hearth::cli::StoreCommandContext store_context{run_options.db_path};
     hearth::cli::registerStoreCommands(app, store_context, exit_code);
 
@@ -22,7 +26,7 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
-        // CLI11 uses its own codes; the contract says 2 for bad arguments (0 for --help/--version).
+        // CLI11 has its own codes; the contract says 2 for bad arguments (0 for --help/--version).
         return code == 0 ? 0 : hearth::cli::kExitBadConfig;
     }
     return exit_code;

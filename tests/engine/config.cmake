@@ -1,1 +1,2 @@
 hearth_add_test(NAME test_experiment_config SOURCES test_experiment_config.cpp LIBS hearth_engine LABELS engine)
+hearth_add_test(NAME test_technique_ladder SOURCES test_technique_ladder.cpp LIBS hearth_engine LABELS engine)

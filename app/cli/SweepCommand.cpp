@@ -1,0 +1,89 @@
+#include "SweepCommand.h"
+
+#include "ProgressPrinter.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "engine/run/TechniqueLadder.h"
+#include "storage/RunWriter.h"
+
+#include <cstdio>
+
+namespace hearth::cli {
+namespace {
+
+void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
+    std::printf("\n%-16s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", "step", "run", "precision", "workers", "accum",
+                "train time", "speedup", "test acc", "peak memory", "data wait");
+    const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& cfg = steps[i].config.trainer;
+        const auto& r = runs[i];
+        const bool done = r.finished && r.finished->status == "completed";
+        const double t = r.finished ? r.finished->train_time_s : 0.0;
+        std::printf("%-16s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", steps[i].label.c_str(),
+                    static_cast<long long>(r.run_id), cfg.precision.c_str(), static_cast<long long>(cfg.num_workers),
+                    static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(t).c_str(),
+                    t > 0 && base_time > 0 ? base_time / t : 0.0,
+                    done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-",
+                    r.finished ? formatBytes(r.finished->peak_memory_bytes).c_str() : "-", r.data_wait_share * 100.0);
+    }
+}
+
+}  // namespace
+
+void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std::string& db_path, int& exit_code) {
+    auto* sweep = app.add_subcommand("sweep", "Run a speed study of one experiment (--ladder) as a group of runs");
+    sweep->add_flag("--ladder", options.ladder,
+                    "32-true baseline -> mixed precision -> + loader workers -> + accumulation (with --target-batch)")
+        ->required();
+    sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
+    sweep->add_option("-s,--set", options.run.overrides, "Override a config key of the base experiment")
+        ->allow_extra_args(false);
+    sweep->add_option("--target-batch", options.target_batch,
+                      "Effective batch size for the accumulation step (a multiple of trainer.batch_size)");
+    sweep->add_option("--workers", options.workers, "Loader workers for the workers step")->check(CLI::Range(1, 64));
+    sweep->add_flag("-q,--quiet", options.run.quiet, "No live progress");
+    sweep->callback([&options, &db_path, &exit_code] {
+        options.run.db_path = db_path;
+        exit_code = sweepCommand(options);
+    });
+}
+
+int sweepCommand(const SweepCommandOptions& options) {
+    const auto base = prepareConfig(options.run);
+    if (!base) return kExitBadConfig;
+    std::vector<LadderStep> steps;
+    try {
+        LadderOptions ladder_options;
+        ladder_options.target_batch = options.target_batch;
+        ladder_options.loader_workers = options.workers;
+        steps = buildTechniqueLadder(*base, queryDeviceCapabilities(), ladder_options);
+    } catch (const ConfigError& e) {
+        std::fprintf(stderr, "error: --%s\n", e.what());
+        return kExitBadConfig;
+    }
+    const std::string db_path = resolveDbPath(options.run);
+    const auto writer = openWriter(db_path);
+    if (!writer) return kExitBadData;
+
+    const int64_t sweep_id = writer->createSweep(base->name + " ladder", "ladder");
+    std::vector<StoredRun> runs;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),
+                     steps[i].change.c_str());
+        runs.push_back(trainAndStore(steps[i].config, writer, sweep_id, options.run.quiet));
+        if (runs.back().outcome.status != RunStatus::Completed) {
+            std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
+            printLadderTable(steps, runs);
+            return exitCodeFor(runs.back().outcome);
+        }
+    }
+    printLadderTable(steps, runs);
+    std::printf("\nSweep #%lld stored in %s; compare the runs with: hearth-cli compare", static_cast<long long>(sweep_id),
+                db_path.c_str());
+    for (const auto& r : runs) std::printf(" %lld", static_cast<long long>(r.run_id));
+    std::printf("\n");
+    return kExitOk;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `hearth-cli sweep --ladder`: runs the technique ladder as one sweep and prints the comparison.
+
+#include "RunCommand.h"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+
+namespace hearth::cli {
+
+struct SweepCommandOptions {
+    RunCommandOptions run;                 // --config / --set / quiet (+ the global --db)
+    bool ladder = false;
+    std::optional<int64_t> target_batch;
+    int64_t workers = 2;
+};
+
+// `db_path` is the global --db value, read when the command runs (after parsing).
+void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std::string& db_path, int& exit_code);
+int sweepCommand(const SweepCommandOptions& options);
+
+}  // namespace hearth::cli

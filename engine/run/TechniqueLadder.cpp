@@ -1,0 +1,52 @@
+#include "engine/run/TechniqueLadder.h"
+
+namespace hearth {
+
+std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const DeviceCapabilities& caps,
+                                             const LadderOptions& options) {
+    std::vector<LadderStep> steps;
+
+    ExperimentConfig current = base;
+    current.trainer.precision = "32-true";
+    current.trainer.num_workers = 0;
+    current.trainer.pin_memory = false;
+    current.trainer.persistent_workers = false;
+    current.trainer.accumulate_grad_batches = 1;
+    current.name = base.name + " · baseline";
+    steps.push_back({"baseline", "32-true, loader on the training thread, no accumulation", current});
+
+    const bool on_cuda = base.trainer.accelerator == "cuda" || (base.trainer.accelerator == "auto" && caps.cuda_available);
+    const std::string mixed = (!on_cuda || caps.cuda_bf16) ? "bf16-mixed" : "16-mixed";
+    current.trainer.precision = mixed;
+    current.name = base.name + " · " + mixed;
+    steps.push_back({"+ " + mixed,
+                     mixed == "bf16-mixed" ? "autocast to bfloat16 (no loss scaling needed)"
+                                           : "autocast to float16 with a dynamic GradScaler",
+                     current});
+
+    current.trainer.num_workers = std::max<int64_t>(1, options.loader_workers);
+    current.trainer.pin_memory = true;
+    current.trainer.persistent_workers = true;
+    current.name = base.name + " · " + mixed + " + workers";
+    steps.push_back({"+ workers",
+                     std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
+                         (on_cuda ? ", pinned memory with non-blocking copies" : " (pinned memory n/a on CPU)"),
+                     current});
+
+    if (options.target_batch) {
+        const int64_t target = *options.target_batch;
+        const int64_t micro = base.trainer.batch_size;
+        if (target < micro || target % micro != 0)
+            throw ConfigError("target_batch", "must be a multiple of trainer.batch_size (" + std::to_string(micro) +
+                                                  "), got " + std::to_string(target));
+        current.trainer.accumulate_grad_batches = target / micro;
+        current.name = base.name + " · " + mixed + " + workers + accumulation";
+        steps.push_back({"+ accumulation",
+                         "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
+                             std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches",
+                         current});
+    }
+    return steps;
+}
+
+}  // namespace hearth

@@ -1,0 +1,167 @@
+// hearth-cli run as a user drives it: good and bad configs, broken data files, Ctrl+C.
+// Each bad input must give its exit code and a message naming the problem, never a crash.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+namespace {
+
+struct CliResult {
+    int exit_code = -1;
+    QString out;   // stdout + stderr
+};
+
+QStringList quickRun() {
+    return {"run", "--set", "data.limit=300", "--set", "trainer.max_epochs=1", "--set", "model.name=mlp",
+            "--set", "trainer.num_workers=0", "--set", "name=quick"};
+}
+
+}  // namespace
+
+class TestCliRun : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    QString db() const { return m_dir.filePath("runs.sqlite"); }
+
+    CliResult cli(const QStringList& args, int timeout_ms = 120000) {
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QStringList full = {"--db", db()};
+        full += args;
+        p.start(HEARTH_CLI_PATH, full);
+        if (!p.waitForFinished(timeout_ms)) {
+            p.kill();
+            p.waitForFinished();
+        }
+        CliResult r;
+        r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = QString::fromUtf8(p.readAll());
+        return r;
+    }
+
+    QString writeFile(const QString& name, const QByteArray& content) {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        f.open(QIODevice::WriteOnly);
+        f.write(content);
+        return path;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void quickRunPrintsTheReportAndIsStored() {
+        const CliResult r = cli(quickRun());
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("weighted avg"), qPrintable(r.out));
+        QVERIFY(r.out.contains("macro avg"));
+        QVERIFY(r.out.contains("Ankle boot"));
+        QVERIFY(r.out.contains("Confusion matrix"));
+        QVERIFY(r.out.contains("Epoch 1/1"));
+        QVERIFY(r.out.contains("Run #"));
+        const CliResult runs = cli({"runs"});
+        QCOMPARE(runs.exit_code, 0);
+        QVERIFY2(runs.out.contains("quick") && runs.out.contains("completed"), qPrintable(runs.out));
+    }
+
+    void unknownConfigKeyExits2NamingIt() {
+        const QString cfg = writeFile("bad-key.json", R"({"trainer": {"max_epoch": 2}})");
+        const CliResult r = cli({"run", "--config", cfg});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("trainer.max_epoch") && r.out.contains("unknown key"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("terminate called"));
+    }
+
+    void unknownOverrideAndBadValueExit2() {
+        CliResult r = cli({"run", "--set", "trainer.batchsize=3"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("trainer.batchsize"), qPrintable(r.out));
+        r = cli({"run", "--set", "trainer.precision=fp8"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("bf16-mixed"), qPrintable(r.out));
+        r = cli({"run", "--set", "trainer.precision=16-mixed", "--set", "trainer.accelerator=cpu"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("CUDA"), qPrintable(r.out));
+    }
+
+    void invalidJsonExits2WithLine() {
+        const QString cfg = writeFile("broken.json", "{\n  \"name\": \"x\",\n  \"trainer\": {\n}");
+        const CliResult r = cli({"run", "--config", cfg});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("not valid JSON") && r.out.contains("broken.json"), qPrintable(r.out));
+    }
+
+    void missingDataPathExits3NamingIt() {
+        const CliResult r = cli({"run", "--set", "data.path=/nonexistent/fashion"});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("/nonexistent/fashion"), qPrintable(r.out));
+    }
+
+    void truncatedIdxExits3NamingFileAndSize() {
+        const QString folder = m_dir.filePath("truncated-fashion");
+        QDir().mkpath(folder);
+        const QString src = "/usr/share/datasets/fashion-mnist/";
+        for (const char* name : {"train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"})
+            QVERIFY(QFile::copy(src + name, folder + "/" + name));
+        QFile full(src + "train-images-idx3-ubyte.gz");
+        QVERIFY(full.open(QIODevice::ReadOnly));
+        QFile cut(folder + "/train-images-idx3-ubyte.gz");
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(full.read(full.size() / 2));
+        cut.close();
+        const CliResult r = cli({"run", "--set", "data.path=" + folder});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("train-images-idx3-ubyte.gz"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("47040016"), qPrintable(r.out));   // the size the header promises
+    }
+
+    void malformedCsvRowExits3NamingTheLine() {
+        QByteArray csv = "a,b,label\n";
+        for (int i = 0; i < 40; ++i) csv += QByteArray::number(i) + "," + QByteArray::number(i * 2) + "," + (i % 2 ? "x" : "y") + "\n";
+        csv += "1,2\n";   // line 42: a field short
+        const QString path = writeFile("short-row.csv", csv);
+        const CliResult r = cli({"run", "--set", "data.kind=csv", "--set", "data.path=" + path, "--set", "model.name=mlp"});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("short-row.csv:42"), qPrintable(r.out));
+    }
+
+    void notADatabaseExits3AndLeavesTheFileAlone() {
+        const QByteArray junk = "this is not a database, it is a shopping list\n";
+        const QString path = writeFile("junk.sqlite", junk);
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(HEARTH_CLI_PATH, QStringList{"--db", path} + quickRun());
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 3);
+        QVERIFY2(QString::fromUtf8(p.readAll()).contains("junk.sqlite"), "message names the file");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), junk);
+    }
+
+    void ctrlCStopsCleanlyWithExit130() {
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(HEARTH_CLI_PATH, {"--db", db(), "run", "--set", "model.name=mlp", "--set", "trainer.num_workers=0",
+                                  "--set", "name=interrupted-by-user", "--set", "trainer.log_every_n_steps=1"});
+        QVERIFY(p.waitForStarted());
+        QString out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromUtf8(p.readAll())).contains("Epoch 1/"), 60000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        out += QString::fromUtf8(p.readAll());
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY2(out.contains("Stopped"), qPrintable(out));
+        const CliResult runs = cli({"runs"});
+        QVERIFY2(runs.out.contains("interrupted-by-user") && runs.out.contains("stopped"), qPrintable(runs.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRun)
+#include "test_cli_run.moc"
