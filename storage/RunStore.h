@@ -6,6 +6,7 @@
 #include "engine/events/Events.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,10 @@ struct RunSummary {
     std::string failure_message;     // failed runs: message and suggestion
     std::optional<int64_t> sweep_id;
     std::string sweep_name;
+    std::optional<double> test_loss, total_time_s;
+    std::string failure_kind;        // config | data | training | storage; empty unless failed
+    int64_t pid = 0;                 // the writing process, for liveness
+    std::string hostname;
 };
 
 struct RunFilter {
@@ -54,6 +59,11 @@ struct Artifact {
     std::string path;                // absolute
     int64_t bytes = 0;
     std::string sha256;
+    // Checkpoints: the epoch and monitored value when saved (epoch -1 otherwise).
+    int64_t epoch = -1;
+    std::string monitor;
+    double value = 0.0;
+    double created_at = 0.0;         // Unix seconds
 };
 
 class RunStore {
@@ -75,6 +85,8 @@ public:
     int64_t resolveRun(const std::string& id_or_prefix) const;
 
     std::vector<StepMetrics> steps(int64_t run_id) const;
+    // The steps logged after `global_step`: what a view of a live run polls for.
+    std::vector<StepMetrics> stepsAfter(int64_t run_id, int64_t global_step) const;
     std::vector<EpochMetrics> epochs(int64_t run_id) const;
     std::vector<DeviceSample> deviceSamples(int64_t run_id) const;
     std::optional<EvalReport> report(int64_t run_id, const std::string& split) const;
@@ -82,6 +94,11 @@ public:
                                         bool misclassified_only = false) const;
     std::vector<std::string> logLines(int64_t run_id) const;
     std::vector<Artifact> artifacts(int64_t run_id) const;
+    // The RunStarted event as stored (config, effective settings, environment, sizes, classes).
+    std::optional<RunStarted> runStarted(int64_t run_id) const;
+    std::vector<LogLine> logEntries(int64_t run_id) const;   // logLines() with their levels
+    // "<db>.artifacts/<run id>/" (not created).
+    std::string artifactsDir(int64_t run_id) const;
 
     void rename(int64_t run_id, const std::string& name);
     void setTags(int64_t run_id, const std::vector<std::string>& tags);
@@ -94,7 +111,7 @@ public:
 
 private:
     struct Impl;
-    Impl* impl_;
+    std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hearth

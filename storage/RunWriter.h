@@ -33,6 +33,11 @@ public:
     // for that run only; the run is marked failed with this message when possible.
     std::string lastError() const;
 
+    // Caps the database at `pages` pages for this connection (PRAGMA max_page_count): a quota,
+    // and how tests reproduce a full disk.
+    void limitDatabasePages(int64_t pages);
+    const std::string& path() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

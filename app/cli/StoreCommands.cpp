@@ -1,0 +1,262 @@
+#include "StoreCommands.h"
+
+#include "storage/ProcessIdentity.h"
+#include "storage/RunReport.h"
+#include "storage/RunStore.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace hearth::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadArguments = 2;
+constexpr int kExitBadDatabase = 3;
+
+// Ends a command with an exit code and a one-line message.
+struct CommandError {
+    int code;
+    std::string message;
+};
+
+struct Options {
+    std::string run, name, text, format, out_path, status, tag;
+    std::vector<std::string> runs, words;
+    int64_t limit = 0;
+    bool remove = false, yes = false;
+};
+
+std::unique_ptr<RunStore> openStore(const StoreCommandContext& context) {
+    const std::string path = context.databasePath();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw CommandError{kExitBadDatabase, "There is no run database at '" + path +
+                                                 "' (runs are stored there by `hearth-cli run`; choose another with --db)."};
+    try {
+        return std::make_unique<RunStore>(path);
+    } catch (const StoreError& e) {
+        throw CommandError{kExitBadDatabase, e.what()};
+    }
+}
+
+int64_t resolve(const RunStore& store, const std::string& id_or_prefix) {
+    try {
+        return store.resolveRun(id_or_prefix);
+    } catch (const StoreError& e) {
+        throw CommandError{kExitBadArguments, e.what()};
+    }
+}
+
+// Runs `body`, turning every failure into a message on `err` and an exit code.
+template <typename Body>
+void runCommand(StoreCommandContext& context, int& exit_code, Body&& body) {
+    try {
+        body();
+        exit_code = kExitOk;
+    } catch (const CommandError& e) {
+        *context.err << "error: " << e.message << "\n";
+        exit_code = e.code;
+    } catch (const StoreError& e) {
+        *context.err << "error: " << e.what() << "\n";
+        exit_code = kExitBadDatabase;
+    }
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
+    return out;
+}
+
+void listRuns(StoreCommandContext& context, const Options& o) {
+    const std::string path = context.databasePath();
+    std::error_code ec;
+    if (context.db_option.empty() && context.subcommand_db.empty() && !std::filesystem::exists(path, ec)) {
+        *context.out << "No runs yet ('" << path << "' does not exist).\n";
+        return;
+    }
+    const auto store = openStore(context);
+    RunFilter filter;
+    filter.status = o.status;
+    filter.tag = o.tag;
+    filter.text = o.name;
+    filter.limit = o.limit;
+    const auto runs = store->listRuns(filter);
+    if (runs.empty()) {
+        *context.out << "No runs match in '" << path << "'.\n";
+        return;
+    }
+    *context.out << report::runsTable(runs);
+}
+
+void compareRuns(StoreCommandContext& context, const Options& o) {
+    if (o.runs.size() < 2) throw CommandError{kExitBadArguments, "compare needs at least two runs."};
+    const auto store = openStore(context);
+    std::vector<report::StoredRun> runs;
+    for (const auto& r : o.runs) runs.push_back(report::loadRun(*store, resolve(*store, r)));
+    *context.out << report::comparisonText(runs);
+}
+
+void exportRun(StoreCommandContext& context, const Options& o) {
+    const auto store = openStore(context);
+    const int64_t id = resolve(*store, o.run);
+    std::string content;
+    if (o.format == "csv") content = report::metricsCsv(*store, id);
+    else if (o.format == "json") content = report::runJson(*store, id);
+    else if (o.format == "md") content = report::runMarkdown(report::loadRun(*store, id));
+    else content = report::runHtml(report::loadRun(*store, id));
+    if (o.out_path == "-") {
+        *context.out << content;
+        return;
+    }
+    std::ofstream file(o.out_path, std::ios::binary | std::ios::trunc);
+    file << content;
+    file.close();
+    if (!file)
+        throw CommandError{kExitBadArguments, "Cannot write '" + o.out_path + "': " + std::strerror(errno) + "."};
+    *context.out << "Exported run #" << id << " (" << o.format << ") to " << o.out_path << "\n";
+}
+
+void tagRun(StoreCommandContext& context, const Options& o) {
+    const auto store = openStore(context);
+    const int64_t id = resolve(*store, o.run);
+    std::vector<std::string> tags = store->run(id)->tags;
+    for (const auto& tag : o.words) {
+        const auto it = std::find(tags.begin(), tags.end(), tag);
+        if (o.remove && it != tags.end()) tags.erase(it);
+        if (!o.remove && it == tags.end()) tags.push_back(tag);
+    }
+    store->setTags(id, tags);
+    const auto now = store->run(id)->tags;
+    *context.out << "Run #" << id << " tags: " << (now.empty() ? "(none)" : joined(now, ", ")) << "\n";
+}
+
+// Deletion asks first unless --yes; with no answer (EOF, no terminal) it refuses.
+void deleteRuns(StoreCommandContext& context, const Options& o) {
+    const auto store = openStore(context);
+    std::vector<RunSummary> victims;
+    for (const auto& r : o.runs) {
+        auto run = store->run(resolve(*store, r));
+        // `running` here means alive: a dead writer's run reads as `interrupted`.
+        if (run->status == "running" && run->hostname == process::hostName())
+            throw CommandError{kExitBadArguments, "Run #" + std::to_string(run->id) + " is still being written by process " +
+                                                      std::to_string(run->pid) + "; stop it before deleting it."};
+        victims.push_back(std::move(*run));
+    }
+    std::vector<std::string> labels;
+    for (const auto& v : victims) labels.push_back("#" + std::to_string(v.id) + " " + v.name);
+    if (!o.yes) {
+        *context.err << "Delete " << joined(labels, ", ") << " and their files? [y/N] " << std::flush;
+        std::string answer;
+        if (!std::getline(*context.in, answer))
+            throw CommandError{kExitBadArguments, "No confirmation on standard input; nothing deleted (pass --yes to delete without asking)."};
+        if (answer != "y" && answer != "Y" && answer != "yes") {
+            *context.out << "Nothing deleted.\n";
+            return;
+        }
+    }
+    for (const auto& v : victims) store->deleteRun(v.id);
+    *context.out << "Deleted " << joined(labels, ", ") << "\n";
+}
+
+CLI::App* subcommand(CLI::App& app, StoreCommandContext& context, const std::string& name, const std::string& help) {
+    auto* sub = app.add_subcommand(name, help);
+    sub->add_option("--db", context.subcommand_db, "Run database (default: the app's --db, $HEARTH_DB, or "
+                                                   "~/.local/share/hearth/runs.sqlite)");
+    return sub;
+}
+
+void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code, std::shared_ptr<Options> o) {
+    auto* runs = subcommand(app, context, "runs", "List stored runs, newest first");
+    runs->add_option("--status", o->status, "Only runs with this status")
+        ->check(CLI::IsMember({"running", "completed", "failed", "stopped", "interrupted"}));
+    runs->add_option("--tag", o->tag, "Only runs with this tag");
+    runs->add_option("--name", o->name, "Only runs whose name, notes or tags contain this text");
+    runs->add_option("--limit", o->limit, "At most this many runs")->check(CLI::NonNegativeNumber);
+    runs->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { listRuns(context, *o); }); });
+
+    auto* show = subcommand(app, context, "show", "Config, environment, timings and report of a run");
+    show->add_option("run", o->run, "Run id or unique name prefix")->required();
+    show->callback([&context, &exit_code, o] {
+        runCommand(context, exit_code, [&] {
+            const auto store = openStore(context);
+            *context.out << runReportText(*store, resolve(*store, o->run));
+        });
+    });
+
+    auto* compare = subcommand(app, context, "compare", "Config differences, metrics and speedup of runs");
+    compare->add_option("runs", o->runs, "Two or more run ids or name prefixes")->required();
+    compare->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { compareRuns(context, *o); }); });
+
+    auto* exporter = subcommand(app, context, "export", "Write a run as CSV metrics, JSON, Markdown or HTML");
+    exporter->add_option("run", o->run, "Run id or unique name prefix")->required();
+    exporter->add_option("--format", o->format, "csv (Lightning metrics.csv layout) | json | md | html")
+        ->required()
+        ->check(CLI::IsMember({"csv", "json", "md", "html"}));
+    exporter->add_option("--out", o->out_path, "Output file ('-' for standard output)")->required();
+    exporter->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { exportRun(context, *o); }); });
+}
+
+void registerEditing(CLI::App& app, StoreCommandContext& context, int& exit_code, std::shared_ptr<Options> o) {
+    auto* tag = subcommand(app, context, "tag", "Add (or with --remove, remove) tags of a run");
+    tag->add_option("run", o->run, "Run id or unique name prefix")->required();
+    tag->add_option("tags", o->words, "Tags")->required();
+    tag->add_flag("--remove", o->remove, "Remove the tags instead of adding them");
+    tag->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { tagRun(context, *o); }); });
+
+    auto* note = subcommand(app, context, "note", "Set the notes of a run");
+    note->add_option("run", o->run, "Run id or unique name prefix")->required();
+    note->add_option("text", o->words, "Note text (words are joined with spaces)")->required();
+    note->callback([&context, &exit_code, o] {
+        runCommand(context, exit_code, [&] {
+            const auto store = openStore(context);
+            const int64_t id = resolve(*store, o->run);
+            store->setNotes(id, joined(o->words, " "));
+            *context.out << "Run #" << id << " notes saved.\n";
+        });
+    });
+
+    auto* rename = subcommand(app, context, "rename", "Rename a run");
+    rename->add_option("run", o->run, "Run id or unique name prefix")->required();
+    rename->add_option("name", o->name, "New name")->required();
+    rename->callback([&context, &exit_code, o] {
+        runCommand(context, exit_code, [&] {
+            if (o->name.empty()) throw CommandError{kExitBadArguments, "A run name cannot be empty."};
+            const auto store = openStore(context);
+            const int64_t id = resolve(*store, o->run);
+            store->rename(id, o->name);
+            *context.out << "Run #" << id << " is now '" << o->name << "'.\n";
+        });
+    });
+
+    auto* remove = subcommand(app, context, "delete", "Delete runs and their files (asks first)");
+    remove->add_option("runs", o->runs, "Run ids or unique name prefixes")->required();
+    remove->add_flag("-y,--yes", o->yes, "Do not ask for confirmation");
+    remove->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { deleteRuns(context, *o); }); });
+}
+
+}  // namespace
+
+std::string StoreCommandContext::databasePath() const {
+    if (!subcommand_db.empty()) return subcommand_db;
+    if (!db_option.empty()) return db_option;
+    return RunStore::defaultPath();
+}
+
+std::string runReportText(const RunStore& store, int64_t run_id) {
+    return report::runText(report::loadRun(store, run_id));
+}
+
+void registerStoreCommands(CLI::App& app, StoreCommandContext& context, int& exit_code) {
+    // One options block for all subcommands: CLI11 fills only the one being run.
+    auto options = std::make_shared<Options>();
+    registerListing(app, context, exit_code, options);
+    registerEditing(app, context, exit_code, options);
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,106 @@
+#pragma once
+// TorchCompat: the one place where Hearth's engine bridges LibTorch 1.13 (Debian) and 2.x
+// (PyTorch wheel): autocast API, zero_grad semantics, CPU GradScaler kernels, feature flags.
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <ATen/autocast_mode.h>
+
+// One comparable number: 113 for 1.13, 211 for 2.11 (never branch on PATCH; Debian reports 0).
+#define HEARTH_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
+
+namespace hearth::compat {
+
+// CPU autocast accepts float16 only from 2.4 on; 1.13 supports bf16 only on CPU.
+inline constexpr bool kCpuFp16Autocast = HEARTH_TORCH_VERSION >= 204;
+// The fused GradScaler kernels gained CPU implementations in 2.3 (CUDA-only before).
+inline constexpr bool kCpuAmpKernels = HEARTH_TORCH_VERSION >= 203;
+
+#if HEARTH_TORCH_VERSION >= 204
+// 2.4+: device-generic autocast API (the per-device spellings are deprecated and warn).
+inline bool autocastEnabled(c10::DeviceType device) {
+    return at::autocast::is_autocast_enabled(device);
+}
+inline void setAutocastEnabled(c10::DeviceType device, bool on) {
+    at::autocast::set_autocast_enabled(device, on);
+}
+inline at::ScalarType autocastDtype(c10::DeviceType device) {
+    return at::autocast::get_autocast_dtype(device);
+}
+inline void setAutocastDtype(c10::DeviceType device, at::ScalarType t) {
+    at::autocast::set_autocast_dtype(device, t);
+}
+#else
+// 1.13 .. 2.3: one function pair per device type.
+inline bool autocastEnabled(c10::DeviceType device) {
+    return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+inline void setAutocastEnabled(c10::DeviceType device, bool on) {
+    if (device == c10::DeviceType::CUDA) {
+        at::autocast::set_enabled(on);
+    } else {
+        at::autocast::set_cpu_enabled(on);
+    }
+}
+inline at::ScalarType autocastDtype(c10::DeviceType device) {
+    return device == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                           : at::autocast::get_autocast_cpu_dtype();
+}
+inline void setAutocastDtype(c10::DeviceType device, at::ScalarType t) {
+    if (device == c10::DeviceType::CUDA) {
+        at::autocast::set_autocast_gpu_dtype(t);
+    } else {
+        at::autocast::set_autocast_cpu_dtype(t);
+    }
+}
+#endif
+
+// RAII equivalent of Python's `with torch.autocast(device, dtype)`. Autocast state is
+// thread-local, so the guard must live on the thread that runs the forward pass. Leaving the
+// outermost guard clears the cast cache, so stale low-precision weight copies never outlive
+// an optimizer step.
+class AutocastGuard {
+public:
+    AutocastGuard(c10::DeviceType device, at::ScalarType dtype, bool cache_enabled = true)
+        : device_(device),
+          prev_enabled_(autocastEnabled(device)),
+          prev_dtype_(autocastDtype(device)),
+          prev_cache_(at::autocast::is_autocast_cache_enabled()) {
+        setAutocastEnabled(device_, true);
+        setAutocastDtype(device_, dtype);
+        at::autocast::increment_nesting();
+        at::autocast::set_autocast_cache_enabled(cache_enabled);
+    }
+    ~AutocastGuard() {
+        if (at::autocast::decrement_nesting() == 0) {
+            at::autocast::clear_cache();
+        }
+        setAutocastEnabled(device_, prev_enabled_);
+        setAutocastDtype(device_, prev_dtype_);
+        at::autocast::set_autocast_cache_enabled(prev_cache_);
+    }
+    AutocastGuard(const AutocastGuard&) = delete;
+    AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+private:
+    c10::DeviceType device_;
+    bool prev_enabled_;
+    at::ScalarType prev_dtype_;
+    bool prev_cache_;
+};
+
+// Drops every gradient (set_to_none semantics) in both versions: 1.13's Optimizer::zero_grad()
+// zeroes in place while 2.x's default sets None. Undefined grads also let the GradScaler and
+// clipping skip parameters that took no part in the step.
+inline void clearGradients(torch::optim::Optimizer& optimizer) {
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            if (p.grad().defined()) {
+                p.mutable_grad() = torch::Tensor();
+            }
+        }
+    }
+}
+
+}  // namespace hearth::compat

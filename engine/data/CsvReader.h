@@ -1,0 +1,31 @@
+#pragma once
+// CsvReader: RFC 4180 parsing of a whole CSV file (quoted fields, doubled quotes, separators and
+// line breaks inside quotes, CRLF or LF) into records that remember the line they start on.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+struct CsvRecord {
+    std::vector<std::string> fields;
+    int64_t line = 0;   // 1-based line of the file where the record starts
+};
+
+struct CsvTable {
+    std::string path;
+    std::vector<std::string> header;
+    std::vector<CsvRecord> records;   // data rows, without the header
+};
+
+// Parses `text` (the content of `path`, used in messages). The first record is the header;
+// every row must have as many fields as the header. Empty lines are skipped. Throws DataError
+// "<path>:<line>: ..." for a wrong field count, an unterminated quote or stray characters after
+// a closing quote, and "<path>: empty file" when there is no header.
+CsvTable parseCsv(const std::string& text, const std::string& path);
+
+// Reads and parses the file at `path`; DataError when it cannot be read.
+CsvTable readCsvFile(const std::string& path);
+
+}  // namespace hearth

@@ -1,0 +1,161 @@
+#include "engine/data/DataModule.h"
+
+#include "engine/data/CsvDataset.h"
+#include "engine/data/DataError.h"
+#include "engine/data/IdxDataset.h"
+#include "engine/data/Permutation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace hearth {
+namespace {
+
+// Test-set subsampling under data.limit draws from its own stream so that it does not shift
+// when the train/val split changes.
+constexpr uint64_t kTestSeedSalt = 0x9E3779B97F4A7C15ull;
+
+using Indices = std::vector<int64_t>;
+
+struct SplitIndices {
+    Indices train, val, test;
+};
+
+void checkFraction(const char* key, double value) {
+    if (!(value >= 0.0 && value < 1.0))
+        throw ConfigError(key, "must be at least 0 and below 1, got " + std::to_string(value));
+}
+
+size_t fractionOf(size_t n, double fraction) {
+    return static_cast<size_t>(std::llround(static_cast<double>(n) * fraction));
+}
+
+Indices slice(const Indices& v, size_t begin, size_t end) {
+    return Indices(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                   v.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+// data.limit: keep the first `limit` (already shuffled) training samples and shrink val/test by
+// the same ratio, keeping at least one sample in each non-empty split.
+void applyLimit(SplitIndices& s, const std::optional<int64_t>& limit) {
+    if (!limit) return;
+    if (*limit < 1) throw ConfigError("data.limit", "must be at least 1, got " + std::to_string(*limit));
+    const auto cap = static_cast<size_t>(*limit);
+    if (cap >= s.train.size()) return;
+    const double ratio = static_cast<double>(cap) / static_cast<double>(s.train.size());
+    s.train.resize(cap);
+    for (Indices* split : {&s.val, &s.test})
+        if (!split->empty())
+            split->resize(std::max<size_t>(1, fractionOf(split->size(), ratio)));
+}
+
+std::shared_ptr<const Dataset> sortedSubset(std::shared_ptr<const Dataset> parent, Indices idx) {
+    // Splits keep file order: evaluation and per-sample predictions read naturally.
+    std::sort(idx.begin(), idx.end());
+    return std::make_shared<Subset>(std::move(parent), std::move(idx));
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+    std::string text;
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
+    return text;
+}
+
+std::string countsText(const DataSplits& s) {
+    return std::to_string(s.train->size()) + "/" + std::to_string(s.val->size()) + "/" +
+           std::to_string(s.test->size()) + " samples";
+}
+
+DataSplits loadIdxSplits(const DataConfig& config, uint64_t seed) {
+    checkFraction("data.val_fraction", config.val_fraction);
+    auto train_file = IdxDataset::load(config.path, IdxDataset::Split::Train);
+    auto test_file = IdxDataset::load(config.path, IdxDataset::Split::Test);
+    // Both splits use the training images' statistics (Fashion-MNIST: 0.2860 / 0.3530).
+    test_file->setNormalization(train_file->mean(), train_file->std());
+
+    const Indices order = seededPermutation(train_file->size(), seed);
+    const size_t n_val = fractionOf(order.size(), config.val_fraction);
+    SplitIndices s{slice(order, n_val, order.size()), slice(order, 0, n_val),
+                   seededPermutation(test_file->size(), seed ^ kTestSeedSalt)};
+    applyLimit(s, config.limit);
+
+    DataSplits splits;
+    splits.train = sortedSubset(train_file, std::move(s.train));
+    splits.val = sortedSubset(train_file, std::move(s.val));
+    splits.test = sortedSubset(test_file, std::move(s.test));
+    splits.class_names = train_file->classNames();
+    splits.is_image = true;
+    const std::string name = IdxDataset::isDigitsFolder(config.path) ? "MNIST" : "Fashion-MNIST";
+    splits.description = name + " (IDX) " + countsText(splits) + ", " +
+                         shapeText(train_file->sampleShape()) + ", " +
+                         std::to_string(splits.class_names.size()) + " classes";
+    return splits;
+}
+
+std::string columnList(const std::vector<std::string>& columns) {
+    std::string text;
+    for (const auto& c : columns) text += (text.empty() ? "" : ", ") + c;
+    return "[" + text + "]";
+}
+
+// An explicit val/test file: same header as the training file, labels among its classes.
+std::shared_ptr<CsvDataset> loadCompanionCsv(const std::string& path, const CsvDataset& train,
+                                             const std::string& label_column) {
+    CsvTable table = readCsvFile(path);
+    if (table.header != train.columns())
+        throw DataError(path + ": header " + columnList(table.header) + " differs from " +
+                        train.path() + "'s " + columnList(train.columns()));
+    return std::make_shared<CsvDataset>(std::move(table), label_column, &train.classNames());
+}
+
+DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
+    if (!config.val_path) checkFraction("data.val_fraction", config.val_fraction);
+    if (!config.test_path) checkFraction("data.test_fraction", config.test_fraction);
+    auto train_file = CsvDataset::load(config.path, config.label_column);
+    if (train_file->size() == 0) throw DataError(config.path + ": no data rows after the header");
+    std::shared_ptr<CsvDataset> val_file, test_file;
+    if (config.val_path) val_file = loadCompanionCsv(*config.val_path, *train_file, config.label_column);
+    if (config.test_path) test_file = loadCompanionCsv(*config.test_path, *train_file, config.label_column);
+
+    // Fractions carve test, then val, out of the shuffled training file unless files are given.
+    const Indices order = seededPermutation(train_file->size(), seed);
+    const size_t n_test = test_file ? 0 : fractionOf(order.size(), config.test_fraction);
+    const size_t n_val = val_file ? 0 : fractionOf(order.size(), config.val_fraction);
+    if (n_test + n_val >= order.size())
+        throw DataError(config.path + ": " + std::to_string(order.size()) +
+                        " rows leave no training rows after the val/test fractions");
+    SplitIndices s{slice(order, n_test + n_val, order.size()),
+                   val_file ? seededPermutation(val_file->size(), seed ^ kTestSeedSalt)
+                            : slice(order, n_test, n_test + n_val),
+                   test_file ? seededPermutation(test_file->size(), seed ^ (kTestSeedSalt + 1))
+                             : slice(order, 0, n_test)};
+    applyLimit(s, config.limit);
+
+    // Standardise every split with the statistics of the training rows alone.
+    const FeatureScaling scaling = train_file->computeScaling(s.train);
+    train_file->standardize(scaling);
+    if (val_file) val_file->standardize(scaling);
+    if (test_file) test_file->standardize(scaling);
+
+    DataSplits splits;
+    splits.train = sortedSubset(train_file, std::move(s.train));
+    splits.val = sortedSubset(val_file ? val_file : train_file, std::move(s.val));
+    splits.test = sortedSubset(test_file ? test_file : train_file, std::move(s.test));
+    splits.class_names = train_file->classNames();
+    splits.is_image = false;
+    splits.description = "CSV " + std::filesystem::path(config.path).filename().string() + " " +
+                         countsText(splits) + ", " + std::to_string(train_file->featureCount()) +
+                         " features, " + std::to_string(splits.class_names.size()) + " classes";
+    return splits;
+}
+
+}  // namespace
+
+DataSplits loadDataSplits(const DataConfig& config, uint64_t seed) {
+    if (config.kind == "idx") return loadIdxSplits(config, seed);
+    if (config.kind == "csv") return loadCsvSplits(config, seed);
+    throw ConfigError("data.kind", "unknown data kind '" + config.kind + "' (expected idx or csv)");
+}
+
+}  // namespace hearth

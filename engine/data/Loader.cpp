@@ -1,0 +1,281 @@
+#include "engine/data/Loader.h"
+
+#include "engine/data/Permutation.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+namespace hearth {
+namespace {
+
+using BatchPlan = std::vector<std::vector<int64_t>>;
+
+struct BuiltBatch {
+    Batch batch;
+    std::exception_ptr error;
+};
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void checkOptions(const LoaderOptions& o) {
+    auto fail = [](const std::string& what) { throw std::invalid_argument("Loader: " + what); };
+    if (o.batch_size < 1) fail("batch_size must be at least 1");
+    if (o.num_workers < 0) fail("num_workers must not be negative");
+    if (o.prefetch_factor < 1) fail("prefetch_factor must be at least 1");
+    if (o.world_size < 1) fail("world_size must be at least 1");
+    if (o.rank < 0 || o.rank >= o.world_size)
+        fail("rank " + std::to_string(o.rank) + " outside 0.." + std::to_string(o.world_size - 1));
+}
+
+}  // namespace
+
+// Workers claim batch numbers in order and file the results by number; next() hands them out
+// strictly in that order, so the stream of batches is the same for any number of workers. A
+// worker may only claim batch k while k < delivered + num_workers * prefetch_factor, which
+// bounds the batches built or being built ahead of the consumer.
+struct Loader::Impl {
+    std::shared_ptr<const Dataset> dataset;
+    LoaderOptions options;
+    bool pin = false;
+    bool epoch_started = false;
+    double last_wait_ms = 0.0;
+
+    // num_workers == 0: the plan and a cursor, used on the caller's thread only.
+    BatchPlan plan;
+    size_t cursor = 0;
+
+    // num_workers > 0: shared with the worker threads under `mutex`.
+    std::mutex mutex;
+    std::condition_variable work_cv, result_cv;
+    std::vector<std::thread> threads;
+    bool shutdown = false;
+    uint64_t generation = 0;   // bumped when an epoch is abandoned: stale results are dropped
+    std::shared_ptr<const BatchPlan> jobs;
+    size_t next_job = 0, next_deliver = 0;
+    std::map<size_t, BuiltBatch> results;
+    size_t max_in_flight = 1;
+
+    BatchPlan epochPlan(int64_t epoch) const;
+    Batch build(const std::vector<int64_t>& indices) const;
+    Batch toDevice(Batch batch) const;
+    bool claimable() const {
+        return jobs && next_job < jobs->size() && next_job < next_deliver + max_in_flight;
+    }
+    void workerLoop();
+    void startThreads();
+    void stopThreads();
+    void abandonEpochLocked();
+    std::optional<Batch> nextFromWorkers();
+};
+
+BatchPlan Loader::Impl::epochPlan(int64_t epoch) const {
+    const int64_t n = dataset->size();
+    std::vector<int64_t> order;
+    if (options.shuffle) {
+        order = seededPermutation(n, options.seed + static_cast<uint64_t>(epoch));
+    } else {
+        order.resize(static_cast<size_t>(n));
+        std::iota(order.begin(), order.end(), int64_t{0});
+    }
+    // Like PyTorch's DistributedSampler: pad by cycling to a multiple of world_size, then
+    // rank r takes positions r, r + world, r + 2·world, ...
+    std::vector<int64_t> shard;
+    const int64_t world = options.world_size;
+    if (world == 1) {
+        shard = std::move(order);
+    } else if (n > 0) {
+        const int64_t per_rank = (n + world - 1) / world;
+        for (int64_t i = 0; i < per_rank; ++i) {
+            const int64_t position = options.rank + i * world;
+            shard.push_back(order[static_cast<size_t>(position % n)]);
+        }
+    }
+    BatchPlan batches;
+    const auto bs = static_cast<size_t>(options.batch_size);
+    for (size_t start = 0; start < shard.size(); start += bs) {
+        const size_t end = std::min(shard.size(), start + bs);
+        if (end - start < bs && options.drop_last) break;
+        batches.emplace_back(shard.begin() + static_cast<std::ptrdiff_t>(start),
+                             shard.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    return batches;
+}
+
+Batch Loader::Impl::build(const std::vector<int64_t>& indices) const {
+    Batch batch = dataset->getBatch(indices);
+    if (pin) {
+        // Page-locked staging lets the host->device copy run asynchronously.
+        batch.inputs = batch.inputs.pin_memory();
+        batch.labels = batch.labels.pin_memory();
+    }
+    return batch;
+}
+
+Batch Loader::Impl::toDevice(Batch batch) const {
+    if (options.device.is_cpu()) return batch;
+    const auto target = torch::TensorOptions().device(options.device);
+    batch.inputs = batch.inputs.to(target, /*non_blocking=*/pin);
+    batch.labels = batch.labels.to(target, /*non_blocking=*/pin);
+    return batch;   // indices stay on the host: they name samples for per-sample predictions
+}
+
+void Loader::Impl::workerLoop() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+        work_cv.wait(lock, [this] { return shutdown || claimable(); });
+        if (shutdown) return;
+        const size_t k = next_job++;
+        const uint64_t claimed_in = generation;
+        const std::shared_ptr<const BatchPlan> plan_ref = jobs;
+        lock.unlock();
+        BuiltBatch built;
+        try {
+            built.batch = build((*plan_ref)[k]);
+        } catch (...) {
+            built.error = std::current_exception();   // rethrown by next(), in batch order
+        }
+        lock.lock();
+        if (claimed_in == generation) {
+            results.emplace(k, std::move(built));
+            result_cv.notify_all();
+        }
+    }
+}
+
+void Loader::Impl::startThreads() {
+    if (!threads.empty()) return;
+    shutdown = false;
+    for (int64_t i = 0; i < options.num_workers; ++i) threads.emplace_back([this] { workerLoop(); });
+}
+
+void Loader::Impl::stopThreads() {
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        shutdown = true;
+    }
+    work_cv.notify_all();
+    for (auto& t : threads) t.join();   // a worker mid-batch finishes that batch first
+    threads.clear();
+    std::lock_guard<std::mutex> lock(mutex);
+    shutdown = false;
+}
+
+void Loader::Impl::abandonEpochLocked() {
+    ++generation;
+    jobs.reset();
+    results.clear();
+    next_job = next_deliver = 0;
+}
+
+std::optional<Batch> Loader::Impl::nextFromWorkers() {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!jobs || next_deliver >= jobs->size()) {
+        last_wait_ms = 0.0;
+        return std::nullopt;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    result_cv.wait(lock, [this] { return results.count(next_deliver) > 0; });
+    last_wait_ms = millisecondsSince(start);
+    BuiltBatch built = std::move(results.at(next_deliver));
+    results.erase(next_deliver);
+    ++next_deliver;
+    const bool epoch_done = next_deliver >= jobs->size();
+    if (built.error) abandonEpochLocked();   // the epoch ends at the failed batch
+    lock.unlock();
+    work_cv.notify_all();
+    if ((epoch_done || built.error) && !options.persistent_workers) stopThreads();
+    if (built.error) std::rethrow_exception(built.error);
+    return toDevice(std::move(built.batch));
+}
+
+Loader::Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    if (!dataset) throw std::invalid_argument("Loader: no dataset");
+    checkOptions(options);
+    impl_->dataset = std::move(dataset);
+    impl_->options = options;
+    // pin_memory() needs a CUDA build and device; CPU-only LibTorch throws on it.
+    impl_->pin = options.pin_memory && options.device.is_cuda();
+    impl_->max_in_flight = static_cast<size_t>(options.num_workers * options.prefetch_factor);
+}
+
+Loader::~Loader() {
+    if (!impl_->threads.empty()) {
+        {
+            std::lock_guard<std::mutex> lock(impl_->mutex);
+            impl_->abandonEpochLocked();
+        }
+        impl_->stopThreads();
+    }
+}
+
+int64_t Loader::samplesPerEpoch() const {
+    const int64_t n = impl_->dataset->size();
+    const int64_t world = impl_->options.world_size;
+    return world == 1 ? n : (n + world - 1) / world;
+}
+
+int64_t Loader::batchesPerEpoch() const {
+    const int64_t samples = samplesPerEpoch();
+    const int64_t bs = impl_->options.batch_size;
+    return impl_->options.drop_last ? samples / bs : (samples + bs - 1) / bs;
+}
+
+void Loader::startEpoch(int64_t epoch) {
+    Impl& d = *impl_;
+    BatchPlan plan = d.epochPlan(epoch);
+    d.epoch_started = true;
+    d.last_wait_ms = 0.0;
+    if (d.options.num_workers == 0) {
+        d.plan = std::move(plan);
+        d.cursor = 0;
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.abandonEpochLocked();
+    }
+    if (!d.options.persistent_workers) d.stopThreads();   // workers of an unfinished epoch
+    if (plan.empty()) return;
+    d.startThreads();
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.jobs = std::make_shared<const BatchPlan>(std::move(plan));
+    }
+    d.work_cv.notify_all();
+}
+
+std::optional<Batch> Loader::next() {
+    Impl& d = *impl_;
+    if (!d.epoch_started) throw std::logic_error("Loader::next() called before startEpoch()");
+    if (d.options.num_workers > 0) return d.nextFromWorkers();
+    if (d.cursor >= d.plan.size()) {
+        d.last_wait_ms = 0.0;
+        return std::nullopt;
+    }
+    // Without workers the caller waits for the whole batch to be built.
+    const auto start = std::chrono::steady_clock::now();
+    Batch batch;
+    try {
+        batch = d.build(d.plan[d.cursor++]);
+    } catch (...) {
+        d.cursor = d.plan.size();   // as with workers: the epoch ends at the failed batch
+        throw;
+    }
+    d.last_wait_ms = millisecondsSince(start);
+    return d.toDevice(std::move(batch));
+}
+
+double Loader::lastWaitMs() const { return impl_->last_wait_ms; }
+bool Loader::pinsMemory() const { return impl_->pin; }
+const LoaderOptions& Loader::options() const { return impl_->options; }
+
+}  // namespace hearth

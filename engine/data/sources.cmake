@@ -1,0 +1,11 @@
+# Sources of engine/data (listed, not globbed).
+find_package(ZLIB REQUIRED)   # IDX files ship gzip-compressed
+target_sources(hearth_engine PRIVATE
+  data/Dataset.cpp
+  data/Permutation.cpp
+  data/IdxDataset.cpp
+  data/CsvReader.cpp
+  data/CsvDataset.cpp
+  data/DataModule.cpp
+  data/Loader.cpp)
+target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)

@@ -1,0 +1,134 @@
+// The model registry: name -> factory, plus parameter counts and per-layer summaries.
+
+#include "engine/models/ModelRegistry.h"
+
+#include "engine/models/Cnn.h"
+#include "engine/models/Mlp.h"
+
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace hearth {
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+void requirePositive(const std::vector<int64_t>& widths, const char* key) {
+    for (auto w : widths) {
+        if (w <= 0) {
+            throw ConfigError(key, "every width must be a positive integer, got " + std::to_string(w));
+        }
+    }
+}
+
+std::shared_ptr<ClassifierImpl> makeMlp(const ModelConfig& config, const ModelInput& input) {
+    requirePositive(config.hidden, "model.hidden");
+    const int64_t features =
+        std::accumulate(input.sample_shape.begin(), input.sample_shape.end(), int64_t{1}, std::multiplies<int64_t>());
+    return std::make_shared<MlpImpl>(features, config.hidden, config.dropout, input.num_classes);
+}
+
+std::shared_ptr<ClassifierImpl> makeCnn(const ModelConfig& config, const ModelInput& input) {
+    const auto& shape = input.sample_shape;
+    if (shape.size() != 3) {
+        throw ConfigError("model.name",
+                          "cnn needs image input [channels, height, width], but the data's samples have "
+                          "shape " +
+                              shapeText(shape) + "; use model.name=mlp for tabular data");
+    }
+    if (config.channels.empty()) {
+        throw ConfigError("model.channels", "cnn needs at least one block width");
+    }
+    requirePositive(config.channels, "model.channels");
+    const int64_t shrink = int64_t{1} << config.channels.size();
+    if (shape[1] < shrink || shape[2] < shrink) {
+        throw ConfigError("model.channels", std::to_string(config.channels.size()) + " blocks halve the image " +
+                                                std::to_string(config.channels.size()) + " times, too often for " +
+                                                shapeText(shape) + "; use fewer blocks");
+    }
+    return std::make_shared<CnnImpl>(shape, config.channels, config.dropout, input.num_classes);
+}
+
+const std::map<std::string, ModelFactory>& registry() {
+    static const std::map<std::string, ModelFactory> factories = {{"cnn", makeCnn}, {"mlp", makeMlp}};
+    return factories;
+}
+
+}  // namespace
+
+std::vector<std::string> modelNames() {
+    std::vector<std::string> names;
+    for (const auto& entry : registry()) {
+        names.push_back(entry.first);
+    }
+    return names;
+}
+
+std::shared_ptr<ClassifierImpl> createModel(const ModelConfig& config, const ModelInput& input) {
+    const auto it = registry().find(config.name);
+    if (it == registry().end()) {
+        std::string known;
+        for (const auto& n : modelNames()) {
+            known += (known.empty() ? "" : ", ") + n;
+        }
+        throw ConfigError("model.name", "unknown model '" + config.name + "'; known: " + known);
+    }
+    if (input.num_classes < 2) {
+        throw ConfigError("model.name",
+                          "a classifier needs at least 2 classes, the data has " + std::to_string(input.num_classes));
+    }
+    if (config.dropout < 0.0 || config.dropout >= 1.0) {
+        throw ConfigError("model.dropout", "must be in [0, 1), got " + std::to_string(config.dropout));
+    }
+    return it->second(config, input);
+}
+
+int64_t parameterCount(const torch::nn::Module& model) {
+    int64_t n = 0;
+    for (const auto& p : model.parameters()) {
+        n += p.numel();
+    }
+    return n;
+}
+
+std::vector<std::string> modelSummary(const torch::nn::Module& model) {
+    struct Row {
+        std::string name, description;
+        int64_t params = 0;
+    };
+    std::vector<Row> rows;
+    size_t name_width = 0, desc_width = 0;
+    for (const auto& item : model.named_modules("", /*include_self=*/false)) {
+        if (!item.value()->children().empty()) {
+            continue;  // containers: their leaves are listed
+        }
+        Row row;
+        // "features.block1_conv1" reads better as "block1_conv1"; the leaf names are unique.
+        row.name = item.key().substr(item.key().rfind('.') + 1);
+        std::ostringstream desc;
+        item.value()->pretty_print(desc);
+        row.description = desc.str();
+        for (const auto& p : item.value()->parameters(/*recurse=*/false)) {
+            row.params += p.numel();
+        }
+        name_width = std::max(name_width, row.name.size());
+        desc_width = std::max(desc_width, row.description.size());
+        rows.push_back(std::move(row));
+    }
+    std::vector<std::string> lines;
+    for (const auto& row : rows) {
+        lines.push_back(row.name + std::string(name_width - row.name.size() + 2, ' ') + row.description +
+                        std::string(desc_width - row.description.size() + 2, ' ') + std::to_string(row.params) +
+                        " params");
+    }
+    return lines;
+}
+
+}  // namespace hearth

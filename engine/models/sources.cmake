@@ -1,0 +1,5 @@
+# Sources of engine/models (listed, not globbed).
+target_sources(hearth_engine PRIVATE
+  models/ModelRegistry.cpp
+  models/Mlp.cpp
+  models/Cnn.cpp)

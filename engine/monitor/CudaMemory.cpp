@@ -1,0 +1,50 @@
+// CUDA-only: caching allocator statistics and device properties (see LIBTORCH_COMPAT.md §4).
+// Compiled only when HEARTH_WITH_CUDA; never against Debian's CPU LibTorch.
+
+#include "engine/monitor/CudaMemory.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+
+namespace hearth {
+
+CudaMemoryStats cudaMemoryStats(int64_t device) {
+    const auto dev = static_cast<c10::DeviceIndex>(device);
+    // Index 0 of every StatArray is the aggregate over the small and large pools; not naming
+    // StatType keeps this compiling after its namespace moved in 2.x.
+    const auto st = c10::cuda::CUDACachingAllocator::getDeviceStats(dev);
+    CudaMemoryStats out;
+    out.allocated_bytes = st.allocated_bytes[0].current;
+    out.allocated_peak_bytes = st.allocated_bytes[0].peak;
+    out.reserved_bytes = st.reserved_bytes[0].current;
+    out.reserved_peak_bytes = st.reserved_bytes[0].peak;
+    c10::cuda::CUDAGuard guard(dev);
+    size_t free_b = 0, total_b = 0;
+    C10_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    out.free_bytes = static_cast<int64_t>(free_b);
+    out.total_bytes = static_cast<int64_t>(total_b);
+    return out;
+}
+
+void resetCudaPeakStats(int64_t device) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
+}
+
+void releaseCudaCache() {
+    c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
+std::string cudaDeviceName(int64_t device) {
+    const auto* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
+    return props->name;
+}
+
+bool cudaDeviceSupportsBf16(int64_t device) {
+    const auto* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
+    return props->major >= 8;
+}
+
+}  // namespace hearth

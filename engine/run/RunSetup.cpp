@@ -1,0 +1,139 @@
+#include "engine/run/RunSetup.h"
+
+#include "engine/TorchCompat.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace hearth {
+namespace {
+
+std::string onOff(bool on) {
+    return on ? "on" : "off";
+}
+
+std::string number(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+// LibTorch's intra-op thread count before any run changed it.
+int defaultThreadCount() {
+    static const int threads = torch::get_num_threads();
+    return threads;
+}
+
+}  // namespace
+
+torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
+    if (trainer.devices != 1 || (trainer.strategy != "auto")) {
+        throw ConfigError(trainer.devices != 1 ? "trainer.devices" : "trainer.strategy",
+                          "this engine trains on a single device; set trainer.devices=1 and trainer.strategy=auto");
+    }
+    if (trainer.accelerator == "cuda" || (trainer.accelerator == "auto" && caps.cuda_available)) {
+        if (!caps.cuda_available) {
+            throw ConfigError("trainer.accelerator", "cuda was requested but LibTorch sees no CUDA device");
+        }
+        return torch::Device(torch::kCUDA, 0);
+    }
+    if (trainer.accelerator != "cpu" && trainer.accelerator != "auto") {
+        throw ConfigError("trainer.accelerator", "use auto, cpu or cuda, got '" + trainer.accelerator + "'");
+    }
+    return torch::Device(torch::kCPU);
+}
+
+void applyGlobalSettings(const ExperimentConfig& config, torch::Device device) {
+    const auto& t = config.trainer;
+    const int threads = defaultThreadCount();
+    torch::set_num_threads(t.num_threads > 0 ? static_cast<int>(t.num_threads) : threads);
+    torch::manual_seed(config.seed);
+    if (device.is_cuda()) {
+        torch::cuda::manual_seed_all(config.seed);
+        if (t.deterministic) {
+            // cuBLAS is deterministic only with a fixed workspace; must be set before its first use.
+            setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+        }
+    }
+    auto& ctx = at::globalContext();
+    ctx.setDeterministicAlgorithms(t.deterministic, /*warn_only=*/false);
+    ctx.setDeterministicCuDNN(t.deterministic);
+    ctx.setBenchmarkCuDNN(device.is_cuda() && t.cudnn_benchmark && !t.deterministic);
+    ctx.setAllowTF32CuBLAS(device.is_cuda() && t.tf32);
+    ctx.setAllowTF32CuDNN(device.is_cuda() && t.tf32);
+}
+
+std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& config, torch::Device device,
+                                                     const Trainer& trainer, const std::string& checkpoint_path) {
+    const auto& t = config.trainer;
+    const bool cpu = device.is_cpu();
+    const std::string na_cpu = "off (not applicable on CPU)";
+    const bool workers = t.num_workers > 0;
+    std::map<std::string, std::string> e;
+    e["trainer.accelerator"] = device.str();
+    e["trainer.devices"] = "1";
+    e["trainer.strategy"] = "single device";
+    e["trainer.precision"] = trainer.precision().describe();
+    e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch, " +
+                              std::to_string(t.batch_size * t.accumulate_grad_batches) + " per optimizer step";
+    e["trainer.accumulate_grad_batches"] = std::to_string(t.accumulate_grad_batches) + " (" +
+                                           std::to_string(trainer.optimizerStepsPerEpoch()) +
+                                           " optimizer steps per epoch)";
+    e["trainer.num_workers"] =
+        workers ? std::to_string(t.num_workers) + " (loader threads)" : "0 (batches built on the training thread)";
+    e["trainer.prefetch_factor"] =
+        workers ? std::to_string(t.prefetch_factor) + " (batches in flight per worker)" : "n/a (num_workers=0)";
+    e["trainer.persistent_workers"] = workers ? onOff(t.persistent_workers) : "n/a (num_workers=0)";
+    e["trainer.pin_memory"] = trainer.trainLoader().pinsMemory() ? "on (pinned staging, non-blocking copies)"
+                              : cpu                              ? na_cpu
+                                                                 : "off";
+    e["trainer.num_threads"] =
+        std::to_string(torch::get_num_threads()) + (t.num_threads > 0 ? "" : " (LibTorch default)");
+    e["trainer.deterministic"] =
+        t.deterministic ? "on (deterministic algorithms, seed " + std::to_string(config.seed) + ")" : "off";
+    e["trainer.gradient_clip_val"] =
+        t.gradient_clip_val ? number(*t.gradient_clip_val) + " (gradient norm, after unscale)" : "off";
+    e["trainer.cudnn_benchmark"] = cpu                                    ? na_cpu
+                                   : t.cudnn_benchmark && t.deterministic ? "off (deterministic wins)"
+                                                                          : onOff(t.cudnn_benchmark);
+    e["trainer.tf32"] = cpu ? na_cpu : onOff(t.tf32);
+    e["trainer.channels_last"] = !t.channels_last         ? "off"
+                                 : trainer.channelsLast() ? "on (NHWC weights and inputs)"
+                                                          : "off (model has no convolutions)";
+    e["trainer.log_every_n_steps"] = std::to_string(t.log_every_n_steps) + " optimizer steps";
+    e["trainer.checkpoint"] = t.checkpoint.monitor + " (" + t.checkpoint.mode + ") -> " +
+                              (checkpoint_path.empty() ? "in memory only" : checkpoint_path);
+    e["scheduler.name"] = trainer.schedule().describe();
+    e["optimizer.name"] = config.optimizer.name + " (lr " + number(config.optimizer.lr) + ", weight_decay " +
+                          number(config.optimizer.weight_decay) + ")";
+    e["seed"] = std::to_string(config.seed);
+    return e;
+}
+
+std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torch::Device device,
+                                            const Trainer& trainer) {
+    const auto& t = config.trainer;
+    std::vector<std::string> notes;
+    if (device.is_cpu()) {
+        if (t.pin_memory) {
+            notes.push_back("trainer.pin_memory=true has no effect on CPU (nothing to copy to a device)");
+        }
+        if (t.cudnn_benchmark) {
+            notes.push_back("trainer.cudnn_benchmark=true has no effect on CPU");
+        }
+        if (t.tf32) {
+            notes.push_back("trainer.tf32=true has no effect on CPU");
+        }
+    } else if (t.cudnn_benchmark && t.deterministic) {
+        notes.push_back("trainer.cudnn_benchmark is off because trainer.deterministic=true");
+    }
+    if (t.num_workers == 0 && t.persistent_workers) {
+        notes.push_back("trainer.persistent_workers=true has no effect with num_workers=0");
+    }
+    if (t.channels_last && !trainer.channelsLast()) {
+        notes.push_back("trainer.channels_last=true has no effect: " + config.model.name + " has no convolutions");
+    }
+    return notes;
+}
+
+}  // namespace hearth

@@ -1,0 +1,28 @@
+#pragma once
+// evaluate(): one pass over a loader in eval mode without gradients (validation and test),
+// collecting loss, accuracy and, when asked, per-sample predictions.
+
+#include "engine/data/Loader.h"
+#include "engine/events/Events.h"
+#include "engine/models/ModelRegistry.h"
+#include "engine/train/Precision.h"
+
+#include <functional>
+#include <vector>
+
+namespace hearth {
+
+struct EvalResult {
+    double loss = 0.0;
+    double accuracy = 0.0;
+    int64_t samples = 0;
+    bool interrupted = false;  // between_batches asked to stop
+    std::vector<int64_t> y_true, y_pred;
+    std::vector<Prediction> predictions;  // only with keep_predictions
+};
+
+// between_batches is called after each batch; returning false stops the pass early.
+EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Precision& precision,
+                    bool channels_last, bool keep_predictions, const std::function<bool()>& between_batches);
+
+}  // namespace hearth

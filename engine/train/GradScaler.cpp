@@ -1,0 +1,139 @@
+// GradScaler: the native fused AMP kernels where LibTorch has them (CUDA; CPU from 2.3) and an
+// equivalent tensor-op path otherwise. Neither path reads values back to the host except step().
+
+#include "engine/train/GradScaler.h"
+
+#include "engine/TorchCompat.h"
+
+#include <stdexcept>
+
+namespace hearth {
+namespace {
+
+bool hasNativeKernels(const torch::Device& device) {
+    return device.is_cuda() || (device.is_cpu() && compat::kCpuAmpKernels);
+}
+
+}  // namespace
+
+GradScaler::GradScaler(GradScalerOptions options) : options_(options) {
+    if (options_.init_scale <= 0.0 || options_.growth_factor <= 1.0 || options_.backoff_factor <= 0.0 ||
+        options_.backoff_factor >= 1.0 || options_.growth_interval < 1) {
+        throw std::invalid_argument(
+            "GradScaler: need init_scale > 0, growth_factor > 1, 0 < backoff_factor < 1, "
+            "growth_interval >= 1");
+    }
+}
+
+void GradScaler::lazyInit(const torch::Device& device) {
+    if (scale_.defined()) {
+        return;
+    }
+    const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    scale_ = torch::full({1}, options_.init_scale, f32);
+    growth_tracker_ = torch::zeros({1}, f32.dtype(torch::kInt32));
+    found_inf_ = torch::zeros({1}, f32);
+}
+
+torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
+    lazyInit(loss.device());
+    return loss * scale_.to(loss.dtype());
+}
+
+void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
+    if (stage_ == Stage::Unscaled) {
+        throw std::logic_error("GradScaler::unscale_ called twice in one step");
+    }
+    if (stage_ == Stage::Stepped) {
+        throw std::logic_error("GradScaler::unscale_ called after step(); call update() first");
+    }
+    std::vector<torch::Tensor> grads;
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            if (p.grad().defined()) {
+                if (p.grad().scalar_type() == torch::kHalf) {
+                    throw std::logic_error("GradScaler: float16 gradients; keep float32 master weights");
+                }
+                grads.push_back(p.grad());
+            }
+        }
+    }
+    if (!scale_.defined()) {
+        // Nothing was scaled this step (e.g. no loss); still track on the gradients' device.
+        lazyInit(grads.empty() ? torch::Device(torch::kCPU) : grads.front().device());
+    }
+    found_inf_.zero_();
+    unscaleOnDevice(grads);
+    stage_ = Stage::Unscaled;
+}
+
+void GradScaler::unscaleOnDevice(std::vector<torch::Tensor>& grads) {
+    // Like Python: reciprocal in double for accuracy, then float32.
+    const auto inv_scale = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
+    if (grads.empty()) {
+        return;
+    }
+    if (hasNativeKernels(scale_.device())) {
+        at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
+        return;
+    }
+    for (auto& g : grads) {
+        // Flag first: unscaling keeps inf as inf, but a finite check after would also be fine.
+        const auto bad = torch::logical_not(torch::isfinite(g)).any().to(torch::kFloat32).reshape({1});
+        found_inf_ = torch::maximum(found_inf_, bad);
+        g.mul_(inv_scale);
+    }
+}
+
+bool GradScaler::step(torch::optim::Optimizer& optimizer) {
+    if (stage_ == Stage::Stepped) {
+        throw std::logic_error("GradScaler::step called twice; call update() after each step");
+    }
+    if (stage_ == Stage::Ready) {
+        unscale_(optimizer);
+    }
+    const bool finite = found_inf_.item<float>() == 0.0f;
+    if (finite) {
+        optimizer.step();
+    }
+    stage_ = Stage::Stepped;
+    return finite;
+}
+
+void GradScaler::update() {
+    if (!scale_.defined()) {
+        return;
+    }
+    updateOnDevice();
+    found_inf_.zero_();
+    stage_ = Stage::Ready;
+}
+
+void GradScaler::updateOnDevice() {
+    if (hasNativeKernels(scale_.device())) {
+        at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
+                               options_.growth_interval);
+        return;
+    }
+    // The kernel's rule as tensor ops: inf -> scale *= backoff, tracker = 0; otherwise count the
+    // good step and, at growth_interval, grow the scale (if the result is finite) and reset.
+    const auto found = found_inf_.gt(0);
+    const auto successful = growth_tracker_ + 1;
+    const auto interval_done = torch::logical_and(successful.ge(options_.growth_interval), torch::logical_not(found));
+    const auto grown = scale_ * options_.growth_factor;
+    const auto grow = torch::logical_and(interval_done, torch::isfinite(grown));
+    auto new_scale = torch::where(found, scale_ * options_.backoff_factor, torch::where(grow, grown, scale_));
+    auto new_tracker = torch::where(torch::logical_or(found, interval_done), torch::zeros_like(successful), successful);
+    scale_.copy_(new_scale);
+    growth_tracker_.copy_(new_tracker);
+}
+
+double GradScaler::currentScale() const {
+    return scale_.defined() ? scale_.item<double>() : options_.init_scale;
+}
+
+int64_t GradScaler::growthTracker() const {
+    return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : 0;
+}
+
+}  // namespace hearth

@@ -1,0 +1,50 @@
+#pragma once
+// GradScaler: dynamic loss scaling for 16-mixed training, with the semantics of PyTorch's
+// torch.amp.GradScaler (scale, unscale_ once before clipping, step that skips on inf/nan,
+// update that backs off or grows the scale). LibTorch has no C++ GradScaler.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace hearth {
+
+struct GradScalerOptions {
+    double init_scale = 65536.0;  // 2^16
+    double growth_factor = 2.0;
+    double backoff_factor = 0.5;
+    int64_t growth_interval = 2000;  // consecutive good steps before the scale grows
+};
+
+class GradScaler final {
+public:
+    explicit GradScaler(GradScalerOptions options = {});
+
+    // loss * scale; creates the scale on the loss's device at the first call.
+    torch::Tensor scale(const torch::Tensor& loss);
+    // Divides every gradient by the scale and records whether any was inf/nan. Once per step.
+    void unscale_(torch::optim::Optimizer& optimizer);
+    // Unscales if not done yet, then steps unless an inf/nan was found. The one host sync.
+    // Returns whether the optimizer stepped.
+    bool step(torch::optim::Optimizer& optimizer);
+    // Backs off after a skipped step, grows after growth_interval good ones. Ends the step.
+    void update();
+
+    double currentScale() const;    // host copy (syncs)
+    int64_t growthTracker() const;  // host copy (syncs)
+    const GradScalerOptions& options() const { return options_; }
+
+private:
+    enum class Stage { Ready, Unscaled, Stepped };
+    void lazyInit(const torch::Device& device);
+    void unscaleOnDevice(std::vector<torch::Tensor>& grads);
+    void updateOnDevice();
+
+    GradScalerOptions options_;
+    torch::Tensor scale_;           // float32 [1]
+    torch::Tensor growth_tracker_;  // int32 [1]
+    torch::Tensor found_inf_;       // float32 [1]: > 0 when this step saw inf/nan
+    Stage stage_ = Stage::Ready;
+};
+
+}  // namespace hearth

@@ -1,0 +1,67 @@
+#pragma once
+// RunningMeter: sums of loss, correct predictions and samples kept on the training device, so
+// logging every n steps costs one host sync instead of one per micro-batch.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace hearth {
+
+// Host-side totals read from a RunningMeter (and summed over an epoch).
+struct MeterTotals {
+    double loss_sum = 0.0;  // sum of per-sample losses
+    int64_t correct = 0;
+    int64_t samples = 0;
+    int64_t batches = 0;
+
+    double meanLoss() const { return samples ? loss_sum / static_cast<double>(samples) : 0.0; }
+    double accuracy() const { return samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0.0; }
+    void add(const MeterTotals& o) {
+        loss_sum += o.loss_sum;
+        correct += o.correct;
+        samples += o.samples;
+        batches += o.batches;
+    }
+};
+
+class RunningMeter final {
+public:
+    // loss: the batch's mean loss; logits [B, C]; labels [B]. A handful of device ops, no sync.
+    void add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels) {
+        torch::NoGradGuard no_grad;
+        const int64_t n = labels.size(0);
+        const auto correct = logits.argmax(1).eq(labels).sum();
+        if (!loss_sum_.defined()) {
+            loss_sum_ = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
+            correct_ = correct;
+        } else {
+            loss_sum_.add_(loss.detach(), static_cast<double>(n));
+            correct_.add_(correct);
+        }
+        samples_ += n;
+        batches_ += 1;
+    }
+    bool empty() const { return samples_ == 0; }
+    int64_t samples() const { return samples_; }
+    // The totals on the host (one sync).
+    MeterTotals read() const {
+        MeterTotals t;
+        if (!empty()) {
+            t.loss_sum = loss_sum_.item<double>();
+            t.correct = correct_.item<int64_t>();
+        }
+        t.samples = samples_;
+        t.batches = batches_;
+        return t;
+    }
+    void reset() { *this = RunningMeter(); }
+
+private:
+    torch::Tensor loss_sum_;  // float64 scalar on the device
+    torch::Tensor correct_;   // int64 scalar on the device
+    int64_t samples_ = 0;
+    int64_t batches_ = 0;
+};
+
+}  // namespace hearth

@@ -1,0 +1,251 @@
+#include "storage/BatchWriter.h"
+
+#include "storage/RunJson.h"
+#include "storage/Sha256.h"
+#include "storage/StepBlock.h"
+
+#include <chrono>
+#include <filesystem>
+#include <type_traits>
+
+namespace hearth {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+const char* failureKindName(FailureKind kind) {
+    switch (kind) {
+    case FailureKind::Config: return "config";
+    case FailureKind::Data: return "data";
+    case FailureKind::Training: return "training";
+    }
+    return "training";
+}
+
+}  // namespace
+
+double unixNow() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string BatchWriter::write(const std::vector<QueuedEvent>& batch) {
+    if (batch.empty()) return {};
+    // Checksums before taking the write lock: hashing a large checkpoint must not hold up the
+    // other processes writing to the same database.
+    std::vector<FileDigest> digests(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i)
+        if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event))
+            digests[i].sha256 = Sha256::ofFile(c->path, &digests[i].bytes);
+
+    std::set<int64_t> touched;
+    try {
+        sqlite::Transaction tx(db_);
+        for (size_t i = 0; i < batch.size(); ++i) {
+            const auto& item = batch[i];
+            if (runs_[item.run_id].broken) continue;
+            touched.insert(item.run_id);
+            apply(item.run_id, item.event, digests[i]);
+        }
+        finishSteps();
+        tx.commit();
+        return {};
+    } catch (const StoreError& e) {
+        std::string ids;
+        for (int64_t id : touched) ids += (ids.empty() ? "#" : ", #") + std::to_string(id);
+        const std::string message = std::string(e.what()) + " Later events of run " + ids + " were not stored.";
+        for (int64_t id : touched) runs_[id].broken = true;
+        markFailed(touched, message);
+        return message;
+    }
+}
+
+void BatchWriter::apply(int64_t run_id, const Event& event, const FileDigest& digest) {
+    std::visit(Overloaded{
+                   [&](const RunStarted& e) { onStarted(run_id, e); },
+                   [&](const StepMetrics& e) { applyStep(run_id, e); },
+                   [&](const EpochMetrics& e) { onEpoch(run_id, e); },
+                   [&](const EvalReport& e) { onReport(run_id, e); },
+                   [&](const PredictionsReady& e) { onPredictions(run_id, e); },
+                   [&](const CheckpointSaved& e) { onCheckpoint(run_id, e, digest); },
+                   [&](const DeviceSample& e) { onDeviceSample(run_id, e); },
+                   [&](const LogLine& e) { onLog(run_id, e); },
+                   [&](const RunFinished& e) { onFinished(run_id, e); },
+                   [&](const RunFailed& e) { onFailed(run_id, e); },
+               },
+               event);
+}
+
+void BatchWriter::applyStep(int64_t run_id, const StepMetrics& step) {
+    RunState& state = runs_[run_id];
+    if (state.block < 0) {
+        // Continue after blocks another writer may have stored for this run.
+        sqlite::StatementUse q(db_.cached("SELECT COALESCE(MAX(block) + 1, 0) FROM step_metrics WHERE run_id = ?1"));
+        q->bind(1, run_id);
+        state.block = q->step() ? q->int64(0) : 0;
+    }
+    state.open.push_back(step);
+    state.dirty = true;
+    if (state.open.size() == stepblock::kRows) {
+        writeOpenBlock(run_id, state);
+        ++state.block;
+        state.open.clear();
+    }
+}
+
+void BatchWriter::writeOpenBlock(int64_t run_id, RunState& state) {
+    if (state.open.empty()) return;
+    const std::string data = stepblock::pack(state.open.data(), state.open.size());
+    // REPLACE: the open block is rewritten at every commit until it is full.
+    db_.cached(R"sql(
+INSERT OR REPLACE INTO step_metrics (run_id, block, first_step, last_step, row_count, field_count, data)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql")
+        .bind(1, run_id)
+        .bind(2, state.block)
+        .bind(3, state.open.front().global_step)
+        .bind(4, state.open.back().global_step)
+        .bind(5, static_cast<int64_t>(state.open.size()))
+        .bind(6, static_cast<int64_t>(stepblock::kFields))
+        .bindBlob(7, data.data(), data.size())
+        .run();
+    db_.cached("UPDATE runs SET global_steps = max(global_steps, ?2) WHERE id = ?1")
+        .bind(1, run_id)
+        .bind(2, state.open.back().global_step)
+        .run();
+    state.dirty = false;
+}
+
+void BatchWriter::finishSteps() {
+    for (auto& [run_id, state] : runs_)
+        if (state.dirty && !state.broken) writeOpenBlock(run_id, state);
+}
+
+void BatchWriter::markFailed(const std::set<int64_t>& run_ids, const std::string& message) {
+    // Best effort: an UPDATE in place usually still fits when the disk is full.
+    try {
+        sqlite::Transaction tx(db_);
+        auto& update = db_.cached(R"sql(
+UPDATE runs SET status = 'failed', finished_at = ?2, failure_kind = 'storage', failure_message = ?3
+WHERE id = ?1 AND status = 'running')sql");
+        for (int64_t id : run_ids) update.bind(1, id).bind(2, unixNow()).bind(3, message).run();
+        tx.commit();
+    } catch (const StoreError&) {
+    }
+}
+
+void BatchWriter::onStarted(int64_t run_id, const RunStarted& e) {
+    db_.cached(R"sql(
+UPDATE runs SET config_json = CASE WHEN ?2 = '' THEN config_json ELSE ?2 END, effective_json = ?3,
+                environment_json = ?4, device = ?5, setup_json = ?6
+WHERE id = ?1)sql")
+        .bind(1, run_id)
+        .bind(2, e.config_json)
+        .bind(3, runjson::effectiveToJson(e.effective))
+        .bind(4, runjson::environmentToJson(e.environment))
+        .bind(5, e.device)
+        .bind(6, runjson::setupToJson(e))
+        .run();
+}
+
+void BatchWriter::onEpoch(int64_t run_id, const EpochMetrics& e) {
+    db_.cached(R"sql(
+INSERT OR REPLACE INTO epoch_metrics (run_id, epoch, global_step, train_loss, train_acc, val_loss, val_acc, lr,
+    epoch_time_s, samples_per_sec, data_wait_share, skipped_steps, is_best)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13))sql")
+        .bind(1, run_id).bind(2, e.epoch).bind(3, e.global_step)
+        .bind(4, e.train_loss).bind(5, e.train_accuracy).bind(6, e.val_loss).bind(7, e.val_accuracy)
+        .bind(8, e.lr).bind(9, e.epoch_time_s).bind(10, e.samples_per_sec).bind(11, e.data_wait_share)
+        .bind(12, e.skipped_steps).bind(13, int64_t{e.is_best ? 1 : 0})
+        .run();
+    // Live summary while the run goes on; RunFinished sets the final values.
+    db_.cached(R"sql(
+UPDATE runs SET epochs_completed = max(epochs_completed, ?2), global_steps = max(global_steps, ?3),
+    best_val_acc = CASE WHEN best_val_acc IS NULL OR ?4 > best_val_acc THEN ?4 ELSE best_val_acc END
+WHERE id = ?1)sql")
+        .bind(1, run_id).bind(2, e.epoch + 1).bind(3, e.global_step).bind(4, e.val_accuracy)
+        .run();
+}
+
+void BatchWriter::onReport(int64_t run_id, const EvalReport& e) {
+    db_.cached("INSERT OR REPLACE INTO reports (run_id, split, loss, report_json) VALUES (?1, ?2, ?3, ?4)")
+        .bind(1, run_id).bind(2, e.split).bind(3, e.loss).bind(4, e.report.toJson())
+        .run();
+    if (e.split == "test") {
+        db_.cached("UPDATE runs SET test_acc = ?2, test_loss = ?3 WHERE id = ?1")
+            .bind(1, run_id).bind(2, e.report.accuracy).bind(3, e.loss)
+            .run();
+    }
+}
+
+void BatchWriter::onPredictions(int64_t run_id, const PredictionsReady& e) {
+    db_.cached("DELETE FROM predictions WHERE run_id = ?1 AND split = ?2").bind(1, run_id).bind(2, e.split).run();
+    auto& insert = db_.cached(R"sql(
+INSERT OR REPLACE INTO predictions (run_id, split, idx, true_label, predicted, confidence)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql");
+    for (const auto& p : e.predictions)
+        insert.bind(1, run_id).bind(2, e.split).bind(3, p.index).bind(4, p.true_label).bind(5, p.predicted)
+            .bind(6, p.confidence).run();
+}
+
+void BatchWriter::onCheckpoint(int64_t run_id, const CheckpointSaved& e, const FileDigest& digest) {
+    // The size as hashed; the event's size when the file could not be read.
+    const int64_t bytes = digest.bytes >= 0 ? digest.bytes : e.bytes;
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(e.path, ec);
+    const std::string path = ec ? e.path : absolute.lexically_normal().string();
+    db_.cached(R"sql(
+INSERT INTO artifacts (run_id, kind, path, bytes, sha256, epoch, monitor, value, created_at)
+VALUES (?1, 'checkpoint', ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256,
+    epoch = excluded.epoch, monitor = excluded.monitor, value = excluded.value, created_at = excluded.created_at)sql")
+        .bind(1, run_id).bind(2, path).bind(3, bytes).bind(4, digest.sha256).bind(5, e.epoch)
+        .bind(6, e.monitor).bind(7, e.value).bind(8, unixNow())
+        .run();
+}
+
+void BatchWriter::onDeviceSample(int64_t run_id, const DeviceSample& e) {
+    db_.cached(R"sql(
+INSERT INTO device_samples (run_id, elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes,
+    total_bytes, utilization)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql")
+        .bind(1, run_id).bind(2, e.elapsed_s).bind(3, e.device).bind(4, e.name).bind(5, e.allocated_bytes)
+        .bind(6, e.reserved_bytes).bind(7, e.peak_bytes).bind(8, e.total_bytes).bind(9, e.utilization)
+        .run();
+}
+
+void BatchWriter::onLog(int64_t run_id, const LogLine& e) {
+    db_.cached("INSERT INTO log_lines (run_id, level, text) VALUES (?1, ?2, ?3)")
+        .bind(1, run_id).bind(2, runjson::levelName(e.level)).bind(3, e.text)
+        .run();
+}
+
+void BatchWriter::onFinished(int64_t run_id, const RunFinished& e) {
+    const std::string status = e.status == "stopped" ? "stopped" : "completed";
+    // A run stopped before testing has no test accuracy (the event carries 0): store NULL.
+    const bool tested = status == "completed" || e.test_accuracy > 0.0;
+    db_.cached(R"sql(
+UPDATE runs SET status = ?2, finished_at = ?3, train_time_s = ?4, total_time_s = ?5, best_val_acc = ?6,
+    test_acc = CASE WHEN ?11 THEN ?7 ELSE test_acc END, test_loss = CASE WHEN ?11 THEN ?8 ELSE test_loss END,
+    samples_per_sec = ?9, peak_memory_bytes = ?10, epochs_completed = ?12, global_steps = max(global_steps, ?13)
+WHERE id = ?1)sql")
+        .bind(1, run_id).bind(2, status).bind(3, unixNow()).bind(4, e.train_time_s).bind(5, e.total_time_s)
+        .bind(6, e.best_val_accuracy).bind(7, e.test_accuracy).bind(8, e.test_loss).bind(9, e.samples_per_sec)
+        .bind(10, e.peak_memory_bytes).bind(11, int64_t{tested ? 1 : 0}).bind(12, e.epochs_completed)
+        .bind(13, e.global_steps)
+        .run();
+}
+
+void BatchWriter::onFailed(int64_t run_id, const RunFailed& e) {
+    const std::string message = e.suggestion.empty() ? e.message : e.message + "\nSuggestion: " + e.suggestion;
+    db_.cached(R"sql(
+UPDATE runs SET status = 'failed', finished_at = ?2, failure_kind = ?3, failure_message = ?4 WHERE id = ?1)sql")
+        .bind(1, run_id).bind(2, unixNow()).bind(3, failureKindName(e.kind)).bind(4, message)
+        .run();
+}
+
+}  // namespace hearth

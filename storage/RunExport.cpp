@@ -1,0 +1,266 @@
+// File renderings of a stored run: Lightning-style metrics CSV, full JSON, Markdown and HTML.
+#include "storage/RunReport.h"
+
+#include "storage/RunJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace hearth::report {
+namespace {
+
+using nlohmann::json;
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string optionalText(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
+
+// A report as neutral sections, rendered to Markdown or HTML.
+struct Section {
+    std::string title;
+    std::vector<std::string> headers;              // empty: a two-column key/value table
+    std::vector<std::vector<std::string>> rows;
+    std::string preformatted;                      // shown verbatim after the table
+};
+
+std::vector<Section> sections(const StoredRun& run) {
+    const RunSummary& s = run.summary;
+    std::vector<Section> out;
+    Section summary{"Summary", {}, {}, {}};
+    std::string tags;
+    for (const auto& t : s.tags) tags += (tags.empty() ? "" : ", ") + t;
+    summary.rows = {{"Status", s.status}, {"Started", formatTime(s.started_at)}, {"Finished", formatTime(s.finished_at)},
+                    {"Device", s.device.empty() ? "-" : s.device}, {"Tags", tags.empty() ? "-" : tags},
+                    {"Notes", s.notes.empty() ? "-" : s.notes}};
+    if (!s.failure_message.empty()) summary.rows.push_back({"Failure", s.failure_message});
+    out.push_back(summary);
+
+    Section timings{"Timings", {}, {}, {}};
+    timings.rows = {{"Train time", s.train_time_s ? formatDuration(*s.train_time_s) : "-"},
+                    {"Total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-"},
+                    {"Samples/s", optionalText(s.samples_per_sec, 0)},
+                    {"Peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"},
+                    {"Epochs", std::to_string(s.epochs_completed)},
+                    {"Optimizer steps", std::to_string(s.global_steps)},
+                    {"Best val acc", optionalText(s.best_val_accuracy, 4)},
+                    {"Test acc", optionalText(s.test_accuracy, 4)}};
+    out.push_back(timings);
+
+    Section config{"Config", {"Key", "Value"}, {}, {}};
+    for (const auto& [k, v] : flattenJson(s.config_json)) config.rows.push_back({k, v});
+    out.push_back(config);
+    if (!run.started.effective.empty()) {
+        Section effective{"Effective settings", {"Key", "What ran"}, {}, {}};
+        for (const auto& [k, v] : run.started.effective) effective.rows.push_back({k, v});
+        out.push_back(effective);
+    }
+    const EnvironmentInfo& e = run.started.environment;
+    std::string devices;
+    for (const auto& d : e.devices) devices += (devices.empty() ? "" : ", ") + d;
+    out.push_back({"Environment", {}, {{"Hearth", e.hearth_version + " " + e.git_revision}, {"LibTorch", e.libtorch_version},
+                                       {"OS", e.os}, {"CPU", e.cpu + " (" + std::to_string(e.cpu_threads) + " threads)"},
+                                       {"Devices", devices}}, {}});
+    if (!run.epochs.empty()) {
+        Section epochs{"Epochs", {"Epoch", "Train loss", "Train acc", "Val loss", "Val acc", "LR", "Time", "Samples/s"}, {}, {}};
+        for (const auto& m : run.epochs)
+            epochs.rows.push_back({std::to_string(m.epoch), fixed(m.train_loss, 4), fixed(m.train_accuracy, 4),
+                                   fixed(m.val_loss, 4), fixed(m.val_accuracy, 4), formatNumber(m.lr),
+                                   formatDuration(m.epoch_time_s), fixed(m.samples_per_sec, 0)});
+        out.push_back(epochs);
+    }
+    if (const auto& r = run.test ? run.test : run.val) {
+        out.push_back({"Classification report (" + r->split + ", loss " + fixed(r->loss, 4) + ")", {}, {}, r->report.toText()});
+        Section confusion{"Confusion matrix (" + r->split + "; rows: true class, columns: predicted)", {""}, {}, {}};
+        for (const auto& name : r->report.class_names) confusion.headers.push_back(name);
+        for (size_t t = 0; t < r->report.confusion.size(); ++t) {
+            std::vector<std::string> row{t < r->report.class_names.size() ? r->report.class_names[t] : std::to_string(t)};
+            for (int64_t count : r->report.confusion[t]) row.push_back(std::to_string(count));
+            confusion.rows.push_back(std::move(row));
+        }
+        out.push_back(confusion);
+    }
+    if (!run.artifacts.empty()) {
+        Section artifacts{"Artifacts", {"Kind", "Epoch", "Size", "SHA-256", "Path"}, {}, {}};
+        for (const auto& a : run.artifacts)
+            artifacts.rows.push_back({a.kind, a.epoch >= 0 ? std::to_string(a.epoch) : "-", formatBytes(a.bytes), a.sha256, a.path});
+        out.push_back(artifacts);
+    }
+    return out;
+}
+
+std::string markdownCell(std::string text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n') out += "<br>";
+        else out += c;
+    }
+    return out;
+}
+
+std::string htmlEscape(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string csvNumber(double value) { return formatNumber(value); }
+
+json summaryJson(const RunSummary& s) {
+    auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+    return {{"id", s.id}, {"name", s.name}, {"status", s.status}, {"started_at", s.started_at},
+            {"finished_at", s.finished_at > 0 ? json(s.finished_at) : json(nullptr)}, {"device", s.device},
+            {"best_val_accuracy", opt(s.best_val_accuracy)}, {"test_accuracy", opt(s.test_accuracy)},
+            {"test_loss", opt(s.test_loss)}, {"train_time_s", opt(s.train_time_s)}, {"total_time_s", opt(s.total_time_s)},
+            {"samples_per_sec", opt(s.samples_per_sec)}, {"peak_memory_bytes", opt(s.peak_memory_bytes)},
+            {"epochs_completed", s.epochs_completed}, {"global_steps", s.global_steps}, {"tags", s.tags},
+            {"notes", s.notes}, {"failure_kind", s.failure_kind}, {"failure_message", s.failure_message},
+            {"sweep_id", opt(s.sweep_id)}, {"sweep_name", s.sweep_name}, {"pid", s.pid}, {"hostname", s.hostname}};
+}
+
+json parsedOr(const std::string& text, json fallback) {
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_discarded() ? fallback : j;
+}
+
+}  // namespace
+
+std::string metricsCsv(const RunStore& store, int64_t run_id) {
+    const auto steps = store.steps(run_id);
+    const auto epochs = store.epochs(run_id);
+    std::string out =
+        "epoch,step,train_loss,train_acc,lr,val_loss,val_acc,train_loss_epoch,train_acc_epoch,loss_scale,"
+        "samples_per_sec,step_time_ms,data_wait_ms,epoch_time_s\n";
+    out.reserve(out.size() + steps.size() * 120);
+    size_t e = 0;
+    auto epochRow = [&](const EpochMetrics& m) {
+        out += std::to_string(m.epoch) + "," + std::to_string(m.global_step - 1) + ",,," + csvNumber(m.lr) + "," +
+               csvNumber(m.val_loss) + "," + csvNumber(m.val_accuracy) + "," + csvNumber(m.train_loss) + "," +
+               csvNumber(m.train_accuracy) + ",,,,," + csvNumber(m.epoch_time_s) + "\n";
+    };
+    for (const auto& s : steps) {
+        // An epoch's row follows the last step logged before (or at) its end.
+        while (e < epochs.size() && epochs[e].global_step < s.global_step) epochRow(epochs[e++]);
+        out += std::to_string(s.epoch) + "," + std::to_string(s.global_step - 1) + "," + csvNumber(s.loss) + "," +
+               csvNumber(s.accuracy) + "," + csvNumber(s.lr) + ",,,,," + csvNumber(s.loss_scale) + "," +
+               csvNumber(s.samples_per_sec) + "," + csvNumber(s.step_time_ms) + "," + csvNumber(s.data_wait_ms) + ",\n";
+    }
+    while (e < epochs.size()) epochRow(epochs[e++]);
+    return out;
+}
+
+std::string runJson(const RunStore& store, int64_t run_id) {
+    const StoredRun run = loadRun(store, run_id);
+    json j;
+    j["run"] = summaryJson(run.summary);
+    j["config"] = parsedOr(run.summary.config_json, json::object());
+    j["effective"] = run.started.effective;
+    j["environment"] = parsedOr(runjson::environmentToJson(run.started.environment), json::object());
+    j["setup"] = parsedOr(runjson::setupToJson(run.started), json::object());
+    j["epochs"] = json::array();
+    for (const auto& m : run.epochs)
+        j["epochs"].push_back({{"epoch", m.epoch}, {"global_step", m.global_step}, {"train_loss", m.train_loss},
+                               {"train_accuracy", m.train_accuracy}, {"val_loss", m.val_loss},
+                               {"val_accuracy", m.val_accuracy}, {"lr", m.lr}, {"epoch_time_s", m.epoch_time_s},
+                               {"samples_per_sec", m.samples_per_sec}, {"data_wait_share", m.data_wait_share},
+                               {"skipped_steps", m.skipped_steps}, {"is_best", m.is_best}});
+    j["steps"] = json::array();
+    for (const auto& s : store.steps(run_id))
+        j["steps"].push_back({{"epoch", s.epoch}, {"batch", s.batch}, {"global_step", s.global_step}, {"loss", s.loss},
+                              {"accuracy", s.accuracy}, {"lr", s.lr}, {"loss_scale", s.loss_scale},
+                              {"samples_per_sec", s.samples_per_sec}, {"step_time_ms", s.step_time_ms},
+                              {"data_wait_ms", s.data_wait_ms}, {"elapsed_s", s.elapsed_s}});
+    j["reports"] = json::object();
+    j["predictions"] = json::object();
+    for (const auto* r : {&run.val, &run.test}) {
+        if (!*r) continue;
+        j["reports"][(*r)->split] = {{"loss", (*r)->loss}, {"report", parsedOr((*r)->report.toJson(), json::object())}};
+        json predictions = json::array();
+        for (const auto& p : store.predictions(run_id, (*r)->split))
+            predictions.push_back({{"index", p.index}, {"true", p.true_label}, {"predicted", p.predicted},
+                                   {"confidence", p.confidence}});
+        j["predictions"][(*r)->split] = std::move(predictions);
+    }
+    j["device_samples"] = json::array();
+    for (const auto& d : store.deviceSamples(run_id))
+        j["device_samples"].push_back({{"elapsed_s", d.elapsed_s}, {"device", d.device}, {"name", d.name},
+                                       {"allocated_bytes", d.allocated_bytes}, {"reserved_bytes", d.reserved_bytes},
+                                       {"peak_bytes", d.peak_bytes}, {"total_bytes", d.total_bytes},
+                                       {"utilization", d.utilization}});
+    j["logs"] = json::array();
+    for (const auto& l : store.logEntries(run_id))
+        j["logs"].push_back({{"level", runjson::levelName(l.level)}, {"text", l.text}});
+    j["artifacts"] = json::array();
+    for (const auto& a : run.artifacts)
+        j["artifacts"].push_back({{"kind", a.kind}, {"path", a.path}, {"bytes", a.bytes}, {"sha256", a.sha256},
+                                  {"epoch", a.epoch}, {"monitor", a.monitor}, {"value", a.value}});
+    return j.dump(2) + "\n";
+}
+
+std::string runMarkdown(const StoredRun& run) {
+    std::string out = "# Run #" + std::to_string(run.summary.id) + " " + markdownCell(run.summary.name) + "\n";
+    for (const auto& section : sections(run)) {
+        out += "\n## " + section.title + "\n\n";
+        if (!section.rows.empty()) {
+            const auto headers = section.headers.empty() ? std::vector<std::string>{"", ""} : section.headers;
+            out += "|";
+            for (const auto& h : headers) out += " " + markdownCell(h) + " |";
+            out += "\n|";
+            for (size_t i = 0; i < headers.size(); ++i) out += i == 0 ? "---|" : "---:|";
+            out += "\n";
+            for (const auto& row : section.rows) {
+                out += "|";
+                for (const auto& cell : row) out += " " + markdownCell(cell) + " |";
+                out += "\n";
+            }
+        }
+        if (!section.preformatted.empty()) out += "```text\n" + section.preformatted + "\n```\n";
+    }
+    return out;
+}
+
+std::string runHtml(const StoredRun& run) {
+    const std::string title = "Run #" + std::to_string(run.summary.id) + " " + htmlEscape(run.summary.name);
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
+                      "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}"
+                      "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em}"
+                      "td{text-align:right}td:first-child,th:first-child{text-align:left}"
+                      "pre{background:#f6f6f6;padding:1em}</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n";
+    for (const auto& section : sections(run)) {
+        out += "<h2>" + htmlEscape(section.title) + "</h2>\n";
+        if (!section.rows.empty()) {
+            out += "<table>\n";
+            if (!section.headers.empty()) {
+                out += "<tr>";
+                for (const auto& h : section.headers) out += "<th>" + htmlEscape(h) + "</th>";
+                out += "</tr>\n";
+            }
+            for (const auto& row : section.rows) {
+                out += "<tr>";
+                for (size_t i = 0; i < row.size(); ++i)
+                    out += (section.headers.empty() && i == 0 ? "<th>" : "<td>") + htmlEscape(row[i]) +
+                           (section.headers.empty() && i == 0 ? "</th>" : "</td>");
+                out += "</tr>\n";
+            }
+            out += "</table>\n";
+        }
+        if (!section.preformatted.empty()) out += "<pre>" + htmlEscape(section.preformatted) + "</pre>\n";
+    }
+    return out + "</body>\n</html>\n";
+}
+
+}  // namespace hearth::report

@@ -1,0 +1,246 @@
+// Terminal renderings of stored runs: the runs table, `show`, and `compare`.
+#include "storage/RunReport.h"
+#include "storage/TextTable.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+namespace hearth::report {
+namespace {
+
+using nlohmann::json;
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string accuracy(const std::optional<double>& value) { return value ? fixed(*value, 4) : "-"; }
+
+std::string runLabel(const RunSummary& r) { return "#" + std::to_string(r.id) + " " + r.name; }
+
+void flattenInto(const json& node, const std::string& prefix, std::map<std::string, std::string>& out) {
+    if (node.is_object() && !node.empty()) {
+        for (const auto& [key, value] : node.items()) flattenInto(value, prefix.empty() ? key : prefix + "." + key, out);
+        return;
+    }
+    out[prefix] = node.is_string() ? node.get<std::string>() : node.dump();
+}
+
+std::string keyValueLines(const std::map<std::string, std::string>& values) {
+    size_t width = 0;
+    for (const auto& [key, value] : values) width = std::max(width, key.size());
+    std::string out;
+    for (const auto& [key, value] : values) out += "  " + key + std::string(width - key.size(), ' ') + " = " + value + "\n";
+    return out;
+}
+
+std::string timingsText(const StoredRun& run) {
+    const RunSummary& s = run.summary;
+    TextTable t({"", ""});
+    auto row = [&](const std::string& name, const std::string& value) { t.addRow({name, value}); };
+    row("train time", s.train_time_s ? formatDuration(*s.train_time_s) : "-");
+    row("total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-");
+    row("samples/s", s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-");
+    row("peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-");
+    row("epochs", std::to_string(s.epochs_completed) +
+                      (run.started.max_epochs > 0 ? " of " + std::to_string(run.started.max_epochs) : ""));
+    row("optimizer steps", std::to_string(s.global_steps));
+    row("best val acc", accuracy(s.best_val_accuracy));
+    row("test acc", accuracy(s.test_accuracy) + (s.test_loss ? " (loss " + fixed(*s.test_loss, 4) + ")" : ""));
+    std::string text = t.render("  ");
+    return text.substr(text.find('\n') + 1);   // no header row
+}
+
+std::string environmentText(const RunStarted& started) {
+    const EnvironmentInfo& e = started.environment;
+    if (e.hearth_version.empty() && e.libtorch_version.empty()) return "  (not recorded: the run ended before it started)\n";
+    std::string devices;
+    for (const auto& d : e.devices) devices += (devices.empty() ? "" : ", ") + d;
+    return "  Hearth " + e.hearth_version + (e.git_revision.empty() ? "" : " (" + e.git_revision + ")") +
+           ", LibTorch " + e.libtorch_version + "\n  " + e.os + "; " + e.cpu + " (" + std::to_string(e.cpu_threads) +
+           " logical CPUs, " + std::to_string(e.intra_op_threads) + " intra-op threads)\n  devices: " + devices + "\n";
+}
+
+std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
+    TextTable t({"EPOCH", "TRAIN LOSS", "TRAIN ACC", "VAL LOSS", "VAL ACC", "LR", "TIME", "SAMPLES/S", "DATA WAIT", "BEST"});
+    for (const auto& e : epochs)
+        t.addRow({std::to_string(e.epoch), fixed(e.train_loss, 4), fixed(e.train_accuracy, 4), fixed(e.val_loss, 4),
+                  fixed(e.val_accuracy, 4), formatNumber(e.lr), formatDuration(e.epoch_time_s),
+                  fixed(e.samples_per_sec, 0), fixed(100.0 * e.data_wait_share, 1) + "%", e.is_best ? "*" : ""});
+    return t.render("  ");
+}
+
+}  // namespace
+
+StoredRun loadRun(const RunStore& store, int64_t run_id) {
+    StoredRun run;
+    auto summary = store.run(run_id);
+    if (!summary) throw StoreError("No run #" + std::to_string(run_id) + " in '" + store.path() + "'.");
+    run.summary = std::move(*summary);
+    if (auto started = store.runStarted(run_id)) run.started = std::move(*started);
+    run.epochs = store.epochs(run_id);
+    run.val = store.report(run_id, "val");
+    run.test = store.report(run_id, "test");
+    run.artifacts = store.artifacts(run_id);
+    return run;
+}
+
+std::string formatDuration(double seconds) {
+    if (!(seconds >= 0.0)) return "-";
+    if (seconds < 60.0) return fixed(seconds, 1) + " s";
+    const auto total = static_cast<int64_t>(std::llround(seconds));
+    char buffer[64];
+    if (total < 3600) {
+        std::snprintf(buffer, sizeof buffer, "%lld min %02lld s", static_cast<long long>(total / 60),
+                      static_cast<long long>(total % 60));
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%lld h %02lld min", static_cast<long long>(total / 3600),
+                      static_cast<long long>(total % 3600 / 60));
+    }
+    return buffer;
+}
+
+std::string formatBytes(int64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (std::fabs(value) >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        ++unit;
+    }
+    return unit == 0 ? std::to_string(bytes) + " B" : fixed(value, 1) + " " + units[unit];
+}
+
+std::string formatTime(double unix_seconds) {
+    if (unix_seconds <= 0.0) return "-";
+    const auto t = static_cast<std::time_t>(unix_seconds);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local);
+    return buffer;
+}
+
+std::string formatNumber(double value) {
+    if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+std::map<std::string, std::string> flattenJson(const std::string& json_text) {
+    std::map<std::string, std::string> out;
+    const json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) flattenInto(j, "", out);
+    out.erase("");
+    return out;
+}
+
+std::string runsTable(const std::vector<RunSummary>& runs) {
+    TextTable t({"ID", "NAME", "STATUS", "STARTED", "EPOCHS", "BEST VAL ACC", "TEST ACC", "TRAIN TIME", "SAMPLES/S"});
+    for (const auto& r : runs)
+        t.addRow({std::to_string(r.id), r.name, r.status, formatTime(r.started_at), std::to_string(r.epochs_completed),
+                  accuracy(r.best_val_accuracy), accuracy(r.test_accuracy),
+                  r.train_time_s ? formatDuration(*r.train_time_s) : "-",
+                  r.samples_per_sec ? fixed(*r.samples_per_sec, 0) : "-"});
+    return t.render();
+}
+
+std::string runText(const StoredRun& run) {
+    const RunSummary& s = run.summary;
+    std::string out = "Run " + runLabel(s) + " [" + s.status + "]\n";
+    out += "  started " + formatTime(s.started_at) + ", finished " + formatTime(s.finished_at) +
+           (s.device.empty() ? "" : ", device " + s.device) + "\n";
+    if (!s.tags.empty()) {
+        std::string tags;
+        for (const auto& tag : s.tags) tags += (tags.empty() ? "" : ", ") + tag;
+        out += "  tags: " + tags + "\n";
+    }
+    if (s.sweep_id) out += "  sweep: " + s.sweep_name + " (#" + std::to_string(*s.sweep_id) + ")\n";
+    if (!s.notes.empty()) out += "  notes: " + s.notes + "\n";
+    if (!s.failure_message.empty()) out += "  failure (" + s.failure_kind + "): " + s.failure_message + "\n";
+    out += "\nTimings\n" + timingsText(run);
+    out += "\nConfig\n" + keyValueLines(flattenJson(s.config_json));
+    if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);
+    out += "\nEnvironment\n" + environmentText(run.started);
+    if (!run.epochs.empty()) out += "\nEpochs\n" + epochsTable(run.epochs);
+    const auto& shown = run.test ? run.test : run.val;
+    if (shown) {
+        out += "\nClassification report (" + shown->split + ", loss " + fixed(shown->loss, 4) + ")\n" +
+               shown->report.toText() + "\nConfusion matrix (" + shown->split +
+               "; rows: true class, columns: predicted)\n" + shown->report.confusionText();
+        if (!out.empty() && out.back() != '\n') out += "\n";
+    }
+    if (!run.artifacts.empty()) {
+        TextTable t({"ARTIFACT", "EPOCH", "SIZE", "SHA-256", "PATH"});
+        for (const auto& a : run.artifacts)
+            t.addRow({a.kind, a.epoch >= 0 ? std::to_string(a.epoch) : "-", formatBytes(a.bytes),
+                      a.sha256.empty() ? "(unreadable)" : a.sha256.substr(0, 16), a.path});
+        out += "\nArtifacts\n" + t.render("  ");
+    }
+    return out;
+}
+
+std::string comparisonText(const std::vector<StoredRun>& runs) {
+    if (runs.empty()) return {};
+    std::vector<std::string> headers{"KEY"};
+    std::vector<std::map<std::string, std::string>> configs, effective;
+    std::set<std::string> keys, effective_keys;
+    for (const auto& r : runs) {
+        headers.push_back(runLabel(r.summary));
+        configs.push_back(flattenJson(r.summary.config_json));
+        effective.push_back(r.started.effective);
+        for (const auto& [k, v] : configs.back()) keys.insert(k);
+        for (const auto& [k, v] : effective.back()) effective_keys.insert(k);
+    }
+    auto differing = [&](const std::set<std::string>& all, const std::vector<std::map<std::string, std::string>>& maps) {
+        TextTable t(headers);
+        size_t count = 0;
+        for (const auto& key : all) {
+            std::vector<std::string> row{key};
+            for (const auto& m : maps) row.push_back(m.count(key) ? m.at(key) : "(unset)");
+            if (std::all_of(row.begin() + 2, row.end(), [&](const std::string& v) { return v == row[1]; })) continue;
+            t.addRow(std::move(row));
+            ++count;
+        }
+        return std::make_pair(count, t.render("  "));
+    };
+    std::string out;
+    const auto [config_count, config_table] = differing(keys, configs);
+    out += config_count == 0 ? "Config: identical\n"
+                             : "Config keys that differ (" + std::to_string(config_count) + ")\n" + config_table;
+    const auto [effective_count, effective_table] = differing(effective_keys, effective);
+    if (effective_count > 0) out += "\nEffective settings that differ\n" + effective_table;
+
+    headers[0] = "METRIC";
+    TextTable metrics(headers);
+    auto row = [&](const std::string& name, auto&& cell) {
+        std::vector<std::string> cells{name};
+        for (const auto& r : runs) cells.push_back(cell(r.summary));
+        metrics.addRow(std::move(cells));
+    };
+    row("status", [](const RunSummary& s) { return s.status; });
+    row("best val acc", [](const RunSummary& s) { return accuracy(s.best_val_accuracy); });
+    row("test acc", [](const RunSummary& s) { return accuracy(s.test_accuracy); });
+    row("train time", [](const RunSummary& s) { return s.train_time_s ? formatDuration(*s.train_time_s) : "-"; });
+    row("samples/s", [](const RunSummary& s) { return s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-"; });
+    row("peak memory", [](const RunSummary& s) { return s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"; });
+    row("epochs", [](const RunSummary& s) { return std::to_string(s.epochs_completed); });
+    const auto& base = runs.front().summary.train_time_s;
+    row("speedup vs #" + std::to_string(runs.front().summary.id), [&](const RunSummary& s) {
+        if (!base || !s.train_time_s || *s.train_time_s <= 0.0) return std::string("-");
+        return fixed(*base / *s.train_time_s, 2) + "x";
+    });
+    out += "\nMetrics\n" + metrics.render("  ");
+    return out;
+}
+
+}  // namespace hearth::report

@@ -1,0 +1,53 @@
+#pragma once
+// Readable renderings of stored runs (terminal text, Markdown, HTML, Lightning-style CSV, JSON),
+// shared by hearth-cli (`runs`, `show`, `compare`, `export`, the end of `run`) and the workbench.
+
+#include "storage/RunStore.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearth::report {
+
+// Everything a report shows about one run, read once.
+struct StoredRun {
+    RunSummary summary;
+    RunStarted started;
+    std::vector<EpochMetrics> epochs;
+    std::optional<EvalReport> val, test;
+    std::vector<Artifact> artifacts;
+};
+StoredRun loadRun(const RunStore& store, int64_t run_id);   // StoreError if there is no such run
+
+std::string formatDuration(double seconds);     // "12.5 s", "3 min 05 s", "1 h 02 min"
+std::string formatBytes(int64_t bytes);         // "117.7 MiB"
+std::string formatTime(double unix_seconds);    // local time "2024-05-01 12:00:03"; "-" for 0
+std::string formatNumber(double value);         // shortest text that reads back exactly
+
+// "a.b.c" -> value text for every leaf of a JSON object (arrays and scalars are leaves).
+std::map<std::string, std::string> flattenJson(const std::string& json_text);
+
+// `hearth-cli runs`: id, name, status, started, epochs, best val acc, test acc, train time,
+// samples/s; newest first as given.
+std::string runsTable(const std::vector<RunSummary>& runs);
+
+// `hearth-cli show` (and the end of `hearth-cli run`): config, effective settings, environment,
+// timings, epochs, classification report and confusion matrix.
+std::string runText(const StoredRun& run);
+
+// `hearth-cli compare`: the config keys that differ, a metric table, and each run's training
+// speedup against the first run.
+std::string comparisonText(const std::vector<StoredRun>& runs);
+
+// Lightning CSVLogger's metrics.csv layout: epoch,step,train_loss,train_acc,lr,val_loss,val_acc,
+// ...; one row per logged step, one row per epoch with the validation metrics. `step` is the
+// 0-based optimizer step (global_step - 1), as Lightning writes it.
+std::string metricsCsv(const RunStore& store, int64_t run_id);
+std::string runJson(const RunStore& store, int64_t run_id);   // everything stored about the run
+std::string runMarkdown(const StoredRun& run);
+std::string runHtml(const StoredRun& run);
+
+}  // namespace hearth::report

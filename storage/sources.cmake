@@ -1,0 +1,15 @@
+# Sources of storage/ (listed, not globbed).
+target_sources(hearth_storage PRIVATE
+  Sqlite.cpp
+  Schema.cpp
+  StepBlock.cpp
+  Sha256.cpp
+  ProcessIdentity.cpp
+  RunJson.cpp
+  RunStore.cpp
+  RunStoreSeries.cpp
+  BatchWriter.cpp
+  RunWriter.cpp
+  TextTable.cpp
+  RunFormat.cpp
+  RunExport.cpp)

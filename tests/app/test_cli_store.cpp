@@ -1,0 +1,327 @@
+// hearth-cli's history commands (runs, show, compare, export, tag, note, rename, delete) on a
+// database written by the real RunWriter: output, files, exit codes.
+#include "../storage/StoreTestEvents.h"
+#include "StoreCommands.h"
+#include "storage/RunStore.h"
+#include "storage/RunWriter.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace hearth;
+using namespace hearth::testing;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+    bool has(const std::string& part) const { return out.find(part) != std::string::npos; }
+    bool errHas(const std::string& part) const { return err.find(part) != std::string::npos; }
+    // "key = value" in an aligned key/value listing (keys are padded to one width).
+    bool hasSetting(const std::string& key, const std::string& value) const {
+        return std::regex_search(out, std::regex("\\n  " + key + " *= " + value));
+    }
+};
+
+// Parses and runs `args` the way hearth-cli's main does, with captured streams.
+Result runCli(const std::vector<std::string>& args, const std::string& stdin_text = {}) {
+    CLI::App app{"hearth-cli", "hearth-cli"};
+    app.require_subcommand(1);
+    std::string db;
+    app.add_option("--db", db);
+    int exit_code = 0;
+    std::istringstream in(stdin_text);
+    std::ostringstream out, err;
+    cli::StoreCommandContext context{db};
+    context.in = &in;
+    context.out = &out;
+    context.err = &err;
+    cli::registerStoreCommands(app, context, exit_code);
+    std::vector<std::string> argv_text{"hearth-cli"};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    Result result;
+    try {
+        app.parse(static_cast<int>(argv.size()), argv.data());
+        result.code = exit_code;
+    } catch (const CLI::ParseError& e) {
+        result.code = app.exit(e, out, err) == 0 ? 0 : 2;
+    }
+    result.out = out.str();
+    result.err = err.str();
+    return result;
+}
+
+struct StoredRunIds {
+    int64_t cnn = 0, mlp = 0, broken = 0;
+};
+
+StoredRunIds writeHistory(const std::string& path) {
+    StoredRunIds ids;
+    RunWriter writer(path);
+    auto addRun = [&](const std::string& name, const std::string& precision, double lr, double train_time) {
+        const int64_t id = writer.createRun(name, "");
+        RunStarted started = startedEvent(name);
+        started.config_json = R"({"name":")" + name + R"(","optimizer":{"lr":)" + std::to_string(lr) +
+                              R"(},"trainer":{"max_epochs":2,"precision":")" + precision + R"("}})";
+        writer.enqueue(id, started);
+        for (int64_t i = 0; i < 30; ++i) {
+            writer.enqueue(id, stepEvent(i, 15));
+            if (i % 15 == 14) writer.enqueue(id, epochEvent(i / 15, 0.75 + 0.125 * static_cast<double>(i / 15)));
+        }
+        writer.enqueue(id, reportEvent("val", 100));
+        writer.enqueue(id, reportEvent("test", 120));
+        writer.enqueue(id, predictionsEvent("test", 120));
+        RunFinished finished = finishedEvent();
+        finished.train_time_s = train_time;
+        writer.enqueue(id, finished);
+        return id;
+    };
+    ids.cnn = addRun("fashion-cnn", "32-true", 0.001, 12.5);
+    ids.mlp = addRun("fashion-mlp", "bf16-mixed", 0.01, 6.25);
+    ids.broken = writer.createRun("broken", "{}");
+    writer.enqueue(ids.broken, RunFailed{FailureKind::Data, "cannot read /nowhere/train.csv", ""});
+    writer.flush();
+    RunStore(path).setTags(ids.cnn, {"baseline"});
+    return ids;
+}
+
+}  // namespace
+
+class CliStoreTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir dir_;
+    std::string db_;
+    StoredRunIds ids_;
+    std::string id(int64_t value) const { return std::to_string(value); }
+
+private Q_SLOTS:
+    void initTestCase();
+    void runsListsNewestFirstWithMetrics();
+    void runsFiltersByStatusTagNameAndLimit();
+    void showPrintsConfigEnvironmentReportAndConfusion();
+    void compareListsDifferingKeysMetricsAndSpeedup();
+    void exportCsvFollowsLightningLayout();
+    void exportJsonMarkdownAndHtml();
+    void tagNoteAndRenameEditTheRun();
+    void deleteAsksAndRefusesWithoutAnswer();
+    void unknownOrAmbiguousRunExitsTwo();
+    void unreadableDatabaseExitsThree();
+    void builtBinaryKeepsExitCodes();
+};
+
+void CliStoreTest::initTestCase() {
+    QVERIFY(dir_.isValid());
+    db_ = dir_.filePath("history.sqlite").toStdString();
+    ids_ = writeHistory(db_);
+}
+
+void CliStoreTest::runsListsNewestFirstWithMetrics() {
+    const Result r = runCli({"runs", "--db", db_});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("BEST VAL ACC") && r.has("SAMPLES/S") && r.has("TRAIN TIME"), r.out.c_str());
+    const auto broken = r.out.find("broken"), mlp = r.out.find("fashion-mlp"), cnn = r.out.find("fashion-cnn");
+    QVERIFY(broken < mlp && mlp < cnn);
+    QVERIFY2(r.has("0.8750") && r.has("0.8500") && r.has("12.5 s") && r.has("6.2 s"), r.out.c_str());
+    // The app-level --db (how `hearth-cli --db X runs` arrives) works the same.
+    QCOMPARE(runCli({"--db", db_, "runs"}).out, r.out);
+}
+
+void CliStoreTest::runsFiltersByStatusTagNameAndLimit() {
+    Result r = runCli({"runs", "--db", db_, "--status", "failed"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.has("broken") && !r.has("fashion"));
+    r = runCli({"runs", "--db", db_, "--tag", "baseline"});
+    QVERIFY(r.has("fashion-cnn") && !r.has("fashion-mlp"));
+    r = runCli({"runs", "--db", db_, "--name", "MLP"});
+    QVERIFY(r.has("fashion-mlp") && !r.has("fashion-cnn"));
+    r = runCli({"runs", "--db", db_, "--limit", "1"});
+    QVERIFY(r.has("broken") && !r.has("fashion"));
+    r = runCli({"runs", "--db", db_, "--status", "exploded"});
+    QCOMPARE(r.code, 2);
+}
+
+void CliStoreTest::showPrintsConfigEnvironmentReportAndConfusion() {
+    const Result r = runCli({"show", id(ids_.mlp), "--db", db_});
+    QCOMPARE(r.code, 0);
+    const auto report = reportEvent("test", 120).report;
+    QVERIFY2(r.has("Run #" + id(ids_.mlp) + " fashion-mlp [completed]"), r.out.c_str());
+    QVERIFY2(r.hasSetting("trainer\\.precision", "bf16-mixed"), r.out.c_str());
+    QVERIFY(r.has("optimizer.lr"));
+    QVERIFY(r.has("Effective settings") && r.hasSetting("trainer\\.pin_memory", "n/a on CPU"));
+    if (qEnvironmentVariableIsSet("HEARTH_SHOW_OUTPUT")) qInfo("%s", r.out.c_str());
+    QVERIFY(r.has("LibTorch 1.13.1"));
+    QVERIFY(r.has("train time") && r.has("6.2 s"));
+    QVERIFY2(r.has(report.toText()), "the classification report is printed as sklearn lays it out");
+    QVERIFY(r.has(report.confusionText()));
+    QVERIFY(runCli({"show", id(ids_.broken), "--db", db_}).has("cannot read /nowhere/train.csv"));
+}
+
+void CliStoreTest::compareListsDifferingKeysMetricsAndSpeedup() {
+    const Result r = runCli({"compare", id(ids_.cnn), "fashion-m", "--db", db_});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("trainer.precision") && r.has("optimizer.lr") && r.has("name"), r.out.c_str());
+    QVERIFY2(!r.has("trainer.max_epochs"), "identical keys are not listed");
+    QVERIFY(r.has("speedup vs #" + id(ids_.cnn)));
+    if (qEnvironmentVariableIsSet("HEARTH_SHOW_OUTPUT")) qInfo("%s", (runCli({"runs", "--db", db_}).out + r.out).c_str());
+    QVERIFY2(r.has("1.00x") && r.has("2.00x"), r.out.c_str());   // 12.5 s vs 6.25 s
+    QCOMPARE(runCli({"compare", id(ids_.cnn), "--db", db_}).code, 2);
+}
+
+void CliStoreTest::exportCsvFollowsLightningLayout() {
+    const std::string out = dir_.filePath("metrics.csv").toStdString();
+    QCOMPARE(runCli({"export", id(ids_.cnn), "--format", "csv", "--out", out, "--db", db_}).code, 0);
+    std::ifstream in(out);
+    std::string header, line;
+    std::getline(in, header);
+    QVERIFY2(header.rfind("epoch,step,train_loss,train_acc,lr,val_loss,val_acc,", 0) == 0, header.c_str());
+    std::vector<std::vector<std::string>> rows;
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::stringstream cells_in(line);
+        for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+        rows.push_back(cells);
+    }
+    QCOMPARE(rows.size(), size_t{30 + 2});               // 30 logged steps + 2 epoch rows
+    QCOMPARE(rows[0][0], std::string("0"));
+    QCOMPARE(rows[0][1], std::string("0"));              // Lightning's 0-based step
+    QVERIFY(!rows[0][2].empty() && rows[0][5].empty());  // a step row: train metrics, no val
+    QCOMPARE(std::stod(rows[0][2]), stepEvent(0, 15).loss);
+    const auto& epoch_row = rows[15];                    // after the 15th step of epoch 0
+    QCOMPARE(epoch_row[0], std::string("0"));
+    QCOMPARE(epoch_row[1], std::string("14"));
+    QVERIFY(epoch_row[2].empty());
+    QCOMPARE(std::stod(epoch_row[6]), 0.75);             // val_acc
+}
+
+void CliStoreTest::exportJsonMarkdownAndHtml() {
+    const QString json_path = dir_.filePath("run.json");
+    QCOMPARE(runCli({"export", "fashion-c", "--format", "json", "--out", json_path.toStdString(), "--db", db_}).code, 0);
+    QFile file(json_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject j = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(j["run"].toObject()["name"].toString(), QString("fashion-cnn"));
+    QCOMPARE(j["steps"].toArray().size(), 30);
+    QCOMPARE(j["epochs"].toArray().size(), 2);
+    QCOMPARE(j["predictions"].toObject()["test"].toArray().size(), 120);
+    QCOMPARE(j["config"].toObject()["trainer"].toObject()["precision"].toString(), QString("32-true"));
+    QVERIFY(j["reports"].toObject()["test"].toObject().contains("report"));
+
+    RunStore(db_).rename(ids_.broken, "a <b> & c");
+    const Result md = runCli({"export", id(ids_.cnn), "--format", "md", "--out", "-", "--db", db_});
+    QCOMPARE(md.code, 0);
+    QVERIFY(md.has("# Run #" + id(ids_.cnn) + " fashion-cnn") && md.has("## Confusion matrix"));
+    QVERIFY(md.has("| cat | dog | bird |") || md.has("|  | cat | dog | bird |"));
+    QVERIFY(md.has("| trainer.precision | 32-true |"));
+    const Result html = runCli({"export", id(ids_.broken), "--format", "html", "--out", "-", "--db", db_});
+    QVERIFY(html.has("<title>Run #" + id(ids_.broken) + " a &lt;b&gt; &amp; c</title>"));
+    QVERIFY(html.has("<table>"));
+    RunStore(db_).rename(ids_.broken, "broken");
+
+    QCOMPARE(runCli({"export", id(ids_.cnn), "--format", "pdf", "--out", "-", "--db", db_}).code, 2);
+    const Result unwritable = runCli({"export", id(ids_.cnn), "--format", "csv", "--out", "/proc/no/such/file", "--db", db_});
+    QCOMPARE(unwritable.code, 2);
+    QVERIFY(unwritable.errHas("/proc/no/such/file"));
+}
+
+void CliStoreTest::tagNoteAndRenameEditTheRun() {
+    QCOMPARE(runCli({"tag", id(ids_.mlp), "fast", "bf16", "--db", db_}).code, 0);
+    QCOMPARE(runCli({"tag", id(ids_.mlp), "bf16", "--remove", "--db", db_}).code, 0);
+    QCOMPARE(runCli({"note", id(ids_.mlp), "twice", "as", "fast", "--db", db_}).code, 0);
+    QCOMPARE(runCli({"rename", id(ids_.mlp), "mlp-bf16", "--db", db_}).code, 0);
+    const auto run = RunStore(db_).run(ids_.mlp);
+    QCOMPARE(run->tags, std::vector<std::string>{"fast"});
+    QCOMPARE(run->notes, std::string("twice as fast"));
+    QCOMPARE(run->name, std::string("mlp-bf16"));
+    QCOMPARE(runCli({"rename", id(ids_.mlp), "fashion-mlp", "--db", db_}).code, 0);
+}
+
+void CliStoreTest::deleteAsksAndRefusesWithoutAnswer() {
+    int64_t victim = 0;
+    {
+        RunWriter writer(db_);
+        victim = writer.createRun("victim", "{}");
+        writer.enqueue(victim, finishedEvent());
+    }
+    Result r = runCli({"delete", id(victim), "--db", db_});   // stdin at EOF
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.errHas("--yes"), r.err.c_str());
+    QVERIFY(RunStore(db_).run(victim).has_value());
+    r = runCli({"delete", id(victim), "--db", db_}, "n\n");
+    QCOMPARE(r.code, 0);
+    QVERIFY(RunStore(db_).run(victim).has_value());
+    r = runCli({"delete", id(victim), "--db", db_}, "y\n");
+    QCOMPARE(r.code, 0);
+    QVERIFY(!RunStore(db_).run(victim).has_value());
+
+    RunWriter writer(db_);
+    const int64_t live = writer.createRun("live", "{}");   // written by this (living) process
+    r = runCli({"delete", id(live), "--yes", "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.errHas("still being written"));
+    writer.enqueue(live, finishedEvent());
+    writer.flush();
+    QCOMPARE(runCli({"delete", id(live), "-y", "--db", db_}).code, 0);
+    QVERIFY(!RunStore(db_).run(live).has_value());
+}
+
+void CliStoreTest::unknownOrAmbiguousRunExitsTwo() {
+    Result r = runCli({"show", "999", "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.errHas("No run") && r.errHas("999"));
+    r = runCli({"show", "fashion", "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.errHas("#" + id(ids_.cnn) + " fashion-cnn") && r.errHas("#" + id(ids_.mlp) + " fashion-mlp"),
+             r.err.c_str());
+    QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), 1L);   // one line
+    QCOMPARE(runCli({"show", "--db", db_}).code, 2);               // missing RUN
+}
+
+void CliStoreTest::unreadableDatabaseExitsThree() {
+    const std::string text_file = dir_.filePath("notes.txt").toStdString();
+    std::ofstream(text_file) << std::string(4096, 'x');
+    Result r = runCli({"runs", "--db", text_file});
+    QCOMPARE(r.code, 3);
+    QVERIFY(r.errHas(text_file) && r.errHas("not a SQLite database"));
+    r = runCli({"show", "1", "--db", dir_.filePath("missing.sqlite").toStdString()});
+    QCOMPARE(r.code, 3);
+    QVERIFY(r.errHas("missing.sqlite"));
+}
+
+void CliStoreTest::builtBinaryKeepsExitCodes() {
+    const QString cli = QStringLiteral(HEARTH_CLI_PATH);
+    if (cli.isEmpty() || !QFile::exists(cli)) QSKIP("hearth-cli is not built in this configuration");
+    auto run = [&](const QStringList& args, QByteArray* out = nullptr) {
+        QProcess p;
+        p.start(cli, args);
+        p.closeWriteChannel();   // no terminal, no answer
+        if (!p.waitForFinished(60000)) return -1;
+        if (out) *out = p.readAllStandardOutput() + p.readAllStandardError();
+        return p.exitCode();
+    };
+    const QString db = QString::fromStdString(db_);
+    QByteArray output;
+    QCOMPARE(run({"runs", "--db", db}, &output), 0);
+    QVERIFY(output.contains("fashion-cnn"));
+    QCOMPARE(run({"--db", db, "show", "fashion-c"}, &output), 0);
+    QVERIFY(output.contains("Confusion matrix"));
+    QCOMPARE(run({"show", "424242", "--db", db}), 2);
+    QCOMPARE(run({"delete", QString::number(ids_.cnn), "--db", db}), 2);
+    QVERIFY(RunStore(db_).run(ids_.cnn).has_value());
+    QCOMPARE(run({"runs", "--db", dir_.filePath("notes.txt")}), 3);
+}
+
+QTEST_GUILESS_MAIN(CliStoreTest)
+#include "test_cli_store.moc"

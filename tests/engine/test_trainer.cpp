@@ -1,0 +1,266 @@
+// Trainer on in-memory synthetic data: learning, gradient accumulation equivalence, leftover
+// micro-batches, clipping, bf16-mixed on CPU, learning-rate schedules and the best checkpoint.
+#include "TrainTestSupport.h"
+
+#include "engine/TorchCompat.h"
+#include "engine/data/Loader.h"
+#include "engine/train/Checkpoint.h"
+#include "engine/train/Evaluation.h"
+#include "engine/train/Schedulers.h"
+#include "engine/train/Trainer.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+
+using namespace hearth;
+using namespace hearth::testing;
+
+namespace {
+
+ExperimentConfig mlpConfig() {
+    ExperimentConfig c;
+    c.model.name = "mlp";
+    c.model.hidden = {16};
+    c.model.dropout = 0.0;
+    c.optimizer.name = "sgd";
+    c.optimizer.lr = 0.1;
+    c.optimizer.momentum = 0.9;
+    c.trainer.max_epochs = 1;
+    c.trainer.batch_size = 64;
+    c.trainer.num_workers = 0;
+    c.trainer.log_every_n_steps = 1;
+    return c;
+}
+
+std::shared_ptr<ClassifierImpl> seededModel(const ExperimentConfig& c, const DataSplits& s, uint64_t seed = 5) {
+    torch::manual_seed(seed);
+    return createModel(c.model, ModelInput{s.train->sampleShape(), static_cast<int64_t>(s.class_names.size())});
+}
+
+torch::Tensor flatWeights(ClassifierImpl& m) {
+    std::vector<torch::Tensor> parts;
+    for (const auto& p : m.parameters()) parts.push_back(p.detach().flatten());
+    return torch::cat(parts);
+}
+
+struct FitRun {
+    std::shared_ptr<ClassifierImpl> model;
+    RecordingSink sink;
+    FitResult result;
+};
+
+void fitOnce(const ExperimentConfig& c, const DataSplits& s, FitRun& run, const std::string& dir = "") {
+    run.model = seededModel(c, s);
+    std::atomic<bool> stop{false};
+    Trainer trainer(c, torch::kCPU, run.model, s, dir, run.sink, stop);
+    run.result = trainer.fit();
+}
+
+}  // namespace
+
+class TestTrainer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(2); }
+
+    void lossDecreasesOnSeparableData() {
+        auto c = mlpConfig();
+        c.optimizer.name = "adam";
+        c.optimizer.lr = 0.01;
+        c.trainer.max_epochs = 3;
+        c.trainer.batch_size = 16;
+        const auto s = blobSplits(480, 96, 96);
+        FitRun run;
+        fitOnce(c, s, run);
+        const auto steps = run.sink.all<StepMetrics>();
+        const auto epochs = run.sink.all<EpochMetrics>();
+        QCOMPARE(epochs.size(), size_t(3));
+        QCOMPARE(run.result.global_steps, int64_t(3 * 30));
+        QVERIFY2(epochs.back().train_loss < 0.5 * steps.front().loss, "training loss did not halve");
+        QVERIFY(epochs.back().val_accuracy > 0.9);
+        QVERIFY(!run.result.stopped);
+        QCOMPARE(steps.back().global_step, int64_t(90));
+        QCOMPARE(steps.back().batch, int64_t(30));
+    }
+
+    void accumulationMatchesOneLargeBatch() {
+        const auto s = blobSplits(128, 32, 32);
+        auto big = mlpConfig();
+        auto small = mlpConfig();
+        small.trainer.batch_size = 16;
+        small.trainer.accumulate_grad_batches = 4;
+        FitRun a, b;
+        fitOnce(big, s, a);
+        fitOnce(small, s, b);
+        QCOMPARE(a.result.global_steps, int64_t(2));
+        QCOMPARE(b.result.global_steps, int64_t(2));
+        const double diff = (flatWeights(*a.model) - flatWeights(*b.model)).abs().max().item<double>();
+        QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+        // The untrained model differs, so the comparison is not vacuous.
+        auto fresh = seededModel(big, s);
+        QVERIFY((flatWeights(*fresh) - flatWeights(*a.model)).abs().max().item<double>() > 1e-3);
+    }
+
+    void leftoverMicroBatchesMakeASmallerStep() {
+        // 80 samples: batch 64 gives steps of 64 and 16; batch 16 x4 gives groups of 4 and 1.
+        const auto s = blobSplits(80, 32, 32);
+        auto big = mlpConfig();
+        auto small = mlpConfig();
+        small.trainer.batch_size = 16;
+        small.trainer.accumulate_grad_batches = 4;
+        FitRun a, b;
+        fitOnce(big, s, a);
+        fitOnce(small, s, b);
+        QCOMPARE(b.result.global_steps, int64_t(2));
+        const double diff = (flatWeights(*a.model) - flatWeights(*b.model)).abs().max().item<double>();
+        QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+    }
+
+    void gradientClippingBoundsTheUpdate() {
+        const auto s = blobSplits(64, 32, 32);
+        auto c = mlpConfig();
+        c.optimizer.lr = 1.0;
+        c.optimizer.momentum = 0.0;
+        c.trainer.gradient_clip_val = 0.01;
+        FitRun run;
+        fitOnce(c, s, run);
+        auto fresh = seededModel(c, s);
+        const double step_norm = (flatWeights(*run.model) - flatWeights(*fresh)).norm().item<double>();
+        QVERIFY2(step_norm <= 0.01 + 1e-6, qPrintable(QString("update norm %1").arg(step_norm)));
+        QVERIFY(step_norm > 0.009);
+    }
+
+    void bf16MixedTrainsOnCpu() {
+        auto c = mlpConfig();
+        c.optimizer.name = "adam";
+        c.optimizer.lr = 0.01;
+        c.trainer.precision = "bf16-mixed";
+        c.trainer.max_epochs = 2;
+        c.trainer.batch_size = 16;
+        const auto s = blobSplits(320, 96, 96);
+        FitRun run;
+        fitOnce(c, s, run);
+        const auto epochs = run.sink.all<EpochMetrics>();
+        QCOMPARE(epochs.size(), size_t(2));
+        QVERIFY(epochs.back().val_accuracy > 0.85);
+        QCOMPARE(run.sink.all<StepMetrics>().back().loss_scale, 0.0);  // bf16 needs no scaler
+        for (const auto& p : run.model->parameters()) QCOMPARE(p.scalar_type(), torch::kFloat32);
+    }
+
+    void schedulesFollowTheirCurves() {
+        SchedulerConfig cos;
+        cos.name = "cosine";
+        cos.min_lr = 0.1;
+        LearningRateSchedule cosine(cos, 1.0, 100);
+        QCOMPARE(cosine.lrAt(0, 0), 1.0);
+        QVERIFY(qAbs(cosine.lrAt(50, 0) - 0.55) < 1e-12);
+        QVERIFY(qAbs(cosine.lrAt(100, 2) - 0.1) < 1e-12);
+
+        SchedulerConfig warm;
+        warm.name = "linear-warmup";
+        warm.warmup_steps = 10;
+        warm.min_lr = 0.0;
+        LearningRateSchedule linear(warm, 1.0, 110);
+        QVERIFY(qAbs(linear.lrAt(0, 0) - 0.1) < 1e-12);
+        QVERIFY(qAbs(linear.lrAt(9, 0) - 1.0) < 1e-12);
+        QVERIFY(qAbs(linear.lrAt(60, 0) - 0.5) < 1e-12);
+        QVERIFY(qAbs(linear.lrAt(110, 0)) < 1e-12);
+
+        SchedulerConfig st;
+        st.name = "step";
+        st.step_size = 2;
+        st.gamma = 0.5;
+        LearningRateSchedule stepped(st, 1.0, 100);
+        QCOMPARE(stepped.lrAt(99, 1), 1.0);
+        QCOMPARE(stepped.lrAt(0, 2), 0.5);
+        QCOMPARE(stepped.lrAt(0, 5), 0.25);
+
+        SchedulerConfig bad;
+        bad.name = "exponential";
+        QVERIFY_THROWS_EXCEPTION(ConfigError, LearningRateSchedule(bad, 1.0, 1));
+    }
+
+    void cosineScheduleCountsOptimizerStepsNotMicroBatches() {
+        const auto s = blobSplits(128, 32, 32);
+        auto c = mlpConfig();
+        c.trainer.batch_size = 16;
+        c.trainer.accumulate_grad_batches = 2;
+        c.trainer.max_epochs = 2;
+        c.scheduler.name = "cosine";
+        c.scheduler.min_lr = 0.0;
+        FitRun run;
+        fitOnce(c, s, run);
+        const auto steps = run.sink.all<StepMetrics>();
+        QCOMPARE(run.result.global_steps, int64_t(8));  // 8 micro-batches / 2, two epochs
+        QCOMPARE(steps.size(), size_t(8));
+        // The last of 8 steps has index 7: lr = 0.1 * (1 + cos(pi * 7/8)) / 2.
+        QVERIFY(qAbs(steps.back().lr - 0.1 * 0.5 * (1.0 + std::cos(M_PI * 7.0 / 8.0))) < 1e-12);
+        QCOMPARE(steps.front().lr, 0.1);
+    }
+
+    void bestCheckpointIsSavedAndUsedForTest() {
+        QTemporaryDir dir;
+        const auto s = blobSplits(160, 96, 96);
+        auto c = mlpConfig();
+        c.optimizer.lr = 0.02;
+        c.optimizer.momentum = 0.0;
+        c.trainer.batch_size = 16;
+        c.trainer.max_epochs = 3;
+        // "Best" = lowest val accuracy, so the best epoch is not simply the last one.
+        c.trainer.checkpoint.mode = "min";
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        auto model = seededModel(c, s);
+        Trainer trainer(c, torch::kCPU, model, s, dir.path().toStdString(), sink, stop);
+        trainer.fit();
+        const auto epochs = sink.all<EpochMetrics>();
+        const auto saves = sink.all<CheckpointSaved>();
+        QVERIFY(!saves.empty());
+        QVERIFY(epochs[0].is_best);
+        int64_t best_epoch = -1;
+        double best = 2.0;
+        for (const auto& e : epochs) {
+            const bool improves = e.val_accuracy < best;
+            QCOMPARE(e.is_best, improves);
+            if (improves) {
+                best = e.val_accuracy;
+                best_epoch = e.epoch;
+            }
+        }
+        QCOMPARE(saves.back().epoch, best_epoch);
+        QCOMPARE(saves.back().value, best);
+        const std::string path = dir.filePath("best.pt").toStdString();
+        QVERIFY(std::filesystem::exists(path));
+        QCOMPARE(saves.back().bytes, static_cast<int64_t>(std::filesystem::file_size(path)));
+
+        const TestResult tested = trainer.test();
+        QVERIFY(tested.ran);
+        // A fresh model loaded from best.pt scores exactly what the test phase reported.
+        auto reloaded = seededModel(c, s, 99);
+        loadCheckpointFile(path, *reloaded);
+        LoaderOptions lo;
+        lo.shuffle = false;
+        lo.batch_size = 16;  // same batches as the test phase, so the float sums match exactly
+        Loader loader(s.test, lo);
+        Precision fp32("32-true", torch::kCPU);
+        const auto eval = evaluate(*reloaded, loader, *s.test, fp32, false, false, nullptr);
+        QCOMPARE(eval.accuracy, tested.accuracy);
+        QVERIFY(qAbs(eval.loss - tested.loss) < 1e-9);
+        const auto reports = sink.all<EvalReport>();
+        QCOMPARE(QString::fromStdString(reports.back().split), QString("test"));
+        QCOMPARE(reports.back().report.accuracy, tested.accuracy);
+        const auto preds = sink.all<PredictionsReady>();
+        QCOMPARE(preds.size(), size_t(1));
+        QCOMPARE(preds[0].predictions.size(), size_t(96));
+        // The file also carries the optimizer state.
+        torch::serialize::InputArchive archive;
+        archive.load_from(path);
+        torch::serialize::InputArchive optimizer_part;
+        QVERIFY(archive.try_read("optimizer", optimizer_part));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainer)
+#include "test_trainer.moc"

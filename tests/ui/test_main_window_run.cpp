@@ -1,0 +1,177 @@
+// The workbench end to end: a real (small) Fashion-MNIST run started from the window, watched
+// live, reported and listed in the history; a failing run shows its message and leaves the
+// window usable.
+#include "UiTestSupport.h"
+
+#include "storage/RunStore.h"
+#include "ui/CompareView.h"
+#include "ui/DeviceMonitorPanel.h"
+#include "ui/ExperimentForm.h"
+#include "ui/ExperimentPanel.h"
+#include "ui/FailureBanner.h"
+#include "ui/HistoryModel.h"
+#include "ui/HistoryView.h"
+#include "ui/LivePlots.h"
+#include "ui/LiveView.h"
+#include "ui/LogPane.h"
+#include "ui/MainWindow.h"
+#include "ui/MemoryGauge.h"
+#include "ui/ProgressPanel.h"
+#include "ui/ReportView.h"
+#include "ui/SampleBrowser.h"
+#include "ui/TrainingSession.h"
+
+#include <QAction>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace hearth::ui;
+
+class TestMainWindowRun : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+
+    MainWindowOptions options() const { return {m_db, QString()}; }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        hearth::test::isolateSettings(m_dir);
+        m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
+    }
+
+    void startsWithTheDefaultExperimentAndTitle()
+    {
+        MainWindow window(options());
+        QCOMPARE(window.windowTitle(), QStringLiteral("Hearth"));
+        QCOMPARE(hearth::configToJson(window.experimentPanel()->config()), hearth::configToJson(hearth::ExperimentConfig{}));
+        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(!window.stopAction()->isEnabled());
+        QCOMPARE(window.startAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_R));
+        QCOMPARE(window.stopAction()->shortcut(), QKeySequence(Qt::Key_Escape));
+    }
+
+    void smallRunIsWatchedReportedAndListed()
+    {
+        MainWindow window(options());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto config = hearth::test::tinyExperiment("window-run");
+        config.model.name = "cnn";
+        config.model.channels = {4, 8};
+        window.experimentPanel()->setConfig(config);
+        QVERIFY(window.experimentPanel()->isValid());
+        QTest::mouseClick(window.experimentPanel()->startButton(), Qt::LeftButton);
+        QVERIFY(window.session()->isRunning());
+        QVERIFY(window.stopAction()->isEnabled());
+        QVERIFY(!window.experimentPanel()->startButton()->isEnabled());
+        QCOMPARE(window.currentTab(), MainWindow::Tab::Live);
+        const qint64 runId = window.session()->currentRunId();
+
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 240000);
+        LivePlots* plots = window.liveView()->plots();
+        QVERIFY(plots->pointCount(LivePlots::Plot::Loss) >= 5);   // log_every_n_steps=1, 10 batches
+        QCOMPARE(plots->pointCount(LivePlots::Plot::Epochs), 1);
+        QVERIFY(plots->pointCount(LivePlots::Plot::LearningRate) >= 5);
+        QVERIFY(plots->pointCount(LivePlots::Plot::Throughput) >= 5);
+        QCOMPARE(window.liveView()->progress()->percent(), 100);
+        QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Completed")));
+        QVERIFY(!window.liveView()->log()->text().isEmpty());
+        QVERIFY(window.liveView()->devices()->gauge(-1)->allocated() > 0);   // process RAM
+        QVERIFY(window.experimentPanel()->startButton()->isEnabled());
+
+        ReportView* report = window.reportView();
+        QCOMPARE(report->runId(), runId);
+        QTableWidget* table = report->classificationTable();
+        QCOMPARE(table->rowCount(), 10 + 3);   // Fashion-MNIST classes + accuracy, macro, weighted
+        QCOMPARE(table->item(10, 0)->text(), QStringLiteral("accuracy"));
+        QCOMPARE(table->item(12, 0)->text(), QStringLiteral("weighted avg"));
+        hearth::RunStore store(m_db.toStdString());
+        const auto run = store.run(runId);
+        QVERIFY(run);
+        QCOMPARE(run->status, std::string("completed"));
+        QCOMPARE(table->item(10, 3)->text(), QString::number(*run->test_accuracy, 'f', 4));
+        QVERIFY(report->sampleBrowser()->visibleCount() > 0);   // a 1-epoch tiny cnn makes mistakes
+
+        HistoryModel* history = window.historyView()->model();
+        QCOMPARE(history->rowCount(), 1);
+        QCOMPARE(history->data(history->index(0, HistoryModel::Name), Qt::DisplayRole).toString(),
+                 QStringLiteral("window-run"));
+        QCOMPARE(history->data(history->index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
+                 QStringLiteral("completed"));
+        const QString json = m_dir.filePath(QStringLiteral("report.json"));
+        QVERIFY(exportReport(report->report(), json));
+    }
+
+    void stopKeepsTheRunAsStopped()
+    {
+        MainWindow window(options());
+        auto config = hearth::test::tinyExperiment("stopped-run");
+        config.data.limit = 5000;
+        config.trainer.max_epochs = 20;
+        window.experimentPanel()->setConfig(config);
+        QVERIFY(window.startRun());
+        const qint64 runId = window.session()->currentRunId();
+        QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 0, 120000);
+        window.stopAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
+        QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("stopped"));
+        QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Stopped")));
+    }
+
+    void failedRunShowsMessageAndWindowStaysUsable()
+    {
+        MainWindow window(options());
+        window.show();
+        auto config = hearth::test::tinyExperiment("missing-data");
+        config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
+        window.experimentPanel()->setConfig(config);
+        QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
+        FailureBanner* banner = window.liveView()->banner();
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->message().contains(QStringLiteral("no-such-folder")), qPrintable(banner->message()));
+        QVERIFY(window.experimentPanel()->startButton()->isEnabled());
+        QVERIFY(window.startAction()->isEnabled());
+        const auto runs = hearth::RunStore(m_db.toStdString()).listRuns();
+        QCOMPARE(runs.front().status, std::string("failed"));
+    }
+
+    void layoutAndConfigSurviveARestart()
+    {
+        {
+            MainWindow window(options());
+            window.resize(1100, 700);
+            auto config = hearth::test::tinyExperiment("remember-me");
+            window.experimentPanel()->setConfig(config);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            window.close();
+        }
+        MainWindow again(options());
+        QCOMPARE(again.experimentPanel()->config().name, std::string("remember-me"));
+        QCOMPARE(again.size(), QSize(1100, 700));
+    }
+
+    void historySelectionOpensReportAndCompare()
+    {
+        MainWindow window(options());
+        const auto runs = hearth::RunStore(m_db.toStdString()).listRuns();
+        QVERIFY(runs.size() >= 2);
+        window.openReport(runs.back().id);
+        QCOMPARE(window.currentTab(), MainWindow::Tab::Report);
+        QCOMPARE(window.reportView()->runId(), runs.back().id);
+        window.compareRuns({runs[0].id, runs[1].id});
+        QCOMPARE(window.currentTab(), MainWindow::Tab::Compare);
+        QCOMPARE(window.compareView()->runIds().size(), 2);
+    }
+};
+
+QTEST_MAIN(TestMainWindowRun)
+#include "test_main_window_run.moc"

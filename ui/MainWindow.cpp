@@ -1,0 +1,316 @@
+#include "ui/MainWindow.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "storage/RunStore.h"
+#include "ui/CompareView.h"
+#include "ui/ExperimentPanel.h"
+#include "ui/Format.h"
+#include "ui/HistoryModel.h"
+#include "ui/HistoryView.h"
+#include "ui/LiveView.h"
+#include "ui/MetaTypes.h"
+#include "ui/ReportView.h"
+#include "ui/TrainingSession.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace hearth::ui {
+
+namespace {
+const char* kGeometry = "window/geometry";
+const char* kState = "window/state";
+const char* kLiveSplit = "window/liveSplitters";
+const char* kCompareSplit = "window/compareSplitters";
+const char* kHistoryHeader = "window/historyHeader";
+const char* kTab = "window/tab";
+
+bool isDataSource(const QFileInfo& info)
+{
+    return info.isDir() || info.suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0;
+}
+}  // namespace
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), m_store(std::make_shared<hearth::RunStore>(options.dbPath.toStdString())),
+      m_session(new TrainingSession(options.dbPath, this)), m_panel(new ExperimentPanel), m_tabs(new QTabWidget),
+      m_live(new LiveView), m_report(new ReportView(m_store)), m_history(new HistoryView(m_store)),
+      m_compare(new CompareView(m_store)), m_dock(new QDockWidget(tr("Experiment"), this)),
+      m_runStatus(new QLabel), m_deviceStatus(new QLabel)
+{
+    registerMetaTypes();
+    setWindowTitle(QStringLiteral("Hearth"));
+    setAcceptDrops(true);
+    m_dock->setObjectName(QStringLiteral("experimentDock"));
+    m_dock->setWidget(m_panel);
+    m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                        | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_dock);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_live, tr("Live"));
+    m_tabs->addTab(m_report, tr("Report"));
+    m_tabs->addTab(m_history, tr("History"));
+    m_tabs->addTab(m_compare, tr("Compare"));
+    setCentralWidget(m_tabs);
+
+    buildActions();
+    buildMenus();
+    buildStatusBar();
+    connectSession();
+    loadInitialConfig(options.configPath);
+    restoreLayout();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions()
+{
+    m_startAction = new QAction(tr("&Start"), this);
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_startAction->setStatusTip(tr("Train the experiment set up on the left."));
+    connect(m_startAction, &QAction::triggered, this, &MainWindow::startRun);
+    m_stopAction = new QAction(tr("S&top"), this);
+    m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_stopAction->setStatusTip(tr("Stop after the current step; the run is kept as 'stopped'."));
+    m_stopAction->setEnabled(false);
+    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopRun);
+    addAction(m_startAction);
+    addAction(m_stopAction);
+    m_startAction->setEnabled(m_panel->isValid());
+    connect(m_panel, &ExperimentPanel::validityChanged, this,
+            [this](bool valid) { m_startAction->setEnabled(valid && !m_session->isRunning()); });
+    connect(m_panel, &ExperimentPanel::startRequested, this, &MainWindow::startRun);
+    connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRun);
+    connect(m_panel, &ExperimentPanel::fileChanged, this, [this](const QString& path) {
+        setWindowFilePath(path);
+        statusBar()->showMessage(tr("Experiment %1").arg(QDir::toNativeSeparators(path)), 4000);
+    });
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Experiment…"), QKeySequence::Open, m_panel, &ExperimentPanel::openInteractively);
+    file->addMenu(m_panel->recentMenu());
+    file->addAction(tr("&Save Experiment"), QKeySequence::Save, m_panel, &ExperimentPanel::saveInteractively);
+    file->addAction(tr("Save Experiment &As…"), QKeySequence::SaveAs, m_panel, &ExperimentPanel::saveAsInteractively);
+    file->addSeparator();
+    file->addAction(tr("&Export Report…"), m_report, &ReportView::exportInteractively);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_startAction);
+    run->addAction(m_stopAction);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_dock->toggleViewAction());
+    view->addSeparator();
+    const Tab tabs[] = {Tab::Live, Tab::Report, Tab::History, Tab::Compare};
+    for (int i = 0; i < 4; ++i) {
+        QAction* a = view->addAction(m_tabs->tabText(i), this, [this, t = tabs[i]] { showTab(t); });
+        a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Hearth"), this, [this] {
+        QMessageBox::about(this, tr("About Hearth"),
+                           tr("<h3>Hearth %1</h3><p>A desktop workbench for training LibTorch models.</p>"
+                              "<p>Runs are stored in<br><tt>%2</tt></p>")
+                               .arg(QApplication::applicationVersion(), QString::fromStdString(m_store->path()).toHtmlEscaped()));
+    });
+}
+
+void MainWindow::buildStatusBar()
+{
+    const hearth::DeviceCapabilities caps = hearth::queryDeviceCapabilities();
+    m_deviceStatus->setText(caps.cuda_available && caps.cuda_device_count > 0
+                                ? tr("%n CUDA device(s)", nullptr, static_cast<int>(caps.cuda_device_count))
+                                : tr("CPU only"));
+    m_runStatus->setText(tr("Idle"));
+    m_runStatus->setObjectName(QStringLiteral("runStatus"));
+    auto* db = new QLabel(QFileInfo(QString::fromStdString(m_store->path())).fileName());
+    db->setToolTip(tr("Run store: %1").arg(QString::fromStdString(m_store->path())));
+    statusBar()->addPermanentWidget(m_runStatus);
+    statusBar()->addPermanentWidget(m_deviceStatus);
+    statusBar()->addPermanentWidget(db);
+}
+
+void MainWindow::connectSession()
+{
+    connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString& name) {
+        m_live->beginRun(runId, name);
+        m_runStatus->setText(tr("Running run %1").arg(runId));
+        showTab(Tab::Live);
+    });
+    connect(m_session, &TrainingSession::eventsReady, m_live, &LiveView::handleEvents);
+    connect(m_session, &TrainingSession::runningChanged, this, [this](bool running) {
+        m_panel->setRunning(running);
+        m_startAction->setEnabled(!running && m_panel->isValid());
+        m_stopAction->setEnabled(running);
+        m_history->model()->refresh();
+    });
+    connect(m_session, &TrainingSession::runEnded, this,
+            [this](qint64 runId, hearth::RunStatus status, const QString& message) {
+                onRunEnded(runId, static_cast<int>(status), message);
+            });
+    connect(m_history, &HistoryView::openReportRequested, this, &MainWindow::openReport);
+    connect(m_history, &HistoryView::compareRequested, this, &MainWindow::compareRuns);
+}
+
+void MainWindow::onRunEnded(qint64 runId, int status, const QString& message)
+{
+    m_history->model()->refresh();
+    m_report->showRun(runId);
+    switch (static_cast<hearth::RunStatus>(status)) {
+    case hearth::RunStatus::Completed:
+        m_runStatus->setText(tr("Run %1 completed").arg(runId));
+        statusBar()->showMessage(tr("Run %1 completed — its report is in the Report tab (Ctrl+2).").arg(runId));
+        break;
+    case hearth::RunStatus::Stopped:
+        m_runStatus->setText(tr("Run %1 stopped").arg(runId));
+        break;
+    case hearth::RunStatus::Failed:
+        m_runStatus->setText(tr("Run %1 failed").arg(runId));
+        statusBar()->showMessage(message, 10000);
+        break;
+    }
+}
+
+bool MainWindow::startRun()
+{
+    if (m_session->isRunning() || !m_panel->isValid())
+        return false;
+    const hearth::ExperimentConfig config = m_panel->config();
+    m_panel->rememberConfig();
+    QString error;
+    if (!m_session->start(config, &error)) {
+        m_live->showProblem(tr("The run could not start"), error);
+        showTab(Tab::Live);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::stopRun()
+{
+    if (m_session->isRunning()) {
+        m_session->stop();
+        m_runStatus->setText(tr("Stopping after this step…"));
+    }
+}
+
+void MainWindow::openReport(qint64 runId)
+{
+    m_report->showRun(runId);
+    showTab(Tab::Report);
+}
+
+void MainWindow::compareRuns(const QList<qint64>& runIds)
+{
+    m_compare->setRuns(runIds);
+    m_history->selectRuns(runIds);
+    showTab(Tab::Compare);
+}
+
+void MainWindow::showTab(Tab tab)
+{
+    m_tabs->setCurrentIndex(static_cast<int>(tab));
+}
+
+MainWindow::Tab MainWindow::currentTab() const
+{
+    return static_cast<Tab>(m_tabs->currentIndex());
+}
+
+void MainWindow::loadInitialConfig(const QString& configPath)
+{
+    if (!configPath.isEmpty()) {
+        QString error;
+        if (m_panel->openFile(configPath, &error))
+            return;
+        m_live->showProblem(tr("Could not open the experiment"), configPath + QStringLiteral(": ") + error);
+    }
+    if (!m_panel->restoreLastConfig())
+        m_panel->setConfig(hearth::ExperimentConfig{});   // Fashion-MNIST cnn
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(kGeometry).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(kState).toByteArray());
+    m_live->restoreSplitterState(settings.value(kLiveSplit).toByteArray());
+    m_compare->restoreSplitterState(settings.value(kCompareSplit).toByteArray());
+    m_history->restoreHeaderState(settings.value(kHistoryHeader).toByteArray());
+    const int tab = settings.value(kTab, 0).toInt();
+    // Report and Compare start empty; reopen Live or History only.
+    showTab(tab == static_cast<int>(Tab::History) ? Tab::History : Tab::Live);
+}
+
+void MainWindow::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(kGeometry, saveGeometry());
+    settings.setValue(kState, saveState());
+    settings.setValue(kLiveSplit, m_live->saveSplitterState());
+    settings.setValue(kCompareSplit, m_compare->saveSplitterState());
+    settings.setValue(kHistoryHeader, m_history->saveHeaderState());
+    settings.setValue(kTab, m_tabs->currentIndex());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_session->isRunning()) {
+        const auto answer = QMessageBox::question(this, tr("Quit Hearth"),
+            tr("A run is in progress. Stop it and quit? The run is kept as 'stopped'."),
+            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
+    saveLayout();
+    m_panel->rememberConfig();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile()) {
+        const QFileInfo info(urls.first().toLocalFile());
+        if (isDataSource(info) || info.suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0)
+            event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QFileInfo info(event->mimeData()->urls().value(0).toLocalFile());
+    if (info.suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0) {
+        QString error;
+        if (!m_panel->openFile(info.absoluteFilePath(), &error))
+            QMessageBox::warning(this, tr("Cannot Open Experiment"), error);
+    } else if (isDataSource(info)) {
+        m_panel->setDataSource(info.absoluteFilePath());
+        m_dock->show();
+        statusBar()->showMessage(tr("Data source set to %1").arg(QDir::toNativeSeparators(info.absoluteFilePath())), 5000);
+    }
+    event->acceptProposedAction();
+}
+
+}  // namespace hearth::ui

@@ -1,0 +1,92 @@
+#pragma once
+// MainWindow: the workbench — experiment panel in a left dock; Live, Report, History and
+// Compare tabs in the centre; a status bar. Wires the TrainingSession to the views and keeps
+// the window's geometry and layout between starts.
+
+#include "engine/config/ExperimentConfig.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QTabWidget;
+
+namespace hearth {
+class RunStore;
+}
+
+namespace hearth::ui {
+
+class CompareView;
+class ExperimentPanel;
+class HistoryView;
+class LiveView;
+class ReportView;
+class TrainingSession;
+
+struct MainWindowOptions {
+    QString dbPath;                 // the run store (RunStore::defaultPath() unless --db)
+    QString configPath;             // preload this experiment (--config)
+};
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+
+public:
+    enum class Tab { Live, Report, History, Compare };
+
+    // Throws hearth::StoreError when the database cannot be opened.
+    explicit MainWindow(const MainWindowOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ExperimentPanel* experimentPanel() const { return m_panel; }
+    LiveView* liveView() const { return m_live; }
+    ReportView* reportView() const { return m_report; }
+    HistoryView* historyView() const { return m_history; }
+    CompareView* compareView() const { return m_compare; }
+    TrainingSession* session() const { return m_session; }
+    QAction* startAction() const { return m_startAction; }
+    QAction* stopAction() const { return m_stopAction; }
+    void showTab(Tab tab);
+    Tab currentTab() const;
+
+public Q_SLOTS:
+    bool startRun();
+    void stopRun();
+    void openReport(qint64 runId);
+    void compareRuns(const QList<qint64>& runIds);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildStatusBar();
+    void connectSession();
+    void loadInitialConfig(const QString& configPath);
+    void restoreLayout();
+    void saveLayout() const;
+    void onRunEnded(qint64 runId, int status, const QString& message);
+
+    std::shared_ptr<hearth::RunStore> m_store;
+    TrainingSession* m_session;
+    ExperimentPanel* m_panel;
+    QTabWidget* m_tabs;
+    LiveView* m_live;
+    ReportView* m_report;
+    HistoryView* m_history;
+    CompareView* m_compare;
+    QDockWidget* m_dock;
+    QLabel* m_runStatus;
+    QLabel* m_deviceStatus;
+    QAction* m_startAction = nullptr;
+    QAction* m_stopAction = nullptr;
+};
+
+}  // namespace hearth::ui

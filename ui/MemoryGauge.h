@@ -1,0 +1,37 @@
+#pragma once
+// MemoryGauge: one device's memory as a bar — allocated (solid), reserved (light), peak (a
+// tick) against the total — painted from the palette so it suits light and dark themes.
+
+#include <QWidget>
+
+#include <cstdint>
+
+namespace hearth::ui {
+
+class MemoryGauge final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit MemoryGauge(const QString& title, QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    // reserved <= 0 hides the reserved band (host RAM has none); utilization < 0 is unknown.
+    void setUsage(int64_t allocated, int64_t reserved, int64_t peak, int64_t total, double utilization = -1.0);
+    int64_t allocated() const { return m_allocated; }
+    int64_t peak() const { return m_peak; }
+    int64_t total() const { return m_total; }
+    QString summary() const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    QString m_title;
+    int64_t m_allocated = 0, m_reserved = 0, m_peak = 0, m_total = 0;
+    double m_utilization = -1.0;
+};
+
+}  // namespace hearth::ui

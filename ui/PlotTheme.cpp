@@ -1,0 +1,83 @@
+#include "ui/PlotTheme.h"
+
+#include <QFileDialog>
+#include <QPalette>
+#include <QStandardPaths>
+
+#include <qcustomplot.h>
+
+#include <array>
+
+namespace hearth::ui {
+
+namespace {
+
+void themeAxis(QCPAxis* axis, const QPalette& pal)
+{
+    const QColor text = pal.color(QPalette::WindowText);
+    QColor grid = pal.color(QPalette::WindowText);
+    grid.setAlphaF(0.12);
+    axis->setBasePen(QPen(pal.color(QPalette::Mid)));
+    axis->setTickPen(QPen(pal.color(QPalette::Mid)));
+    axis->setSubTickPen(QPen(pal.color(QPalette::Mid)));
+    axis->setTickLabelColor(text);
+    axis->setLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+}
+
+}  // namespace
+
+void applyPlotTheme(QCustomPlot* plot)
+{
+    const QPalette pal = plot->palette();
+    plot->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes())
+            themeAxis(axis, pal);
+    }
+    plot->legend->setBrush(pal.brush(QPalette::Base));
+    plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    plot->legend->setTextColor(pal.color(QPalette::Text));
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+        if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+            title->setTextColor(pal.color(QPalette::WindowText));
+    }
+}
+
+void enablePlotInteractions(QCustomPlot* plot)
+{
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->setNoAntialiasingOnDrag(true);
+}
+
+QColor seriesColor(int index)
+{
+    // Tableau 10: readable on white and on dark grey.
+    static const std::array<QColor, 10> colors = {
+        QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+        QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+        QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
+        QColor(0x17, 0xbe, 0xcf)};
+    return colors[static_cast<size_t>(index) % colors.size()];
+}
+
+bool savePlot(QCustomPlot* plot, const QString& path)
+{
+    if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive))
+        return plot->savePdf(path);
+    return plot->savePng(path, 0, 0, 2.0);   // 2x: crisp in documents and on HiDPI screens
+}
+
+QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString& suggestedName)
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    const QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Save Plot"),
+        dir + QLatin1Char('/') + suggestedName + QStringLiteral(".png"),
+        QObject::tr("PNG image (*.png);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return {};
+    return savePlot(plot, path) ? path : QString();
+}
+
+}  // namespace hearth::ui

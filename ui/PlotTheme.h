@@ -1,0 +1,24 @@
+#pragma once
+// PlotTheme: makes QCustomPlot follow the window palette (light or dark) and gives every plot
+// the same interactions. Series colours are the only fixed colours in the UI.
+
+#include <QColor>
+#include <QString>
+
+class QCustomPlot;
+class QWidget;
+
+namespace hearth::ui {
+
+// Background, axes, grid, legend and labels from plot->palette().
+void applyPlotTheme(QCustomPlot* plot);
+// Drag to pan, wheel to zoom (both axes), as in every plot of the workbench.
+void enablePlotInteractions(QCustomPlot* plot);
+// A colour per series index, distinguishable on light and dark backgrounds.
+QColor seriesColor(int index);
+// Asks for a file name and writes PNG or PDF by its suffix. Returns the path written or "".
+QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString& suggestedName);
+// Writes PNG or PDF by suffix; false when the file could not be written.
+bool savePlot(QCustomPlot* plot, const QString& path);
+
+}  // namespace hearth::ui

@@ -1,0 +1,47 @@
+#pragma once
+// The report of one run as data (loaded from the RunStore) and as documents: Markdown, HTML
+// and JSON, built from the same tables the report view shows.
+
+#include "storage/RunStore.h"
+
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+#include <vector>
+
+namespace hearth::ui {
+
+struct RunReport {
+    hearth::RunSummary run;
+    std::optional<hearth::EvalReport> test;
+    std::optional<hearth::EvalReport> val;
+    std::vector<hearth::EpochMetrics> epochs;
+    // The split whose report the view shows: test when there is one, else validation.
+    const hearth::EvalReport* primary() const { return test ? &*test : val ? &*val : nullptr; }
+};
+
+// Throws hearth::StoreError for an unknown run.
+RunReport loadRunReport(const hearth::RunStore& store, int64_t runId);
+
+struct ReportTable {
+    QString title;
+    QStringList header;
+    QVector<QStringList> rows;
+};
+
+// Classification report rows: one per class, then accuracy, macro avg, weighted avg.
+ReportTable classificationTable(const hearth::EvalReport& report);
+ReportTable summaryTable(const RunReport& report);
+ReportTable epochTable(const RunReport& report);
+ReportTable effectiveConfigTable(const RunReport& report);
+ReportTable environmentTable(const RunReport& report);
+
+QString reportToMarkdown(const RunReport& report);
+QString reportToHtml(const RunReport& report);
+QString reportToJson(const RunReport& report);
+// Format by suffix: .md, .html/.htm, .json. False with `error` set when not written.
+bool exportReport(const RunReport& report, const QString& path, QString* error = nullptr);
+
+}  // namespace hearth::ui
