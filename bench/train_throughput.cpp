@@ -23,6 +23,7 @@ public:
             finished = *f;
         } else if (const auto* e = std::get_if<hearth::EpochMetrics>(&event)) {
             epoch_rates.push_back(e->samples_per_sec);
+            wait_shares.push_back(e->data_wait_share);
         } else if (const auto* x = std::get_if<hearth::RunFailed>(&event)) {
             failure = x->message;
         }
@@ -30,6 +31,7 @@ public:
     hearth::RunStarted started;
     hearth::RunFinished finished;
     std::vector<double> epoch_rates;
+    std::vector<double> wait_shares;
     std::string failure;
 };
 
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
     out["cpu"] = sink.started.environment.cpu;
     out["samples_per_sec"] = sink.finished.samples_per_sec;
     out["epoch_samples_per_sec"] = sink.epoch_rates;
+    out["epoch_data_wait_share"] = sink.wait_shares;
     out["train_time_s"] = sink.finished.train_time_s;
     out["test_accuracy"] = sink.finished.test_accuracy;
     std::cout << out.dump() << std::endl;

@@ -78,13 +78,16 @@ CompareView::CompareView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
         enablePlotInteractions(p);
         p->setMinimumSize(240, 200);
     }
-    m_curves->legend->setVisible(true);
+    placeLegendBelow(m_curves, 2);
+    placeLegendBelow(m_bars, 2);
     m_top->addWidget(m_curves);
     m_top->addWidget(m_bars);
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);
     m_bottom->addWidget(m_metrics);
     m_bottom->addWidget(m_diff);
+    m_bottom->setStretchFactor(0, 3);
+    m_bottom->setStretchFactor(1, 2);
     m_vertical->addWidget(m_top);
     m_vertical->addWidget(m_bottom);
     m_vertical->setStretchFactor(0, 3);
@@ -232,8 +235,6 @@ void CompareView::drawBars()
     const double maxTime = times.isEmpty() ? 1.0 : *std::max_element(times.begin(), times.end());
     m_bars->yAxis->setRange(0, std::max(1.0, maxTime * 1.15));
     m_bars->yAxis2->setRange(0, 100);
-    m_bars->legend->setVisible(true);
-    m_bars->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     applyPlotTheme(m_bars);
     m_bars->replot();
 }

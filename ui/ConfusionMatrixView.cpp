@@ -54,7 +54,9 @@ ConfusionMatrixView::Geometry ConfusionMatrixView::geometry() const
     const double left = labelWidth + fm.height() * 2.0;
     const double top = fm.height() * 2.5 + labelWidth * 0.72;   // room for 45° column labels
     const int n = std::max(1, classCount());
-    const double cell = std::max(8.0, std::min((width() - left - 8) / n, (height() - top - 8) / n));
+    // Rotated column labels reach right of their column by up to ~0.7 of the longest name.
+    const double right = 8 + labelWidth * 0.6;
+    const double cell = std::max(8.0, std::min((width() - left - right) / n, (height() - top - 8) / n));
     return {QRectF(left, top, cell * n, cell * n), cell};
 }
 

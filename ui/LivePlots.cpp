@@ -54,9 +54,19 @@ LivePlots::LivePlots(QWidget* parent)
     m_valAcc = addGraph(m_epochPlot, tr("val accuracy"), seriesColor(1), 2.0, m_epochPlot->yAxis2);
     for (QCPGraph* g : {m_valLoss, m_trainLossEpoch, m_valAcc})
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
-    m_epochPlot->legend->setVisible(true);
-    m_epochPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+    auto epochTicks = QSharedPointer<QCPAxisTickerFixed>::create();
+    epochTicks->setTickStep(1.0);
+    epochTicks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_epochPlot->xAxis->setTicker(epochTicks);
+    placeLegendBelow(m_epochPlot);
+    m_epochHint = new QCPItemText(m_epochPlot);
+    m_epochHint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_epochHint->position->setCoords(0.5, 0.5);
+    m_epochHint->setText(tr("Validation runs at the end of each epoch."));
+    m_epochHint->setColor(palette().color(QPalette::PlaceholderText));
     m_lr = addGraph(m_lrPlot, tr("learning rate"), seriesColor(2));
+    m_lrPlot->yAxis->setNumberFormat(QStringLiteral("gb"));
+    m_lrPlot->yAxis->setNumberPrecision(2);
     m_speed = addGraph(m_speedPlot, tr("samples/s"), seriesColor(4));
 
     m_smoothingSlider->setObjectName(QStringLiteral("smoothingSlider"));
@@ -136,6 +146,12 @@ void LivePlots::showContextMenu(QCustomPlot* plot, const QPoint& pos)
     menu.exec(plot->mapToGlobal(pos));
 }
 
+void LivePlots::setMaxEpochs(int64_t epochs)
+{
+    m_maxEpochs = epochs;
+    replot({m_epochPlot});
+}
+
 void LivePlots::clear()
 {
     for (QCustomPlot* plot : {m_lossPlot, m_epochPlot, m_lrPlot, m_speedPlot}) {
@@ -147,6 +163,7 @@ void LivePlots::clear()
     m_emaNumerator = 0.0;
     m_emaWeight = 0.0;
     m_followData = true;
+    m_epochHint->setVisible(true);
     replotAll();
 }
 
@@ -181,6 +198,7 @@ void LivePlots::appendEpoch(const hearth::EpochMetrics& e)
     m_valLoss->addData(x, e.val_loss);
     m_trainLossEpoch->addData(x, e.train_loss);
     m_valAcc->addData(x, e.val_accuracy);
+    m_epochHint->setVisible(false);
     replot({m_epochPlot});
 }
 
@@ -222,23 +240,50 @@ void LivePlots::replot(std::initializer_list<QCustomPlot*> plots)
         return;
     }
     for (QCustomPlot* plot : plots) {
-        if (m_followData) {
-            plot->xAxis->rescale(true);
-            plot->yAxis->rescale(true);
-            if (plot == m_epochPlot) {
-                const QCPRange r = plot->xAxis->range();
-                plot->xAxis->setRange(std::min(r.lower, 1.0) - 0.2, std::max(r.upper, 1.0) + 0.2);
-                bool found = false;
-                const QCPRange acc = m_valAcc->data()->valueRange(found);
-                if (found)
-                    plot->yAxis2->setRange(std::max(0.0, acc.lower - 0.05), std::min(1.0, acc.upper + 0.03));
-                plot->yAxis->scaleRange(1.15);
-            } else if (plot->yAxis->range().size() > 0) {
-                plot->yAxis->scaleRange(1.08);   // a margin so the curve does not touch the frame
-            }
-        }
+        if (m_followData)
+            fitToData(plot);
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+}
+
+namespace {
+
+// The union of the value ranges of the visible graphs on `axis`; false when there is no data.
+bool dataRange(QCustomPlot* plot, QCPAxis* axis, QCPRange& range)
+{
+    bool any = false;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph* g = plot->graph(i);
+        bool found = false;
+        const QCPRange r = g->data()->valueRange(found);
+        if (!found || g->valueAxis() != axis || !g->visible())
+            continue;
+        range = any ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+        any = true;
+    }
+    return any;
+}
+
+}  // namespace
+
+void LivePlots::fitToData(QCustomPlot* plot)
+{
+    // Set ranges from the data itself: QCustomPlot's rescale keeps the old span for a constant
+    // series (e.g. the learning rate without a schedule), which would then grow on every batch.
+    if (plot == m_epochPlot) {
+        const double last = std::max<double>(double(m_maxEpochs), m_valLoss->dataCount());
+        plot->xAxis->setRange(0.7, std::max(1.0, last) + 0.3);
+    } else {
+        plot->xAxis->rescale(true);
+    }
+    QCPRange r;
+    if (dataRange(plot, plot->yAxis, r)) {
+        const double pad = r.size() > 1e-12 * std::max(1.0, std::abs(r.center())) ? r.size() * 0.06
+                                                                                   : std::max(std::abs(r.center()) * 0.5, 1e-3);
+        plot->yAxis->setRange(r.lower - pad, r.upper + pad);
+    }
+    if (plot == m_epochPlot && dataRange(plot, plot->yAxis2, r))
+        plot->yAxis2->setRange(std::max(0.0, r.lower - 0.05), std::min(1.0, r.upper + 0.03));
 }
 
 void LivePlots::resetView()

@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QLabel;
 class QSlider;
 
@@ -26,6 +27,7 @@ public:
     explicit LivePlots(QWidget* parent = nullptr);
 
     void clear();
+    void setMaxEpochs(int64_t epochs);   // the epoch axis spans the whole run from the start
     void appendSteps(const std::vector<hearth::StepMetrics>& steps);
     void appendEpoch(const hearth::EpochMetrics& epoch);
     // 0 = raw, up to 0.99 = heavy smoothing (TensorBoard-style debiased EMA).
@@ -41,6 +43,7 @@ private:
     QCustomPlot* makePlot(const QString& title, const QString& xLabel, const QString& yLabel);
     void recomputeEma();
     void replotAll();
+    void fitToData(QCustomPlot* plot);
     void replot(std::initializer_list<QCustomPlot*> plots);
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -57,6 +60,7 @@ private:
     QCPGraph* m_valAcc = nullptr;
     QCPGraph* m_lr = nullptr;
     QCPGraph* m_speed = nullptr;
+    QCPItemText* m_epochHint = nullptr;
     QSlider* m_smoothingSlider;
     QLabel* m_smoothingLabel;
     QVector<double> m_steps, m_losses;
@@ -64,7 +68,8 @@ private:
     double m_emaNumerator = 0.0;     // running EMA state for appends (debiased by m_emaWeight)
     double m_emaWeight = 0.0;
     bool m_followData = true;        // until the user pans or zooms
-    bool m_stale = false;            // data arrived while hidden
+    bool m_stale = false;
+    int64_t m_maxEpochs = 0;            // data arrived while hidden
 };
 
 }  // namespace hearth::ui

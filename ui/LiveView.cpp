@@ -36,7 +36,7 @@ LiveView::LiveView(QWidget* parent)
     m_bottom->addWidget(m_log);
     m_bottom->addWidget(m_devices);
     m_bottom->setStretchFactor(0, 3);
-    m_bottom->setStretchFactor(1, 2);
+    m_bottom->setStretchFactor(1, 1);
     m_vertical->addWidget(m_plots);
     m_vertical->addWidget(m_bottom);
     m_vertical->setStretchFactor(0, 4);
@@ -87,6 +87,7 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
             flushSteps();   // keep step/epoch order for the progress line
             if (const auto* started = std::get_if<hearth::RunStarted>(&event)) {
                 m_progress->setStarted(*started);
+                m_plots->setMaxEpochs(started->max_epochs);
             } else if (const auto* e = std::get_if<hearth::EpochMetrics>(&event)) {
                 m_plots->appendEpoch(*e);
                 m_progress->setEpoch(*e);

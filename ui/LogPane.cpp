@@ -31,7 +31,7 @@ LogPane::LogPane(QWidget* parent) : QWidget(parent), m_view(new QPlainTextEdit)
     m_view->setReadOnly(true);
     m_view->setMaximumBlockCount(5000);   // a long run must not grow the document without bound
     m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_view->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_view->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_view->setPlaceholderText(tr("The run's log appears here."));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -55,6 +55,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     setAcceptDrops(true);
     m_dock->setObjectName(QStringLiteral("experimentDock"));
     m_dock->setWidget(m_panel);
+    m_panel->setMinimumWidth(330);   // labels and fields side by side without truncation
     m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                         | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, m_dock);

@@ -42,7 +42,7 @@ QString MemoryGauge::summary() const
 
 QSize MemoryGauge::sizeHint() const
 {
-    return {320, fontMetrics().height() * 2 + 14};
+    return {320, fontMetrics().height() * 3 + 12};
 }
 
 QSize MemoryGauge::minimumSizeHint() const
@@ -59,9 +59,10 @@ void MemoryGauge::paintEvent(QPaintEvent*)
     p.setPen(pal.color(QPalette::WindowText));
     p.drawText(QRect(0, 0, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(0, 0, width(), lineH), Qt::AlignRight | Qt::AlignVCenter, summary());
+    p.drawText(QRect(0, lineH, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+               fontMetrics().elidedText(summary(), Qt::ElideRight, width()));
 
-    const QRectF bar(0.5, lineH + 4.5, width() - 1.0, height() - lineH - 6.0);
+    const QRectF bar(0.5, 2 * lineH + 4.5, width() - 1.0, height() - 2 * lineH - 6.0);
     QPainterPath frame;
     frame.addRoundedRect(bar, 3, 3);
     p.fillPath(frame, pal.brush(QPalette::Base));

@@ -37,7 +37,8 @@ void applyPlotTheme(QCustomPlot* plot)
             themeAxis(axis, pal);
     }
     plot->legend->setBrush(pal.brush(QPalette::Base));
-    plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    if (plot->legend->borderPen() != Qt::NoPen)
+        plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
     plot->legend->setTextColor(pal.color(QPalette::Text));
     for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
         if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
@@ -49,6 +50,21 @@ void enablePlotInteractions(QCustomPlot* plot)
 {
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->setNoAntialiasingOnDrag(true);
+}
+
+void placeLegendBelow(QCustomPlot* plot, int columns)
+{
+    plot->legend->setVisible(true);
+    if (plot->axisRect()->insetLayout()->elements(false).contains(plot->legend))
+        plot->axisRect()->insetLayout()->take(plot->legend);
+    const int row = plot->plotLayout()->rowCount();
+    plot->plotLayout()->addElement(row, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(row, 0.001);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setWrap(columns);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(4, 0, 4, 2));
+    plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msTop | QCP::msBottom);
 }
 
 QColor seriesColor(int index)

@@ -14,6 +14,9 @@ namespace hearth::ui {
 void applyPlotTheme(QCustomPlot* plot);
 // Drag to pan, wheel to zoom (both axes), as in every plot of the workbench.
 void enablePlotInteractions(QCustomPlot* plot);
+// Moves the legend out of the axis rect into a row under it, laid out horizontally, so it
+// never covers data.
+void placeLegendBelow(QCustomPlot* plot, int columns = 3);
 // A colour per series index, distinguishable on light and dark backgrounds.
 QColor seriesColor(int index);
 // Asks for a file name and writes PNG or PDF by its suffix. Returns the path written or "".

@@ -106,6 +106,9 @@ void ProgressPanel::setFinished(const hearth::RunFinished& f)
         m_bar->setValue(1000);
     m_eta->setText(completed ? tr("done") : QStringLiteral("–"));
     m_elapsed->setText(formatDuration(f.total_time_s));
+    // The whole fit's averages replace the last interval's (which can include validation time).
+    m_samplesPerSec->setText(formatRate(f.samples_per_sec));
+    m_itPerSec->setText(f.train_time_s > 0 ? formatRate(double(f.global_steps) / f.train_time_s) : QStringLiteral("–"));
     m_state->setText(completed ? tr("Completed %1 in %2 — test accuracy %3")
                                      .arg(m_runLabel, formatDuration(f.total_time_s), formatPercent(f.test_accuracy))
                                : tr("Stopped %1 after %2 epoch(s)").arg(m_runLabel).arg(f.epochs_completed));

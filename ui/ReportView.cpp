@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -62,17 +63,18 @@ ReportView::ReportView(std::shared_ptr<hearth::RunStore> store, QWidget* parent)
     m_table->setAlternatingRowColors(true);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     auto* classification = new QSplitter;
+    m_classificationSplit = classification;
     classification->addWidget(m_table);
     classification->addWidget(m_matrix);
-    classification->setStretchFactor(0, 2);
-    classification->setStretchFactor(1, 3);
+    classification->setStretchFactor(0, 0);   // the table keeps its width; the heatmap takes the rest
+    classification->setStretchFactor(1, 1);
     connect(m_matrix, &ConfusionMatrixView::cellActivated, this, [this](int t, int p) {
         m_samples->setFilter(t, t == p ? -1 : p);
         m_tabs->setCurrentWidget(m_samples);
     });
 
     enablePlotInteractions(m_curves);
-    m_curves->legend->setVisible(true);
+    placeLegendBelow(m_curves);
     m_details->setObjectName(QStringLiteral("runDetails"));
     m_details->setColumnCount(2);
     m_details->setHeaderLabels({tr("Item"), tr("Value")});
@@ -178,7 +180,13 @@ void ReportView::fillClassification()
         }
     }
     m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    // Wide enough for every column: the numbers are the point of this table.
+    int width = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < m_table->columnCount(); ++c)
+        width += m_table->columnWidth(c);
+    m_table->setMinimumWidth(width);
+    m_classificationSplit->setSizes({width, std::max(300, m_classificationSplit->width() - width)});
     m_matrix->setMatrix(e->report.confusion, classNames(e));
     m_samples->setRun(qstr(m_report.run.config_json), classNames(e),
                       m_store->predictions(m_runId, e->split, /*misclassified_only=*/true));

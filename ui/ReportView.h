@@ -12,6 +12,7 @@
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QTabWidget;
 class QTableWidget;
 class QTreeWidget;
@@ -59,6 +60,7 @@ private:
     QPushButton* m_export;
     QPushButton* m_savePlots;
     QTabWidget* m_tabs;
+    QSplitter* m_classificationSplit;
     QTableWidget* m_table;
     ConfusionMatrixView* m_matrix;
     QCustomPlot* m_curves;

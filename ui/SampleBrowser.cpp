@@ -96,7 +96,7 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
     m_list->setViewMode(icons ? QListView::IconMode : QListView::ListMode);
     m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
     m_list->setResizeMode(QListView::Adjust);
-    m_list->setGridSize(icons ? QSize(kThumb + 56, kThumb + 2 * fontMetrics().height() + 8) : QSize());
+    m_list->setGridSize(icons ? QSize(kThumb + 84, kThumb + 3 * fontMetrics().height() + 8) : QSize());
     m_list->setWordWrap(true);
     for (QComboBox* combo : {m_trueFilter, m_predFilter}) {
         const QSignalBlocker block(combo);

@@ -1,6 +1,6 @@
 // hearth-cli's history commands (runs, show, compare, export, tag, note, rename, delete) on a
 // database written by the real RunWriter: output, files, exit codes.
-#include "../storage/StoreTestEvents.h"
+#include "StoreTestEvents.h"
 #include "StoreCommands.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void deadWriterIsReportedInterrupted();
     void stepsAreCommittedWithinASecondWithoutFlush();
     void enqueueDoesNotWaitForALockedDatabase();
+    void artifactsDirIsAbsoluteForRelativeDatabase();
 };
 
 void RunStoreTest::roundTripKeepsEveryEventType() {
@@ -415,6 +416,24 @@ void RunStoreTest::enqueueDoesNotWaitForALockedDatabase() {
     writer.flush();
     QVERIFY2(writer.lastError().empty(), writer.lastError().c_str());
     QCOMPARE(RunStore(path).steps(id).size(), size_t{20000});
+}
+
+void RunStoreTest::artifactsDirIsAbsoluteForRelativeDatabase() {
+    const QString previous = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir_.path()));
+    std::string dir;
+    int64_t id = 0;
+    {
+        RunWriter writer("relative.sqlite");
+        id = writer.createRun("here", "{}");
+        dir = writer.artifactsDir(id);
+    }
+    const std::string from_store = RunStore("relative.sqlite").artifactsDir(id);
+    QVERIFY(QDir::setCurrent(previous));
+    QVERIFY2(std::filesystem::path(dir).is_absolute(), dir.c_str());
+    QCOMPARE(dir, dir_.filePath("relative.sqlite.artifacts/" + QString::number(id) + "/").toStdString());
+    QCOMPARE(from_store, dir);
+    QVERIFY(std::filesystem::is_directory(dir));
 }
 
 QTEST_GUILESS_MAIN(RunStoreTest)
