@@ -13,6 +13,8 @@
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainingError.h"
 
+#include <filesystem>
+
 #include <chrono>
 #include <new>
 
@@ -44,7 +46,8 @@ RunStarted describeRun(const ExperimentConfig& config, const RunOptions& options
     RunStarted s;
     s.run_name = config.name;
     s.config_json = configToJson(config);
-    const std::string checkpoint = options.artifacts_dir.empty() ? "" : options.artifacts_dir + "/best.pt";
+    const std::string checkpoint =
+        options.artifacts_dir.empty() ? "" : (std::filesystem::path(options.artifacts_dir) / "best.pt").string();
     s.effective = effectiveSettings(config, device, trainer, checkpoint);
     s.environment = queryEnvironment();
     s.device = device.str();

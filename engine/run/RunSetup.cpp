@@ -3,6 +3,10 @@
 #include "engine/TorchCompat.h"
 
 #include <cstdlib>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sstream>
 
 namespace hearth {
@@ -22,6 +26,21 @@ std::string number(double v) {
 int defaultThreadCount() {
     static const int threads = torch::get_num_threads();
     return threads;
+}
+
+// glibc serves blocks above a *dynamic* mmap threshold with fresh mmaps and unmaps them on free,
+// so every step's large activations page-fault in zeroed pages again (measured: 10x the minor
+// faults and ~15% slower CNN steps than Python's allocation pattern). A fixed 64 MiB threshold and
+// a high trim threshold keep freed activation memory in the heap for the next step.
+void tuneHostAllocator() {
+#if defined(__GLIBC__)
+    static const bool tuned = [] {
+        mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
+        mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+        return true;
+    }();
+    (void)tuned;
+#endif
 }
 
 }  // namespace
@@ -45,6 +64,7 @@ torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabiliti
 
 void applyGlobalSettings(const ExperimentConfig& config, torch::Device device) {
     const auto& t = config.trainer;
+    tuneHostAllocator();
     const int threads = defaultThreadCount();
     torch::set_num_threads(t.num_threads > 0 ? static_cast<int>(t.num_threads) : threads);
     torch::manual_seed(config.seed);
@@ -107,6 +127,9 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["optimizer.name"] = config.optimizer.name + " (lr " + number(config.optimizer.lr) + ", weight_decay " +
                           number(config.optimizer.weight_decay) + ")";
     e["seed"] = std::to_string(config.seed);
+#if defined(__GLIBC__)
+    e["engine.host_allocator"] = "glibc malloc, fixed 64 MiB mmap threshold (no per-step page faults)";
+#endif
     return e;
 }
 

@@ -2,7 +2,10 @@
 // Trainer: the fit / validate / test loops with progress counters (epoch, micro-batch, global
 // optimizer step), decomposed like Lightning's: the Precision object owns autocast and loss
 // scaling, BestCheckpoint keeps the best epoch, LearningRateSchedule sets the lr per step.
-// Events go to the sink on the calling thread; `stop` is read between micro-batches.
+// Events go to the sink on the calling thread. `stop` is read after every micro-batch: a stop
+// finishes that micro-batch (and its optimizer step when it closes a group), drops the partial
+// gradients of an unfinished accumulation group, and skips validation and test (the best
+// checkpoint of the completed epochs stays on disk); fit() then reports stopped.
 
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"

@@ -58,6 +58,27 @@ void fitOnce(const ExperimentConfig& c, const DataSplits& s, FitRun& run, const 
     run.result = trainer.fit();
 }
 
+// Sets `stop` when the loader asks for its Nth batch: a stop at an exact micro-batch.
+class StopAtBatch final : public Dataset {
+public:
+    StopAtBatch(std::shared_ptr<const Dataset> inner, int n, std::atomic<bool>& stop)
+        : inner_(std::move(inner)), n_(n), stop_(stop) {}
+    int64_t size() const override { return inner_->size(); }
+    Sample get(int64_t i) const override { return inner_->get(i); }
+    Batch getBatch(const std::vector<int64_t>& indices) const override {
+        if (++calls_ == n_) stop_ = true;
+        return inner_->getBatch(indices);
+    }
+    std::vector<int64_t> sampleShape() const override { return inner_->sampleShape(); }
+    const std::vector<std::string>& classNames() const override { return inner_->classNames(); }
+
+private:
+    std::shared_ptr<const Dataset> inner_;
+    int n_;
+    std::atomic<bool>& stop_;
+    mutable int calls_ = 0;
+};
+
 }  // namespace
 
 class TestTrainer : public QObject {
@@ -116,6 +137,29 @@ private Q_SLOTS:
         QCOMPARE(b.result.global_steps, int64_t(2));
         const double diff = (flatWeights(*a.model) - flatWeights(*b.model)).abs().max().item<double>();
         QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+    }
+
+    void stopInsideAccumulationGroupDropsPartialGradients() {
+        auto s = blobSplits(128, 32, 32);
+        std::atomic<bool> stop{false};
+        s.train = std::make_shared<StopAtBatch>(s.train, 6, stop);  // micro-batch 6 of 8; groups of 4
+        auto c = mlpConfig();
+        c.trainer.batch_size = 16;
+        c.trainer.accumulate_grad_batches = 4;
+        RecordingSink sink;
+        auto model = seededModel(c, s);
+        Trainer trainer(c, torch::kCPU, model, s, "", sink, stop);
+        const auto result = trainer.fit();
+        QVERIFY(result.stopped);
+        QCOMPARE(result.global_steps, int64_t(1));  // the second group never stepped
+        QCOMPARE(result.epochs_completed, int64_t(0));
+        QCOMPARE(sink.count<EpochMetrics>(), 0);
+        QCOMPARE(sink.all<StepMetrics>().back().batch, int64_t(6));
+        for (const auto& p : model->parameters()) QVERIFY(!p.grad().defined());
+        bool logged = false;
+        for (const auto& l : sink.all<LogLine>())
+            logged = logged || l.text.find("partial gradients") != std::string::npos;
+        QVERIFY(logged);
     }
 
     void gradientClippingBoundsTheUpdate() {
