@@ -188,7 +188,7 @@ void CompareView::drawCurves()
         }
         QCPGraph* g = m_curves->addGraph();
         g->setName(runLabel(run));
-        g->setPen(QPen(seriesColor(static_cast<int>(i)), 1.8));
+        g->setPen(QPen(seriesColor(static_cast<int>(i)), 1.0));   // wide antialiased polylines are slow to draw
         g->setAdaptiveSampling(true);
         if (x.size() < 50)
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));

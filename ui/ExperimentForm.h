@@ -21,6 +21,7 @@ class QSpinBox;
 
 namespace hearth::ui {
 
+class TextReader;
 class ValidatedField;
 
 class ExperimentForm final : public QWidget {
@@ -65,6 +66,7 @@ private:
                        bool folderChoice);
 
     void setTrainer(const hearth::TrainerConfig& trainer);
+    void readTrainer(hearth::TrainerConfig& trainer, TextReader& read) const;
     void browse(const std::string& key, bool folder);
     void updateApplicability();
     void onEdited();

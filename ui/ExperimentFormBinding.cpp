@@ -31,6 +31,8 @@ QString joinInts(const std::vector<int64_t>& values)
     return parts.join(QStringLiteral(", "));
 }
 
+}  // namespace
+
 // Reads text fields that hold numbers, collecting "not a number" problems under their key.
 class TextReader {
 public:
@@ -84,7 +86,6 @@ private:
     std::vector<hearth::ConfigIssue>* m_issues;
 };
 
-}  // namespace
 
 void ExperimentForm::setFraction(const std::string& key, double value)
 {
@@ -167,6 +168,30 @@ void ExperimentForm::setTrainer(const hearth::TrainerConfig& t)
     setText("trainer.gradient_clip_val", t.gradient_clip_val ? number(*t.gradient_clip_val) : QString());
 }
 
+void ExperimentForm::readTrainer(hearth::TrainerConfig& t, TextReader& read) const
+{
+    t.max_epochs = m_ints.at("trainer.max_epochs")->value();
+    t.batch_size = m_ints.at("trainer.batch_size")->value();
+    t.accumulate_grad_batches = m_ints.at("trainer.accumulate_grad_batches")->value();
+    t.devices = m_ints.at("trainer.devices")->value();
+    t.num_workers = m_ints.at("trainer.num_workers")->value();
+    t.prefetch_factor = m_ints.at("trainer.prefetch_factor")->value();
+    t.log_every_n_steps = m_ints.at("trainer.log_every_n_steps")->value();
+    t.num_threads = m_ints.at("trainer.num_threads")->value();
+    t.precision = choice("trainer.precision");
+    t.accelerator = choice("trainer.accelerator");
+    t.strategy = choice("trainer.strategy");
+    t.checkpoint.monitor = choice("trainer.checkpoint.monitor");
+    t.checkpoint.mode = choice("trainer.checkpoint.mode");
+    t.pin_memory = m_flags.at("trainer.pin_memory")->isChecked();
+    t.persistent_workers = m_flags.at("trainer.persistent_workers")->isChecked();
+    t.deterministic = m_flags.at("trainer.deterministic")->isChecked();
+    t.cudnn_benchmark = m_flags.at("trainer.cudnn_benchmark")->isChecked();
+    t.tf32 = m_flags.at("trainer.tf32")->isChecked();
+    t.channels_last = m_flags.at("trainer.channels_last")->isChecked();
+    t.gradient_clip_val = read.optionalReal("trainer.gradient_clip_val", text("trainer.gradient_clip_val"));
+}
+
 hearth::ExperimentConfig ExperimentForm::config(std::vector<hearth::ConfigIssue>* parseIssues) const
 {
     std::vector<hearth::ConfigIssue> local;
@@ -205,27 +230,7 @@ hearth::ExperimentConfig ExperimentForm::config(std::vector<hearth::ConfigIssue>
     s.gamma = read.real("scheduler.gamma", text("scheduler.gamma"), s.gamma);
     s.warmup_steps = m_ints.at("scheduler.warmup_steps")->value();
     s.min_lr = read.real("scheduler.min_lr", text("scheduler.min_lr"), s.min_lr);
-    auto& t = c.trainer;
-    t.max_epochs = m_ints.at("trainer.max_epochs")->value();
-    t.batch_size = m_ints.at("trainer.batch_size")->value();
-    t.accumulate_grad_batches = m_ints.at("trainer.accumulate_grad_batches")->value();
-    t.devices = m_ints.at("trainer.devices")->value();
-    t.num_workers = m_ints.at("trainer.num_workers")->value();
-    t.prefetch_factor = m_ints.at("trainer.prefetch_factor")->value();
-    t.log_every_n_steps = m_ints.at("trainer.log_every_n_steps")->value();
-    t.num_threads = m_ints.at("trainer.num_threads")->value();
-    t.precision = choice("trainer.precision");
-    t.accelerator = choice("trainer.accelerator");
-    t.strategy = choice("trainer.strategy");
-    t.checkpoint.monitor = choice("trainer.checkpoint.monitor");
-    t.checkpoint.mode = choice("trainer.checkpoint.mode");
-    t.pin_memory = m_flags.at("trainer.pin_memory")->isChecked();
-    t.persistent_workers = m_flags.at("trainer.persistent_workers")->isChecked();
-    t.deterministic = m_flags.at("trainer.deterministic")->isChecked();
-    t.cudnn_benchmark = m_flags.at("trainer.cudnn_benchmark")->isChecked();
-    t.tf32 = m_flags.at("trainer.tf32")->isChecked();
-    t.channels_last = m_flags.at("trainer.channels_last")->isChecked();
-    t.gradient_clip_val = read.optionalReal("trainer.gradient_clip_val", text("trainer.gradient_clip_val"));
+    readTrainer(c.trainer, read);
     return c;
 }
 

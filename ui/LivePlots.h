@@ -13,6 +13,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
+class QHBoxLayout;
 class QLabel;
 class QSlider;
 
@@ -40,6 +41,7 @@ public:
     bool saveAll(const QString& path);
 
 private:
+    QHBoxLayout* makeToolbar();
     QCustomPlot* makePlot(const QString& title, const QString& xLabel, const QString& yLabel);
     void recomputeEma();
     void replotAll();

@@ -203,7 +203,7 @@ void ReportView::fillCurves()
     }
     QCPGraph* train = m_curves->addGraph();
     train->setName(tr("training loss (per step)"));
-    train->setPen(QPen(seriesColor(0), 1.2));
+    train->setPen(QPen(seriesColor(0), 1.0));
     train->setData(x, loss, true);
     // Epoch metrics on the same step axis: each epoch's point sits at its last optimizer step.
     QVector<double> ex, vloss, vacc;
@@ -227,6 +227,7 @@ void ReportView::fillCurves()
     m_curves->yAxis->setLabel(tr("loss"));
     m_curves->yAxis2->setLabel(tr("accuracy"));
     m_curves->rescaleAxes();
+    m_curves->xAxis->scaleRange(1.03);   // keep the last epoch's marker off the frame
     m_curves->yAxis2->setRange(std::min(0.5, m_curves->yAxis2->range().lower), 1.0);
     applyPlotTheme(m_curves);
     m_curves->replot();

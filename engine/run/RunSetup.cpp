@@ -138,9 +138,8 @@ std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torc
     const auto& t = config.trainer;
     std::vector<std::string> notes;
     if (device.is_cpu()) {
-        if (t.pin_memory) {
-            notes.push_back("trainer.pin_memory=true has no effect on CPU (nothing to copy to a device)");
-        }
+        // pin_memory is not warned about: it is on by default so that one config serves CPU and
+        // GPU machines alike; the effective settings still say "off (not applicable on CPU)".
         if (t.cudnn_benchmark) {
             notes.push_back("trainer.cudnn_benchmark=true has no effect on CPU");
         }
