@@ -29,7 +29,7 @@ const char* kLastFileKey = "experiment/lastFile";
 
 ExperimentPanel::ExperimentPanel(QWidget* parent)
     : QWidget(parent), m_form(new ExperimentForm), m_summary(new QLabel), m_start(new QPushButton(tr("Start"))),
-      m_stop(new QPushButton(tr("Stop"))), m_recentMenu(new QMenu(tr("Open Recent"), this))
+      m_stop(new QPushButton(tr("Stop"))), m_ladder(new QPushButton(tr("Ladder…"))), m_recentMenu(new QMenu(tr("Open Recent"), this))
 {
     m_caps = hearth::queryDeviceCapabilities();
     m_form->setCapabilities(m_caps);
@@ -69,8 +69,16 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     m_stop->setEnabled(false);
     connect(m_start, &QPushButton::clicked, this, &ExperimentPanel::requestStart);
     connect(m_stop, &QPushButton::clicked, this, &ExperimentPanel::stopRequested);
+    m_ladder->setObjectName(QStringLiteral("ladderButton"));
+    m_ladder->setToolTip(tr("Speed study: run this experiment as a 32-true baseline, then with mixed precision, "
+                            "then with loader workers (and accumulation), and compare the runs"));
+    connect(m_ladder, &QPushButton::clicked, this, [this] {
+        if (m_valid && !m_running)
+            Q_EMIT ladderRequested(config());
+    });
     auto* runRow = new QHBoxLayout;
     runRow->addWidget(m_start, 1);
+    runRow->addWidget(m_ladder);
     runRow->addWidget(m_stop);
 
     auto* layout = new QVBoxLayout(this);
@@ -113,6 +121,7 @@ void ExperimentPanel::revalidate()
     m_summary->setVisible(!issues.empty());
     const bool valid = issues.empty();
     m_start->setEnabled(valid && !m_running);
+    m_ladder->setEnabled(valid && !m_running);
     m_start->setToolTip(valid ? tr("Start training (Ctrl+R)") : m_issueLines.join(QLatin1Char('\n')));
     if (valid != m_valid) {
         m_valid = valid;
@@ -132,6 +141,7 @@ void ExperimentPanel::setRunning(bool running)
 {
     m_running = running;
     m_start->setEnabled(m_valid && !running);
+    m_ladder->setEnabled(m_valid && !running);
     m_stop->setEnabled(running);
 }
 

@@ -31,6 +31,7 @@ public:
     ExperimentForm* form() const { return m_form; }
     QPushButton* startButton() const { return m_start; }
     QPushButton* stopButton() const { return m_stop; }
+    QPushButton* ladderButton() const { return m_ladder; }
     QMenu* recentMenu() const { return m_recentMenu; }
     QString currentFile() const { return m_file; }
 
@@ -45,6 +46,8 @@ public:
 
 Q_SIGNALS:
     void startRequested(const hearth::ExperimentConfig& config);
+    // The technique ladder (speed study) of the current experiment.
+    void ladderRequested(const hearth::ExperimentConfig& config);
     void stopRequested();
     void validityChanged(bool valid);
     void fileChanged(const QString& path);
@@ -64,6 +67,7 @@ private:
     QLabel* m_summary;
     QPushButton* m_start;
     QPushButton* m_stop;
+    QPushButton* m_ladder;
     QMenu* m_recentMenu;
     hearth::DeviceCapabilities m_caps;
     QStringList m_issueLines;

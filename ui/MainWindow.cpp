@@ -7,6 +7,7 @@
 #include "ui/Format.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
+#include "ui/LadderRunner.h"
 #include "ui/LiveView.h"
 #include "ui/MetaTypes.h"
 #include "ui/ReportView.h"
@@ -18,6 +19,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -67,6 +69,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_tabs->addTab(m_compare, tr("Compare"));
     setCentralWidget(m_tabs);
 
+    m_ladder = new LadderRunner(m_session, this);
     buildActions();
     buildMenus();
     buildStatusBar();
@@ -95,6 +98,7 @@ void MainWindow::buildActions()
             [this](bool valid) { m_startAction->setEnabled(valid && !m_session->isRunning()); });
     connect(m_panel, &ExperimentPanel::startRequested, this, &MainWindow::startRun);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRun);
+    connect(m_panel, &ExperimentPanel::ladderRequested, this, &MainWindow::startLadder);
     connect(m_panel, &ExperimentPanel::fileChanged, this, [this](const QString& path) {
         setWindowFilePath(path);
         statusBar()->showMessage(tr("Experiment %1").arg(QDir::toNativeSeparators(path)), 4000);
@@ -115,6 +119,9 @@ void MainWindow::buildMenus()
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_startAction);
+    QAction* ladder = run->addAction(tr("Technique &Ladder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
+                                     &MainWindow::startLadder);
+    ladder->setStatusTip(tr("Speed study: baseline, mixed precision, loader workers (and accumulation), compared."));
     run->addAction(m_stopAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -167,6 +174,16 @@ void MainWindow::connectSession()
             [this](qint64 runId, hearth::RunStatus status, const QString& message) {
                 onRunEnded(runId, static_cast<int>(status), message);
             });
+    connect(m_ladder, &LadderRunner::stepStarted, this, [this](int index, int count, const QString& label) {
+        statusBar()->showMessage(tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label));
+    });
+    connect(m_ladder, &LadderRunner::finished, this, [this](const QList<qint64>& runIds, bool complete) {
+        statusBar()->showMessage(complete ? tr("Technique ladder finished: %n run(s) compared.", nullptr, runIds.size())
+                                          : tr("Technique ladder ended early."),
+                                 10000);
+        if (runIds.size() >= 2)
+            compareRuns(runIds);
+    });
     connect(m_history, &HistoryView::openReportRequested, this, &MainWindow::openReport);
     connect(m_history, &HistoryView::compareRequested, this, &MainWindow::compareRuns);
 }
@@ -205,9 +222,33 @@ bool MainWindow::startRun()
     return true;
 }
 
+bool MainWindow::startLadder()
+{
+    if (m_session->isRunning() || m_ladder->isRunning() || !m_panel->isValid())
+        return false;
+    const hearth::ExperimentConfig config = m_panel->config();
+    bool ok = false;
+    const int target = QInputDialog::getInt(
+        this, tr("Technique ladder"),
+        tr("The experiment runs as a 32-true baseline, then with mixed precision, then with loader workers.\n"
+           "Effective batch size for a further gradient-accumulation step (0: no such step):"),
+        0, 0, 1 << 20, static_cast<int>(config.trainer.batch_size), &ok);
+    if (!ok)
+        return false;
+    m_panel->rememberConfig();
+    QString error;
+    if (!m_ladder->start(config, target > 0 ? std::optional<int64_t>(target) : std::nullopt, &error)) {
+        m_live->showProblem(tr("The technique ladder could not start"), error);
+        showTab(Tab::Live);
+        return false;
+    }
+    return true;
+}
+
 void MainWindow::stopRun()
 {
     if (m_session->isRunning()) {
+        m_ladder->stop();   // no further ladder steps (does nothing outside a ladder)
         m_session->stop();
         m_runStatus->setText(tr("Stopping after this step…"));
     }

@@ -23,6 +23,7 @@ namespace hearth::ui {
 class CompareView;
 class ExperimentPanel;
 class HistoryView;
+class LadderRunner;
 class LiveView;
 class ReportView;
 class TrainingSession;
@@ -48,6 +49,7 @@ public:
     HistoryView* historyView() const { return m_history; }
     CompareView* compareView() const { return m_compare; }
     TrainingSession* session() const { return m_session; }
+    LadderRunner* ladderRunner() const { return m_ladder; }
     QAction* startAction() const { return m_startAction; }
     QAction* stopAction() const { return m_stopAction; }
     void showTab(Tab tab);
@@ -55,6 +57,8 @@ public:
 
 public Q_SLOTS:
     bool startRun();
+    // Asks for an optional target batch, then runs the technique ladder of the current experiment.
+    bool startLadder();
     void stopRun();
     void openReport(qint64 runId);
     void compareRuns(const QList<qint64>& runIds);
@@ -76,6 +80,7 @@ private:
 
     std::shared_ptr<hearth::RunStore> m_store;
     TrainingSession* m_session;
+    LadderRunner* m_ladder = nullptr;
     ExperimentPanel* m_panel;
     QTabWidget* m_tabs;
     LiveView* m_live;

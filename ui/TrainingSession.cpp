@@ -40,7 +40,7 @@ TrainingSession::~TrainingSession()
     }
 }
 
-bool TrainingSession::start(const hearth::ExperimentConfig& config, QString* error)
+bool TrainingSession::start(const hearth::ExperimentConfig& config, QString* error, std::optional<int64_t> sweepId)
 {
     if (m_active || m_controller.isRunning()) {
         if (error)
@@ -50,7 +50,7 @@ bool TrainingSession::start(const hearth::ExperimentConfig& config, QString* err
     try {
         if (!m_writer)
             m_writer = sharedRunWriter(m_dbPath);
-        const int64_t runId = m_writer->createRun(config.name, hearth::configToJson(config));
+        const int64_t runId = m_writer->createRun(config.name, hearth::configToJson(config), sweepId);
         hearth::RunOptions options;
         options.artifacts_dir = m_writer->artifactsDir(runId);
         m_sink = std::make_shared<UiEventSink>();

@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 namespace hearth {
 class RunWriter;
@@ -32,8 +33,10 @@ public:
     explicit TrainingSession(QString dbPath, QObject* parent = nullptr);
     ~TrainingSession() override;   // stops a running run and waits for it
 
-    // Creates the run row and starts training. False with `error` set when nothing started.
-    bool start(const hearth::ExperimentConfig& config, QString* error = nullptr);
+    // Creates the run row (in `sweepId`'s group when given) and starts training. False with
+    // `error` set when nothing started.
+    bool start(const hearth::ExperimentConfig& config, QString* error = nullptr,
+               std::optional<int64_t> sweepId = std::nullopt);
     void stop();
     bool isRunning() const { return m_active; }
     qint64 currentRunId() const { return m_runId; }
