@@ -13,11 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fixed(double value, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-    return buffer;
-}
+std::string fixed(double value, int digits) { return formatFixed(value, digits); }
 
 std::string optionalText(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
 

@@ -16,11 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fixed(double value, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-    return buffer;
-}
+std::string fixed(double value, int digits) { return formatFixed(value, digits); }
 
 std::string accuracy(const std::optional<double>& value) { return value ? fixed(*value, 4) : "-"; }
 
@@ -105,6 +101,12 @@ std::string formatDuration(double seconds) {
         std::snprintf(buffer, sizeof buffer, "%lld h %02lld min", static_cast<long long>(total / 3600),
                       static_cast<long long>(total % 3600 / 60));
     }
+    return buffer;
+}
+
+std::string formatFixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
 }
 

@@ -26,6 +26,7 @@ std::string formatDuration(double seconds);     // "12.5 s", "3 min 05 s", "1 h 
 std::string formatBytes(int64_t bytes);         // "117.7 MiB"
 std::string formatTime(double unix_seconds);    // local time "2024-05-01 12:00:03"; "-" for 0
 std::string formatNumber(double value);         // shortest text that reads back exactly
+std::string formatFixed(double value, int digits);   // printf "%.*f"
 
 // "a.b.c" -> value text for every leaf of a JSON object (arrays and scalars are leaves).
 std::map<std::string, std::string> flattenJson(const std::string& json_text);
