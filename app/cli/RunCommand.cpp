@@ -122,12 +122,18 @@ void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_cod
     run->add_option("-s,--set", options.overrides, "Override a config key, e.g. trainer.precision=bf16-mixed")
         ->allow_extra_args(false);
     run->add_flag("-q,--quiet", options.quiet, "No live progress; print only the final report");
+    run->add_flag("--print-config", options.print_config,
+                  "Print the experiment (defaults, file and --set applied, validated) as JSON and exit");
     run->callback([&options, &exit_code] { exit_code = runCommand(options); });
 }
 
 int runCommand(const RunCommandOptions& options) {
     const auto config = prepareConfig(options);
     if (!config) return kExitBadConfig;
+    if (options.print_config) {
+        std::printf("%s\n", configToJson(*config).c_str());
+        return kExitOk;
+    }
     const std::string db_path = resolveDbPath(options);
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;

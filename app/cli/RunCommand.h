@@ -26,6 +26,7 @@ struct RunCommandOptions {
     std::vector<std::string> overrides;
     std::string db_path;   // the global --db / $HEARTH_DB
     bool quiet = false;
+    bool print_config = false;   // print the effective config as JSON and exit without training
 };
 
 // Loads the config file (or the built-in default), applies overrides, validates. Prints every

@@ -70,6 +70,19 @@ private Q_SLOTS:
         QVERIFY2(runs.out.contains("quick") && runs.out.contains("completed"), qPrintable(runs.out));
     }
 
+    void printConfigShowsDefaultsWithOverridesAndTrainsNothing() {
+        const CliResult r = cli({"run", "--set", "trainer.max_epochs=7", "--print-config"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.contains("\"max_epochs\": 7"), qPrintable(r.out));
+        QVERIFY(r.out.contains("\"path\": \"/usr/share/datasets/fashion-mnist\""));
+        QVERIFY(!r.out.contains("Epoch"));
+        // The committed preset is exactly the built-in default experiment.
+        QFile preset(QStringLiteral(HEARTH_FIXTURES_DIR "/../../resources/presets/fashion-mnist-cnn.json"));
+        QVERIFY(preset.open(QIODevice::ReadOnly));
+        const CliResult defaults = cli({"run", "--print-config"});
+        QCOMPARE(defaults.out.trimmed(), QString::fromUtf8(preset.readAll()).trimmed());
+    }
+
     void unknownConfigKeyExits2NamingIt() {
         const QString cfg = writeFile("bad-key.json", R"({"trainer": {"max_epoch": 2}})");
         const CliResult r = cli({"run", "--config", cfg});
