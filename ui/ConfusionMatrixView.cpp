@@ -1,8 +1,9 @@
 #include "ui/ConfusionMatrixView.h"
 
 #include <QMouseEvent>
+#include "ui/PlotTheme.h"
+
 #include <QPainter>
-#include <QPdfWriter>
 #include <QToolTip>
 
 #include <numeric>
@@ -165,18 +166,7 @@ void ConfusionMatrixView::mouseMoveEvent(QMouseEvent* event)
 
 bool ConfusionMatrixView::saveImage(const QString& path)
 {
-    if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
-        QPdfWriter writer(path);
-        QPainter painter(&writer);
-        if (!painter.isActive())
-            return false;
-        const double scale = std::min(painter.viewport().width() / double(width()),
-                                      painter.viewport().height() / double(height()));
-        painter.scale(scale, scale);
-        render(&painter);
-        return true;
-    }
-    return grab().save(path, "PNG");
+    return saveWidgetImage(this, path);
 }
 
 }  // namespace hearth::ui

@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPainter>
-#include <QPdfWriter>
 #include <QSettings>
 #include <QSlider>
 #include <QToolButton>
@@ -323,20 +322,7 @@ QCustomPlot* LivePlots::plot(Plot which) const
 
 bool LivePlots::saveAll(const QString& path)
 {
-    if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
-        QPdfWriter writer(path);
-        writer.setPageSize(QPageSize(QPageSize::A4));
-        writer.setPageOrientation(QPageLayout::Landscape);
-        QPainter painter(&writer);
-        if (!painter.isActive())
-            return false;
-        const double scale = std::min(painter.viewport().width() / double(width()),
-                                      painter.viewport().height() / double(height()));
-        painter.scale(scale, scale);
-        render(&painter);
-        return true;
-    }
-    return grab().save(path, "PNG");
+    return saveWidgetImage(this, path);
 }
 
 void LivePlots::showEvent(QShowEvent* event)

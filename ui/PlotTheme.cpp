@@ -1,11 +1,15 @@
 #include "ui/PlotTheme.h"
 
 #include <QFileDialog>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
 #include <QPalette>
 #include <QStandardPaths>
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <array>
 
 namespace hearth::ui {
@@ -94,6 +98,24 @@ QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString&
     if (path.isEmpty())
         return {};
     return savePlot(plot, path) ? path : QString();
+}
+
+bool saveWidgetImage(QWidget* widget, const QString& path)
+{
+    if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+        QPdfWriter writer(path);
+        writer.setPageSize(QPageSize(QPageSize::A4));
+        writer.setPageOrientation(QPageLayout::Landscape);
+        QPainter painter(&writer);
+        if (!painter.isActive())
+            return false;
+        const double scale = std::min(painter.viewport().width() / double(widget->width()),
+                                      painter.viewport().height() / double(widget->height()));
+        painter.scale(scale, scale);
+        widget->render(&painter);
+        return true;
+    }
+    return widget->grab().save(path, "PNG");
 }
 
 }  // namespace hearth::ui

@@ -23,5 +23,7 @@ QColor seriesColor(int index);
 QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString& suggestedName);
 // Writes PNG or PDF by suffix; false when the file could not be written.
 bool savePlot(QCustomPlot* plot, const QString& path);
+// Writes any widget as PNG, or as PDF (scaled to the page, A4 landscape) by suffix.
+bool saveWidgetImage(QWidget* widget, const QString& path);
 
 }  // namespace hearth::ui
