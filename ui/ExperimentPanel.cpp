@@ -150,6 +150,13 @@ void ExperimentPanel::setDataSource(const QString& path)
     m_form->setDataSource(path);
 }
 
+void ExperimentPanel::setCurrentFile(const QString& path)
+{
+    m_file = QFileInfo(path).absoluteFilePath();
+    addRecent(m_file);
+    Q_EMIT fileChanged(m_file);
+}
+
 bool ExperimentPanel::openFile(const QString& path, QString* error)
 {
     try {
@@ -159,9 +166,7 @@ bool ExperimentPanel::openFile(const QString& path, QString* error)
             *error = qstr(e.what());
         return false;
     }
-    m_file = QFileInfo(path).absoluteFilePath();
-    addRecent(m_file);
-    Q_EMIT fileChanged(m_file);
+    setCurrentFile(path);
     return true;
 }
 
@@ -174,9 +179,7 @@ bool ExperimentPanel::saveFile(const QString& path, QString* error)
             *error = qstr(e.what());
         return false;
     }
-    m_file = QFileInfo(path).absoluteFilePath();
-    addRecent(m_file);
-    Q_EMIT fileChanged(m_file);
+    setCurrentFile(path);
     return true;
 }
 

@@ -61,6 +61,7 @@ public Q_SLOTS:
 private:
     void revalidate();
     void addRecent(const QString& path);
+    void setCurrentFile(const QString& path);   // remembers it as the open file and a recent one
     void rebuildRecentMenu();
 
     ExperimentForm* m_form;

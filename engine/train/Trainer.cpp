@@ -261,24 +261,32 @@ void Trainer::emitStepMetrics(int64_t micro, EpochStats& stats) {
     interval_start_ = Clock::now();
 }
 
+EvalResult Trainer::evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
+                                      bool keep_predictions) {
+    EvalResult result = evaluate(*model_, loader, dataset, *precision_, channels_last_, keep_predictions, [this] {
+        monitor_.poll(sink_);
+        return !stop_.load();
+    });
+    if (!result.interrupted) {
+        EvalReport report;
+        report.split = split;
+        report.loss = result.loss;
+        report.report = ClassificationReport::compute(result.y_true, result.y_pred, splits_.class_names);
+        sink_.onEvent(report);
+    }
+    return result;
+}
+
 // Validates, offers the checkpoint, emits EvalReport / CheckpointSaved / EpochMetrics.
 // Returns false when a stop interrupted validation.
 bool Trainer::validateAndCheckpoint(const EpochStats& stats, FitResult& result) {
     const bool has_val = splits_.val && splits_.val->size() > 0;
     EvalResult val;
     if (has_val) {
-        val = evaluate(*model_, *val_loader_, *splits_.val, *precision_, channels_last_, false, [this] {
-            monitor_.poll(sink_);
-            return !stop_.load();
-        });
+        val = evaluateAndReport("val", *val_loader_, *splits_.val, false);
         if (val.interrupted) {
             return false;
         }
-        EvalReport report;
-        report.split = "val";
-        report.loss = val.loss;
-        report.report = ClassificationReport::compute(val.y_true, val.y_pred, splits_.class_names);
-        sink_.onEvent(report);
     } else if (epoch_ == 0) {
         log(LogLine::Level::Warning, "no validation split: the checkpoint keeps the last epoch");
     }
@@ -317,18 +325,10 @@ TestResult Trainer::test() {
         log(LogLine::Level::Info, "testing the best checkpoint (epoch " + std::to_string(checkpoint_->bestEpoch() + 1) +
                                       ", " + config_.trainer.checkpoint.monitor + ")");
     }
-    auto eval = evaluate(*model_, *test_loader_, *splits_.test, *precision_, channels_last_, true, [this] {
-        monitor_.poll(sink_);
-        return !stop_.load();
-    });
+    auto eval = evaluateAndReport("test", *test_loader_, *splits_.test, true);
     if (eval.interrupted) {
         return out;
     }
-    EvalReport report;
-    report.split = "test";
-    report.loss = eval.loss;
-    report.report = ClassificationReport::compute(eval.y_true, eval.y_pred, splits_.class_names);
-    sink_.onEvent(report);
     PredictionsReady preds;
     preds.split = "test";
     preds.predictions = std::move(eval.predictions);

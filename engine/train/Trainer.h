@@ -12,6 +12,7 @@
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/train/Checkpoint.h"
+#include "engine/train/Evaluation.h"
 #include "engine/train/Precision.h"
 #include "engine/train/RunningMeter.h"
 #include "engine/train/Schedulers.h"
@@ -67,6 +68,9 @@ private:
     void checkFiniteLoss();
     void trackNonFiniteLoss(const torch::Tensor& loss);
     bool validateAndCheckpoint(const EpochStats& stats, FitResult& result);
+    // Runs `split` through the model and emits its EvalReport (not when a stop interrupted it).
+    EvalResult evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
+                                 bool keep_predictions);
     void log(LogLine::Level level, const std::string& text);
     double secondsSince(std::chrono::steady_clock::time_point t) const;
 
