@@ -59,9 +59,15 @@ std::vector<Section> sections(const StoredRun& run) {
     const EnvironmentInfo& e = run.started.environment;
     std::string devices;
     for (const auto& d : e.devices) devices += (devices.empty() ? "" : ", ") + d;
-    out.push_back({"Environment", {}, {{"Hearth", e.hearth_version + " " + e.git_revision}, {"LibTorch", e.libtorch_version},
-                                       {"OS", e.os}, {"CPU", e.cpu + " (" + std::to_string(e.cpu_threads) + " threads)"},
-                                       {"Devices", devices}}, {}});
+    out.push_back({"Environment",
+                   {},
+                   {{"Hearth", e.hearth_version + " " + e.git_revision},
+                    {"LibTorch", e.libtorch_version},
+                    {"CUDA", e.cuda_support.empty() ? "not recorded" : e.cuda_support},
+                    {"OS", e.os},
+                    {"CPU", e.cpu + " (" + std::to_string(e.cpu_threads) + " threads)"},
+                    {"Devices", devices}},
+                   {}});
     if (!run.epochs.empty()) {
         Section epochs{"Epochs", {"Epoch", "Train loss", "Train acc", "Val loss", "Val acc", "LR", "Time", "Samples/s"}, {}, {}};
         for (const auto& m : run.epochs)

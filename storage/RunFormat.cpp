@@ -61,8 +61,9 @@ std::string environmentText(const RunStarted& started) {
     std::string devices;
     for (const auto& d : e.devices) devices += (devices.empty() ? "" : ", ") + d;
     return "  Hearth " + e.hearth_version + (e.git_revision.empty() ? "" : " (" + e.git_revision + ")") +
-           ", LibTorch " + e.libtorch_version + "\n  " + e.os + "; " + e.cpu + " (" + std::to_string(e.cpu_threads) +
-           " logical CPUs, " + std::to_string(e.intra_op_threads) + " intra-op threads)\n  devices: " + devices + "\n";
+           ", LibTorch " + e.libtorch_version + (e.cuda_support.empty() ? "" : ", " + e.cuda_support) + "\n  " + e.os +
+           "; " + e.cpu + " (" + std::to_string(e.cpu_threads) + " logical CPUs, " +
+           std::to_string(e.intra_op_threads) + " intra-op threads)\n  devices: " + devices + "\n";
 }
 
 std::string epochsTable(const std::vector<EpochMetrics>& epochs) {

@@ -16,9 +16,14 @@ json parseOrEmpty(const std::string& text) {
 }  // namespace
 
 std::string environmentToJson(const EnvironmentInfo& env) {
-    json j{{"hearth_version", env.hearth_version}, {"git_revision", env.git_revision},
-           {"libtorch_version", env.libtorch_version}, {"os", env.os}, {"cpu", env.cpu},
-           {"cpu_threads", env.cpu_threads}, {"intra_op_threads", env.intra_op_threads},
+    json j{{"hearth_version", env.hearth_version},
+           {"git_revision", env.git_revision},
+           {"libtorch_version", env.libtorch_version},
+           {"cuda_support", env.cuda_support},
+           {"os", env.os},
+           {"cpu", env.cpu},
+           {"cpu_threads", env.cpu_threads},
+           {"intra_op_threads", env.intra_op_threads},
            {"devices", env.devices}};
     return j.dump();
 }
@@ -29,6 +34,7 @@ EnvironmentInfo environmentFromJson(const std::string& text) {
     env.hearth_version = j.value("hearth_version", "");
     env.git_revision = j.value("git_revision", "");
     env.libtorch_version = j.value("libtorch_version", "");
+    env.cuda_support = j.value("cuda_support", "");
     env.os = j.value("os", "");
     env.cpu = j.value("cpu", "");
     env.cpu_threads = j.value("cpu_threads", int64_t{0});

@@ -3,13 +3,23 @@
 #include "StoreCommands.h"
 #include "SweepCommand.h"
 
+#include "engine/config/DeviceInfo.h"
+
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
     CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
     app.require_subcommand(1);
     app.fallthrough();   // --db may come after the subcommand: `hearth-cli runs --db x.sqlite`
-    app.set_version_flag("--version", std::string(HEARTH_VERSION " (" HEARTH_GIT_REVISION ")"));
+    // Computed only when asked: it looks for CUDA devices, which initialises the driver.
+    app.set_version_flag(
+        "--version",
+        [] {
+            std::string report = hearth::versionReport("hearth-cli");
+            report.pop_back();  // CLI11 adds the final newline
+            return report;
+        },
+        "Print Hearth's version, the LibTorch and CUDA it was built with, and the devices it sees");
 
     int exit_code = 0;
     hearth::cli::RunCommandOptions run_options;

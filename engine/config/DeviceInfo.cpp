@@ -4,9 +4,13 @@
 
 #include "engine/TorchCompat.h"
 #include "engine/monitor/CudaMemory.h"
+#ifdef HEARTH_WITH_CUDA
+#include "engine/config/CudaInfo.h"
+#endif
 
 #include <sys/utsname.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -49,7 +53,76 @@ std::string operatingSystem() {
     return os.empty() ? "unknown" : os;
 }
 
+#ifdef HEARTH_WITH_CUDA
+std::string cudaVersionText(int packed) {  // 13000 -> "13.0"
+    return std::to_string(packed / 1000) + "." + std::to_string((packed % 1000) / 10);
+}
+
+std::string gib(int64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+#endif
+
+// ", no CUDA device found (...)" or ", N CUDA device(s) (driver CUDA x.y):" plus one line each.
+std::string cudaDevicesText() {
+#ifdef HEARTH_WITH_CUDA
+    const int driver = cudaStackVersions().driver_cuda;
+    if (driver == 0) {
+        return ", no CUDA device found (no NVIDIA driver)\n";
+    }
+    const auto count = torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+    if (count == 0) {
+        return ", no CUDA device found (driver supports CUDA " + cudaVersionText(driver) + ")\n";
+    }
+    std::string out = ", " + std::to_string(count) + (count == 1 ? " CUDA device" : " CUDA devices") +
+                      " (driver supports CUDA " + cudaVersionText(driver) + "):\n";
+    for (int64_t i = 0; i < count; ++i) {
+        const auto f = cudaDeviceFacts(i);
+        out += "  cuda:" + std::to_string(i) + "  " + f.name + ", " + gib(f.total_bytes) + ", compute capability " +
+               std::to_string(f.major) + "." + std::to_string(f.minor) + "\n";
+    }
+    return out;
+#else
+    return "\n";
+#endif
+}
+
 }  // namespace
+
+BuildInfo queryBuildInfo() {
+    BuildInfo b;
+    b.hearth_version = HEARTH_VERSION;
+    b.git_revision = HEARTH_GIT_REVISION;
+    b.libtorch_version = TORCH_VERSION;
+#ifdef HEARTH_WITH_CUDA
+    const auto v = cudaStackVersions();
+    b.cuda_built_in = true;
+    b.cuda_version = v.cuda;
+    b.cudnn_version = v.cudnn;
+    b.nccl_version = v.nccl;
+#endif
+    return b;
+}
+
+std::string describeCudaSupport(const BuildInfo& build) {
+    if (!build.cuda_built_in) {
+        return "CUDA not built in (CPU-only LibTorch)";
+    }
+    std::string extras;
+    if (!build.cudnn_version.empty()) extras += "cuDNN " + build.cudnn_version;
+    if (!build.nccl_version.empty()) extras += (extras.empty() ? "" : ", ") + ("NCCL " + build.nccl_version);
+    return "CUDA " + build.cuda_version + " built in" + (extras.empty() ? "" : " (" + extras + ")");
+}
+
+std::string versionReport(const std::string& program) {
+    const BuildInfo b = queryBuildInfo();
+    std::string cpu = firstValue("/proc/cpuinfo", "model name", ':');
+    return program + " " + b.hearth_version + " (git " + b.git_revision + ")\n" + "LibTorch " + b.libtorch_version +
+           ", " + describeCudaSupport(b) + cudaDevicesText() + "CPU: " + (cpu.empty() ? std::string("unknown") : cpu) +
+           ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs\n";
+}
 
 DeviceCapabilities queryDeviceCapabilities() {
     DeviceCapabilities caps;
@@ -74,6 +147,7 @@ EnvironmentInfo queryEnvironment() {
     env.hearth_version = HEARTH_VERSION;
     env.git_revision = HEARTH_GIT_REVISION;
     env.libtorch_version = TORCH_VERSION;
+    env.cuda_support = describeCudaSupport(queryBuildInfo());
     env.os = operatingSystem();
     env.cpu = firstValue("/proc/cpuinfo", "model name", ':');
     if (env.cpu.empty()) {

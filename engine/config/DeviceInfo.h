@@ -7,11 +7,32 @@ namespace hearth {
 
 DeviceCapabilities queryDeviceCapabilities();
 
+// How this binary was built: Hearth, LibTorch and, in CUDA builds, the CUDA stack inside it.
+struct BuildInfo {
+    std::string hearth_version;
+    std::string git_revision;
+    std::string libtorch_version;  // TORCH_VERSION of the headers built against
+    bool cuda_built_in = false;
+    std::string cuda_version;   // e.g. "13.0"
+    std::string cudnn_version;  // e.g. "9.19.0"; empty without cuDNN
+    std::string nccl_version;   // e.g. "2.28.9"; empty without NCCL
+};
+
+BuildInfo queryBuildInfo();
+
+// "CUDA 13.0 built in (cuDNN 9.19.0, NCCL 2.28.9)" or "CUDA not built in (CPU-only LibTorch)".
+std::string describeCudaSupport(const BuildInfo& build);
+
+// The text of `hearth-cli --version`: Hearth, LibTorch, CUDA support and the devices found, e.g.
+// "LibTorch 2.11.0, CUDA 13.0 built in (cuDNN 9.19.0, NCCL 2.28.9), no CUDA device found".
+std::string versionReport(const std::string& program);
+
 // Versions and hardware recorded with every run.
 struct EnvironmentInfo {
     std::string hearth_version;
     std::string git_revision;
     std::string libtorch_version;
+    std::string cuda_support;  // describeCudaSupport() of the build that ran
     std::string os;
     std::string cpu;
     int64_t cpu_threads = 0;          // logical CPUs

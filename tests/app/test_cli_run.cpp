@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,6 +71,34 @@ private Q_SLOTS:
         QVERIFY2(runs.out.contains("quick") && runs.out.contains("completed"), qPrintable(runs.out));
     }
 
+    // The build is what --version says it is: the cuda preset reports CUDA built in (with its
+    // cuDNN and NCCL) and the devices it finds; the dev preset (Debian's CPU LibTorch) says it has
+    // no CUDA. Runs record the same line in their environment.
+    void versionReportsLibTorchAndCudaSupport() {
+        const CliResult r = cli({"--version"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.startsWith("hearth-cli " HEARTH_EXPECT_VERSION " (git "), qPrintable(r.out));
+        QVERIFY2(r.out.contains("LibTorch " HEARTH_EXPECT_TORCH "."), qPrintable(r.out));
+        const QRegularExpression builtIn(
+            R"(CUDA \d+\.\d+ built in \(cuDNN \d+\.\d+\.\d+, NCCL \d+\.\d+\.\d+\), )"
+            R"((no CUDA device found|\d+ CUDA devices? \(driver supports CUDA \d+\.\d+\):\n  cuda:0  ))");
+        if (HEARTH_EXPECT_CUDA) {
+            QVERIFY2(builtIn.match(r.out).hasMatch(), qPrintable(r.out));
+            QVERIFY(!r.out.contains("not built in"));
+        } else {
+            QVERIFY2(r.out.contains("CUDA not built in (CPU-only LibTorch)"), qPrintable(r.out));
+            QVERIFY(!r.out.contains("built in (cuDNN"));
+        }
+        QVERIFY2(r.out.contains("logical CPUs"), qPrintable(r.out));
+
+        const CliResult run = cli({"run", "--set", "data.limit=200", "--set", "trainer.max_epochs=1", "--set",
+                                   "model.name=mlp", "--set", "trainer.num_workers=0", "--set", "name=versioned"});
+        QVERIFY2(run.exit_code == 0, qPrintable(run.out));
+        const CliResult shown = cli({"show", "versioned"});
+        const QString expected = HEARTH_EXPECT_CUDA ? "built in (cuDNN" : "CUDA not built in";
+        QVERIFY2(shown.out.contains(expected), qPrintable(shown.out));
+    }
+
     void printConfigShowsDefaultsWithOverridesAndTrainsNothing() {
         const CliResult r = cli({"run", "--set", "trainer.max_epochs=7", "--print-config"});
         QCOMPARE(r.exit_code, 0);
@@ -98,9 +127,23 @@ private Q_SLOTS:
         r = cli({"run", "--set", "trainer.precision=fp8"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("bf16-mixed"), qPrintable(r.out));
-        r = cli({"run", "--set", "trainer.precision=16-mixed", "--set", "trainer.accelerator=cpu"});
-        QCOMPARE(r.exit_code, 2);
-        QVERIFY2(r.out.contains("CUDA"), qPrintable(r.out));
+    }
+
+    // 16-mixed on CPU: LibTorch 1.13 has no float16 CPU autocast, so validation refuses it before
+    // anything runs; 2.x trains with it (autocast to float16 and the GradScaler's CPU kernels).
+    void sixteenMixedOnCpuFollowsWhatLibTorchSupports() {
+        const CliResult r = cli({"run", "--set", "trainer.precision=16-mixed", "--set", "trainer.accelerator=cpu",
+                                 "--set", "data.limit=300", "--set", "trainer.max_epochs=1", "--set", "model.name=mlp",
+                                 "--set", "trainer.num_workers=0", "--set", "name=fp16-cpu"});
+        if (HEARTH_EXPECT_CPU_FP16) {
+            QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+            QVERIFY2(r.out.contains("weighted avg"), qPrintable(r.out));
+            const CliResult shown = cli({"show", "fp16-cpu"});
+            QVERIFY2(shown.out.contains("16-mixed"), qPrintable(shown.out));
+        } else {
+            QCOMPARE(r.exit_code, 2);
+            QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("CUDA"), qPrintable(r.out));
+        }
     }
 
     void invalidJsonExits2WithLine() {
