@@ -51,6 +51,7 @@ private Q_SLOTS:
 
     void completedRunEmitsTheWholeStory() {
         auto c = blobCsvConfig(csv_);
+        c.trainer.accelerator = "cpu";  // the CPU story, also on a machine with a GPU
         c.trainer.num_threads = 2;
         Run run;
         runOnce(c, run);
@@ -213,6 +214,7 @@ private Q_SLOTS:
 
     void bf16MixedRunReportsCpuAutocast() {
         auto c = blobCsvConfig(csv_);
+        c.trainer.accelerator = "cpu";
         c.trainer.precision = "bf16-mixed";
         c.trainer.max_epochs = 2;
         Run run;

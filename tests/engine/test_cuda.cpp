@@ -1,0 +1,255 @@
+// The CUDA paths, run on a real GPU by scripts/gpu-check: the GradScaler's native kernels agree
+// with the CPU path, fp16 and bf16 autocast, pinned non-blocking loader copies, the memory
+// gauges, and a whole run on the device. Each test skips with "needs a CUDA device" elsewhere;
+// gpu-check fails when any of them skips there.
+#include "TrainTestSupport.h"
+
+#include "engine/TorchCompat.h"
+#include "engine/data/Loader.h"
+#include "engine/monitor/DeviceMonitor.h"
+#include "engine/run/RunController.h"
+#include "engine/train/GradScaler.h"
+#include "engine/train/Precision.h"
+#ifdef HEARTH_WITH_CUDA
+#include "engine/monitor/CudaMemory.h"
+#endif
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <limits>
+
+using namespace hearth;
+using namespace hearth::testing;
+
+#define HEARTH_NEEDS_CUDA()                                             \
+    do {                                                                \
+        if (!torch::cuda::is_available()) QSKIP("needs a CUDA device"); \
+    } while (false)
+
+namespace {
+
+// Scale and growth tracker after each of `steps` scaled SGD steps on `device`, with an inf
+// injected into the gradient at step `inf_at`; the same seed gives the same problem anywhere.
+struct ScalerTrace {
+    std::vector<double> scales;
+    std::vector<int64_t> trackers;
+    torch::Tensor weight;  // final weights, on the CPU
+};
+
+ScalerTrace traceScaler(torch::Device device, int steps, int inf_at) {
+    torch::manual_seed(3);
+    torch::nn::Linear layer(16, 4);
+    const auto x = torch::randn({32, 16});
+    const auto y = torch::randint(0, 4, {32}, torch::kInt64);
+    layer->to(device);
+    torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.1));
+    GradScalerOptions o;
+    o.init_scale = 1024.0;
+    o.growth_interval = 2;
+    GradScaler scaler(o);
+    ScalerTrace t;
+    for (int i = 0; i < steps; ++i) {
+        compat::clearGradients(opt);
+        const auto loss = torch::nn::functional::cross_entropy(layer->forward(x.to(device)), y.to(device));
+        scaler.scale(loss).backward();
+        if (i == inf_at) {
+            torch::NoGradGuard g;
+            layer->weight.mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+        }
+        const bool stepped = scaler.step(opt);
+        if (stepped == (i == inf_at)) {
+            qWarning("step %d: stepped=%d with inf_at=%d", i, int(stepped), inf_at);
+            return {};
+        }
+        scaler.update();
+        t.scales.push_back(scaler.currentScale());
+        t.trackers.push_back(scaler.growthTracker());
+    }
+    t.weight = layer->weight.detach().cpu();
+    return t;
+}
+
+std::shared_ptr<const Dataset> blobDataset(int64_t n) {
+    return std::make_shared<BlobDataset>(n, std::vector<int64_t>{8}, 3, 11);
+}
+
+}  // namespace
+
+class TestCuda : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // torch.amp.GradScaler semantics through _amp_foreach_non_finite_check_and_unscale_ and
+    // _amp_update_scale_ on the device: the same skip, backoff and growth as the CPU path.
+    void gradScalerNativeKernelsMatchTheCpuPath() {
+        HEARTH_NEEDS_CUDA();
+        const auto cuda = traceScaler(torch::Device(torch::kCUDA, 0), 6, 2);
+        const auto cpu = traceScaler(torch::kCPU, 6, 2);
+        QVERIFY(cuda.weight.defined() && cpu.weight.defined());
+        // 1024 -> grow after 2 good steps -> back off at the inf -> grow again after 2 good ones.
+        QCOMPARE(cuda.scales, (std::vector<double>{1024, 2048, 1024, 1024, 2048, 2048}));
+        QCOMPARE(cuda.trackers, (std::vector<int64_t>{1, 0, 0, 1, 0, 1}));
+        QCOMPARE(cuda.scales, cpu.scales);
+        QCOMPARE(cuda.trackers, cpu.trackers);
+        QVERIFY(torch::allclose(cuda.weight, cpu.weight, 1e-4, 1e-5));
+    }
+
+    void fp16AutocastRunsMatmulsInHalfWithFloatMasterWeights() {
+        HEARTH_NEEDS_CUDA();
+        const torch::Device dev(torch::kCUDA, 0);
+        torch::nn::Linear layer(8, 4);
+        layer->to(dev);
+        const auto x = torch::randn({5, 8}, dev);
+        {
+            compat::AutocastGuard guard(c10::DeviceType::CUDA, torch::kHalf);
+            QCOMPARE(layer->forward(x).scalar_type(), torch::kHalf);
+        }
+        QCOMPARE(layer->forward(x).scalar_type(), torch::kFloat32);
+
+        ModelConfig mc;
+        mc.name = "mlp";
+        mc.hidden = {64};
+        auto model = createModel(mc, ModelInput{{8}, 3});
+        model->to(dev);
+        Precision precision("16-mixed", dev);
+        QVERIFY(precision.autocasts() && precision.scalesLoss());
+        torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(0.01));
+        const auto data = blobDataset(256);
+        const Batch all = data->getBatch([] {
+            std::vector<int64_t> idx(256);
+            for (int64_t i = 0; i < 256; ++i) idx[static_cast<size_t>(i)] = i;
+            return idx;
+        }());
+        const auto inputs = all.inputs.to(dev), labels = all.labels.to(dev);
+        double first = 0, last = 0;
+        for (int step = 0; step < 60; ++step) {
+            compat::clearGradients(opt);
+            const auto logits = precision.forward(*model, inputs);
+            QCOMPARE(logits.scalar_type(), torch::kFloat32);
+            const auto loss = torch::nn::functional::cross_entropy(logits, labels);
+            precision.backward(loss);
+            precision.optimizerStep(opt, std::nullopt);
+            (step == 0 ? first : last) = loss.item<double>();
+        }
+        QVERIFY2(last < 0.5 * first, qPrintable(QString("loss %1 -> %2").arg(first).arg(last)));
+        for (const auto& p : model->parameters()) {
+            QCOMPARE(p.scalar_type(), torch::kFloat32);
+            QCOMPARE(p.grad().scalar_type(), torch::kFloat32);
+        }
+        QCOMPARE(precision.lossScale(), 65536.0);  // no overflow on this problem
+    }
+
+    void bf16AutocastOnCudaKeepsFloatGradients() {
+        HEARTH_NEEDS_CUDA();
+        const torch::Device dev(torch::kCUDA, 0);
+        torch::nn::Linear layer(8, 4);
+        layer->to(dev);
+        {
+            compat::AutocastGuard guard(c10::DeviceType::CUDA, torch::kBFloat16);
+            QCOMPARE(layer->forward(torch::randn({3, 8}, dev)).scalar_type(), torch::kBFloat16);
+        }
+        ModelConfig mc;
+        mc.name = "mlp";
+        mc.hidden = {16};
+        auto model = createModel(mc, ModelInput{{8}, 3});
+        model->to(dev);
+        Precision precision("bf16-mixed", dev);
+        QVERIFY(precision.autocasts() && !precision.scalesLoss());
+        const auto logits = precision.forward(*model, torch::randn({6, 8}, dev));
+        precision.backward(
+            torch::nn::functional::cross_entropy(logits, torch::zeros({6}, torch::dtype(torch::kInt64).device(dev))));
+        for (const auto& p : model->parameters()) QCOMPARE(p.grad().scalar_type(), torch::kFloat32);
+        QVERIFY(QString::fromStdString(precision.describe()).contains("CUDA"));
+    }
+
+    // pin_memory: staging buffers in page-locked memory, copies issued non-blocking; the batches
+    // that reach the device equal the ones a CPU loader with the same seed produces.
+    void pinnedLoaderDeliversTheSameBatchesOnTheDevice() {
+        HEARTH_NEEDS_CUDA();
+        const auto data = blobDataset(1000);
+        LoaderOptions o;
+        o.batch_size = 64;
+        o.seed = 5;
+        o.num_workers = 2;
+        o.pin_memory = true;
+        o.device = torch::Device(torch::kCUDA, 0);
+        Loader gpu(data, o);
+        QVERIFY(gpu.pinsMemory());
+        o.pin_memory = false;
+        o.device = torch::kCPU;
+        Loader cpu(data, o);
+        QVERIFY(!cpu.pinsMemory());
+        gpu.startEpoch(0);
+        cpu.startEpoch(0);
+        int batches = 0;
+        while (auto g = gpu.next()) {
+            auto c = cpu.next();
+            QVERIFY(c.has_value());
+            QVERIFY(g->inputs.is_cuda() && g->labels.is_cuda());
+            QVERIFY(torch::equal(g->inputs.cpu(), c->inputs));
+            QVERIFY(torch::equal(g->labels.cpu(), c->labels));
+            ++batches;
+        }
+        QVERIFY(!cpu.next().has_value());
+        QCOMPARE(batches, 16);
+    }
+
+    void memoryGaugesFollowTheCachingAllocator() {
+        HEARTH_NEEDS_CUDA();
+#ifdef HEARTH_WITH_CUDA
+        releaseCudaCache();
+        resetCudaPeakStats(0);
+        const auto before = cudaMemoryStats(0);
+        QVERIFY(before.total_bytes > (int64_t(1) << 30));
+        constexpr int64_t kBytes = int64_t(256) << 20;
+        {
+            auto t = torch::empty({kBytes / 4}, torch::dtype(torch::kFloat32).device(torch::kCUDA, 0));
+            const auto during = cudaMemoryStats(0);
+            QVERIFY(during.allocated_bytes - before.allocated_bytes >= kBytes);
+            QVERIFY(during.reserved_bytes >= during.allocated_bytes);
+            QVERIFY(during.free_bytes < before.free_bytes);
+
+            RecordingSink sink;
+            DeviceMonitor monitor(torch::Device(torch::kCUDA, 0));
+            monitor.poll(sink, /*force=*/true);
+            const auto samples = sink.all<DeviceSample>();
+            QVERIFY(std::any_of(samples.begin(), samples.end(), [&](const DeviceSample& s) {
+                return s.device == 0 && !s.name.empty() && s.allocated_bytes >= kBytes &&
+                       s.total_bytes == during.total_bytes;
+            }));
+            QVERIFY(monitor.peakBytes() >= kBytes);
+        }
+        QVERIFY(cudaMemoryStats(0).allocated_peak_bytes >= kBytes);
+        releaseCudaCache();
+        QVERIFY(cudaMemoryStats(0).reserved_bytes < before.reserved_bytes + kBytes);
+#endif
+    }
+
+    // A whole experiment on the GPU: 16-mixed, pinned memory, workers; it learns, and the run
+    // reports the device and its memory.
+    void wholeRunTrainsOnTheGpu() {
+        HEARTH_NEEDS_CUDA();
+        QTemporaryDir dir;
+        auto c = blobCsvConfig(writeBlobCsv(dir.filePath("blobs.csv").toStdString(), 1200));
+        c.trainer.accelerator = "cuda";
+        c.trainer.precision = "16-mixed";
+        c.trainer.pin_memory = true;
+        c.trainer.num_workers = 2;
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        const auto outcome = runExperiment(c, RunOptions{}, sink, stop);
+        QVERIFY2(outcome.status == RunStatus::Completed, outcome.message.c_str());
+        const auto started = sink.all<RunStarted>().at(0);
+        QVERIFY2(started.device.find("cuda") != std::string::npos, started.device.c_str());
+        QVERIFY(started.effective.at("trainer.pin_memory").find("on") == 0);
+        QVERIFY(started.effective.at("trainer.precision").find("16-mixed") == 0);
+        const auto finished = sink.all<RunFinished>().at(0);
+        QVERIFY2(finished.test_accuracy > 0.9, qPrintable(QString::number(finished.test_accuracy)));
+        QVERIFY(finished.peak_memory_bytes > 0);
+        const auto samples = sink.all<DeviceSample>();
+        QVERIFY(std::any_of(samples.begin(), samples.end(), [](const DeviceSample& s) { return s.device == 0; }));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCuda)
+#include "test_cuda.moc"
