@@ -74,6 +74,16 @@ std::shared_ptr<const Dataset> blobDataset(int64_t n) {
     return std::make_shared<BlobDataset>(n, std::vector<int64_t>{8}, 3, 11);
 }
 
+// An MLP for 8 features and 3 classes with one hidden layer, on `device`.
+std::shared_ptr<ClassifierImpl> mlpOn(torch::Device device, int64_t hidden) {
+    ModelConfig mc;
+    mc.name = "mlp";
+    mc.hidden = {hidden};
+    auto model = createModel(mc, ModelInput{{8}, 3});
+    model->to(device);
+    return model;
+}
+
 }  // namespace
 
 class TestCuda : public QObject {
@@ -106,11 +116,7 @@ private Q_SLOTS:
         }
         QCOMPARE(layer->forward(x).scalar_type(), torch::kFloat32);
 
-        ModelConfig mc;
-        mc.name = "mlp";
-        mc.hidden = {64};
-        auto model = createModel(mc, ModelInput{{8}, 3});
-        model->to(dev);
+        auto model = mlpOn(dev, 64);
         Precision precision("16-mixed", dev);
         QVERIFY(precision.autocasts() && precision.scalesLoss());
         torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(0.01));
@@ -148,11 +154,7 @@ private Q_SLOTS:
             compat::AutocastGuard guard(c10::DeviceType::CUDA, torch::kBFloat16);
             QCOMPARE(layer->forward(torch::randn({3, 8}, dev)).scalar_type(), torch::kBFloat16);
         }
-        ModelConfig mc;
-        mc.name = "mlp";
-        mc.hidden = {16};
-        auto model = createModel(mc, ModelInput{{8}, 3});
-        model->to(dev);
+        auto model = mlpOn(dev, 16);
         Precision precision("bf16-mixed", dev);
         QVERIFY(precision.autocasts() && !precision.scalesLoss());
         const auto logits = precision.forward(*model, torch::randn({6, 8}, dev));
