@@ -8,6 +8,12 @@ namespace {
 using nlohmann::json;
 
 // Stored JSON is ours, but a damaged or hand-edited value must not take the viewer down.
+// Text that is not valid UTF-8 (a path or label from a user's file) is stored with U+FFFD in
+// place of the bad bytes rather than failing the write.
+std::string dumpText(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 json parseOrEmpty(const std::string& text) {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     return j.is_object() ? j : json::object();
@@ -25,7 +31,7 @@ std::string environmentToJson(const EnvironmentInfo& env) {
            {"cpu_threads", env.cpu_threads},
            {"intra_op_threads", env.intra_op_threads},
            {"devices", env.devices}};
-    return j.dump();
+    return dumpText(j);
 }
 
 EnvironmentInfo environmentFromJson(const std::string& text) {
@@ -44,14 +50,14 @@ EnvironmentInfo environmentFromJson(const std::string& text) {
 }
 
 std::string effectiveToJson(const std::map<std::string, std::string>& effective) {
-    return json(effective).dump();
+    return dumpText(json(effective));
 }
 
 std::map<std::string, std::string> effectiveFromJson(const std::string& text) {
     std::map<std::string, std::string> out;
     const json j = parseOrEmpty(text);   // named: items() refers into it
     for (const auto& [key, value] : j.items())
-        out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+        out[key] = value.is_string() ? value.get<std::string>() : dumpText(value);
     return out;
 }
 
@@ -60,7 +66,7 @@ std::string setupToJson(const RunStarted& s) {
            {"batches_per_epoch", s.batches_per_epoch}, {"max_epochs", s.max_epochs},
            {"class_names", s.class_names}, {"model_summary", s.model_summary},
            {"parameter_count", s.parameter_count}, {"wall_time_s", s.wall_time_s}};
-    return j.dump();
+    return dumpText(j);
 }
 
 void setupFromJson(const std::string& text, RunStarted& s) {

@@ -84,10 +84,39 @@ int exitCodeFor(const RunOutcome& outcome) {
     return kExitTrainingFailed;
 }
 
+namespace {
+
+// The store could not give the run its row or its artifacts folder: the run fails as a data
+// problem (exit 3) with the store's message, and a row already created is marked failed.
+StoredRun storeFailure(const std::shared_ptr<RunWriter>& writer, StoredRun result, const std::string& what) {
+    result.outcome.status = RunStatus::Failed;
+    result.outcome.failure = FailureKind::Data;
+    result.outcome.message = "the run store could not set up the run: " + what;
+    std::fprintf(stderr, "error: %s\n", result.outcome.message.c_str());
+    if (result.run_id > 0) {
+        try {
+            RunRecorder(writer, result.run_id).onEvent(RunFailed{FailureKind::Data, result.outcome.message, ""});
+            writer->flush();
+        } catch (const std::exception&) {
+            // The row stays 'running' and shows as interrupted once this process is gone.
+        }
+    }
+    return result;
+}
+
+}  // namespace
+
 StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
                         std::optional<int64_t> sweep_id, bool quiet) {
     StoredRun result;
-    result.run_id = writer->createRun(config.name, configToJson(config), sweep_id);
+    RunOptions run_options;
+    const std::string store_error_before = writer->lastError();
+    try {
+        result.run_id = writer->createRun(config.name, configToJson(config), sweep_id);
+        run_options.artifacts_dir = writer->artifactsDir(result.run_id);
+    } catch (const std::exception& e) {
+        return storeFailure(writer, std::move(result), e.what());
+    }
 
     // Quiet: the printer still collects the report and the outcome, it just prints nothing.
     auto printer = std::make_shared<ProgressPrinter>(quiet ? nullptr : stderr, isatty(STDERR_FILENO) != 0);
@@ -99,8 +128,6 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     g_stop_requested.store(false);
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    RunOptions run_options;
-    run_options.artifacts_dir = writer->artifactsDir(result.run_id);
     result.outcome = runExperiment(config, run_options, fanout, g_stop_requested);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -111,8 +138,16 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     result.finished = printer->finished();
     result.test = printer->testReport();
     result.data_wait_share = tally->meanWaitShare();
+    // A write that failed during the run (the writer marked the run failed): never a silent loss.
     const std::string store_error = writer->lastError();
-    if (!store_error.empty()) std::fprintf(stderr, "warning: the run store reported: %s\n", store_error.c_str());
+    if (store_error != store_error_before) {
+        std::fprintf(stderr, "error: the run store could not record the run: %s\n", store_error.c_str());
+        if (result.outcome.status != RunStatus::Failed) {
+            result.outcome.status = RunStatus::Failed;
+            result.outcome.failure = FailureKind::Data;
+            result.outcome.message = store_error;
+        }
+    }
     return result;
 }
 
@@ -140,8 +175,9 @@ int runCommand(const RunCommandOptions& options) {
 
     const StoredRun run = trainAndStore(*config, writer, std::nullopt, options.quiet);
     if (options.quiet && run.test) std::printf("%s", run.test->report.toText().c_str());
-    std::fprintf(stderr, "Run #%lld stored in %s (hearth-cli show %lld)\n", static_cast<long long>(run.run_id),
-                 db_path.c_str(), static_cast<long long>(run.run_id));
+    if (run.run_id > 0)
+        std::fprintf(stderr, "Run #%lld stored in %s (hearth-cli show %lld)\n", static_cast<long long>(run.run_id),
+                     db_path.c_str(), static_cast<long long>(run.run_id));
     return exitCodeFor(run.outcome);
 }
 

@@ -66,7 +66,13 @@ int sweepCommand(const SweepCommandOptions& options) {
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;
 
-    const int64_t sweep_id = writer->createSweep(base->name + " ladder", "ladder");
+    int64_t sweep_id = 0;
+    try {
+        sweep_id = writer->createSweep(base->name + " ladder", "ladder");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: the run store could not create the sweep: %s\n", e.what());
+        return kExitBadData;
+    }
     std::vector<StoredRun> runs;
     for (size_t i = 0; i < steps.size(); ++i) {
         std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),

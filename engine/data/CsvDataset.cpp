@@ -53,9 +53,8 @@ std::shared_ptr<CsvDataset> CsvDataset::load(const std::string& path, const std:
     return std::make_shared<CsvDataset>(readCsvFile(path), label_column, classes);
 }
 
-CsvDataset::CsvDataset(CsvTable table, const std::string& label_column,
-                       const std::vector<std::string>* classes)
-    : path_(std::move(table.path)), columns_(std::move(table.header)) {
+CsvDataset::CsvDataset(CsvTable table, const std::string& label_column, const std::vector<std::string>* classes)
+    : path_(std::move(table.path)), encoding_note_(std::move(table.encoding_note)), columns_(std::move(table.header)) {
     for (size_t c = 0; c < columns_.size(); ++c)
         if (std::find(columns_.begin(), columns_.begin() + static_cast<std::ptrdiff_t>(c), columns_[c]) !=
             columns_.begin() + static_cast<std::ptrdiff_t>(c))

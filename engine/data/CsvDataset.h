@@ -45,6 +45,7 @@ public:
     const FeatureScaling& scaling() const { return scaling_; }
 
     const std::string& path() const { return path_; }
+    const std::string& encodingNote() const { return encoding_note_; }  // see CsvTable
     const std::vector<std::string>& columns() const { return columns_; }
     const std::vector<std::string>& featureNames() const { return feature_names_; }
     int64_t featureCount() const { return static_cast<int64_t>(feature_names_.size()); }
@@ -57,6 +58,7 @@ private:
     void checkIndex(int64_t index) const;
 
     std::string path_;
+    std::string encoding_note_;
     std::vector<std::string> columns_;
     std::vector<std::string> feature_names_;
     std::vector<std::string> class_names_;

@@ -1,6 +1,7 @@
 #include "engine/data/CsvReader.h"
 
 #include "engine/data/DataError.h"
+#include "engine/data/TextEncoding.h"
 
 #include <cerrno>
 #include <cstring>
@@ -126,7 +127,15 @@ CsvTable readCsvFile(const std::string& path) {
     std::ostringstream content;
     content << in.rdbuf();
     if (in.bad()) throw DataError(path + ": read error");
-    return parseCsv(content.str(), path);
+    std::string text = content.str();
+    std::string note;
+    if (!isValidUtf8(text)) {
+        text = windows1252ToUtf8(text);
+        note = path + " is not valid UTF-8; it was read as Windows-1252";
+    }
+    CsvTable table = parseCsv(text, path);
+    table.encoding_note = std::move(note);
+    return table;
 }
 
 }  // namespace hearth

@@ -17,6 +17,7 @@ struct CsvTable {
     std::string path;
     std::vector<std::string> header;
     std::vector<CsvRecord> records;   // data rows, without the header
+    std::string encoding_note;        // set when the file was not UTF-8 and was read as Windows-1252
 };
 
 // Parses `text` (the content of `path`, used in messages). The first record is the header;
@@ -25,7 +26,8 @@ struct CsvTable {
 // a closing quote, and "<path>: empty file" when there is no header.
 CsvTable parseCsv(const std::string& text, const std::string& path);
 
-// Reads and parses the file at `path`; DataError when it cannot be read.
+// Reads and parses the file at `path`; DataError when it cannot be read. A file that is not valid
+// UTF-8 is read as Windows-1252 (what Excel on Windows saves) and says so in encoding_note.
 CsvTable readCsvFile(const std::string& path);
 
 }  // namespace hearth

@@ -144,6 +144,8 @@ DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
     splits.test = sortedSubset(test_file ? test_file : train_file, std::move(s.test));
     splits.class_names = train_file->classNames();
     splits.is_image = false;
+    for (const auto* file : {train_file.get(), val_file.get(), test_file.get()})
+        if (file && !file->encodingNote().empty()) splits.notes.push_back(file->encodingNote());
     splits.description = "CSV " + std::filesystem::path(config.path).filename().string() + " " +
                          countsText(splits) + ", " + std::to_string(train_file->featureCount()) +
                          " features, " + std::to_string(splits.class_names.size()) + " classes";

@@ -59,6 +59,7 @@ struct DataSplits {
     std::vector<std::string> class_names;
     std::string description;   // "Fashion-MNIST (IDX) 55000/5000/10000, 1x28x28, 10 classes"
     bool is_image = false;     // inputs are [C,H,W] images (the GUI shows them)
+    std::vector<std::string> notes;  // what the user should know about how the files were read
 };
 
 }  // namespace hearth

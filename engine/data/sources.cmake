@@ -4,6 +4,7 @@ target_sources(hearth_engine PRIVATE
   data/Dataset.cpp
   data/Permutation.cpp
   data/IdxDataset.cpp
+  data/TextEncoding.cpp
   data/CsvReader.cpp
   data/CsvDataset.cpp
   data/DataModule.cpp

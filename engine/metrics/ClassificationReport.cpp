@@ -217,7 +217,7 @@ std::string ClassificationReport::toJson() const {
     j["weighted_f1"] = weighted_f1;
     j["total"] = total;
     j["confusion"] = confusion;
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // bad UTF-8 in a class name: U+FFFD
 }
 
 ClassificationReport ClassificationReport::fromJson(const std::string& json_text) {

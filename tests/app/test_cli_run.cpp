@@ -30,10 +30,12 @@ private:
 
     QString db() const { return m_dir.filePath("runs.sqlite"); }
 
-    CliResult cli(const QStringList& args, int timeout_ms = 120000) {
+    CliResult cli(const QStringList& args, int timeout_ms = 120000) { return cliOn(db(), args, timeout_ms); }
+
+    CliResult cliOn(const QString& database, const QStringList& args, int timeout_ms = 120000) {
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        QStringList full = {"--db", db()};
+        QStringList full = {"--db", database};
         full += args;
         p.start(HEARTH_CLI_PATH, full);
         if (!p.waitForFinished(timeout_ms)) {
@@ -99,6 +101,26 @@ private Q_SLOTS:
         QVERIFY2(shown.out.contains(expected), qPrintable(shown.out));
     }
 
+    // The store fails while setting a run up (here: a file sits where the artifacts folder goes):
+    // exit 3 with the store's message, never std::terminate; the run's row is kept as failed.
+    // The ladder takes the same path and stops at its first step.
+    void storeFailingToSetUpARunExits3() {
+        const QString blocked = m_dir.filePath("blocked.sqlite");
+        writeFile("blocked.sqlite.artifacts", "a file where the artifacts folder should be");
+        CliResult r = cliOn(blocked, quickRun());
+        QVERIFY2(r.exit_code == 3, qPrintable(r.out));
+        QVERIFY2(r.out.contains("run store could not set up the run") && r.out.contains("artifacts folder"),
+                 qPrintable(r.out));
+        QVERIFY(!r.out.contains("terminate called"));
+        const CliResult runs = cliOn(blocked, {"runs"});
+        QVERIFY2(runs.out.contains("quick") && runs.out.contains("failed"), qPrintable(runs.out));
+
+        r = cliOn(blocked, {"sweep", "--ladder", "--set", "data.limit=200", "--set", "trainer.max_epochs=1"});
+        QVERIFY2(r.exit_code == 3, qPrintable(r.out));
+        QVERIFY(r.out.contains("Ladder ended early"));
+        QVERIFY(!r.out.contains("terminate called"));
+    }
+
     void printConfigShowsDefaultsWithOverridesAndTrainsNothing() {
         const CliResult r = cli({"run", "--set", "trainer.max_epochs=7", "--print-config"});
         QCOMPARE(r.exit_code, 0);
@@ -144,6 +166,31 @@ private Q_SLOTS:
             QCOMPARE(r.exit_code, 2);
             QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("CUDA"), qPrintable(r.out));
         }
+    }
+
+    // A CSV saved by Excel on Windows (class names in Windows-1252): it trains, says how it was
+    // read, and the run is stored whole with the names in UTF-8 (it used to exit 0 with a store
+    // warning and leave the run without report, stuck as running).
+    void windows1252CsvTrainsAndIsStoredWhole() {
+        QByteArray csv = "f1,f2,label\n";
+        for (int i = 0; i < 120; ++i)
+            csv += QByteArray::number(i % 3 + (i % 7) * 0.01) + "," + QByteArray::number((i * 5) % 11) + "," +
+                   (i % 3 == 0   ? QByteArray("caf\xe9")
+                    : i % 3 == 1 ? QByteArray("th\xe9")
+                                 : QByteArray("eau")) +
+                   "\n";
+        const QString path = writeFile("excel.csv", csv);
+        const CliResult r =
+            cli({"run", "--set", "data.kind=csv", "--set", "data.path=" + path, "--set", "model.name=mlp", "--set",
+                 "trainer.max_epochs=2", "--set", "trainer.num_workers=0", "--set", "name=excel"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("excel.csv is not valid UTF-8; it was read as Windows-1252"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("run store"), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QString::fromUtf8("café")), qPrintable(r.out));
+        const CliResult shown = cli({"show", "excel"});
+        QVERIFY2(shown.out.contains("completed") && shown.out.contains(QString::fromUtf8("thé")),
+                 qPrintable(shown.out));
+        QVERIFY2(shown.out.contains("weighted avg"), qPrintable(shown.out));
     }
 
     void invalidJsonExits2WithLine() {

@@ -4,6 +4,7 @@
 #include "engine/data/CsvReader.h"
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
+#include "engine/data/TextEncoding.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -63,6 +64,29 @@ private Q_SLOTS:
         QCOMPARE(t.records[1].fields, (std::vector<std::string>{"Doe", "", "2.5"}));
         QCOMPARE(t.records[1].line, int64_t{5});
         QCOMPARE(t.records[2].fields, (std::vector<std::string>{"", "plain", "3"}));
+    }
+
+    // Excel on Windows saves "café" as the single byte 0xE9: such a file is read as Windows-1252
+    // and says so; a UTF-8 file is read as it is.
+    void nonUtf8FileIsReadAsWindows1252AndSaysSo() {
+        const auto latin =
+            CsvDataset::load(write("cp1252.csv", "x,label\n1,caf\xe9\n2,na\xefve\n3,\x80uro\n"), "label");
+        QCOMPARE(latin->classNames(), (std::vector<std::string>{"café", "naïve", "€uro"}));
+        VERIFY_CONTAINS(QString::fromStdString(latin->encodingNote()), QStringLiteral("cp1252.csv is not valid UTF-8"));
+        VERIFY_CONTAINS(QString::fromStdString(latin->encodingNote()), QStringLiteral("Windows-1252"));
+        const auto utf8 = CsvDataset::load(write("utf8.csv", "x,label\n1,café\n2,日本\n"), "label");
+        QCOMPARE(utf8->classNames(), (std::vector<std::string>{"café", "日本"}));
+        QVERIFY(utf8->encodingNote().empty());
+    }
+
+    void utf8ValidationRejectsMalformedSequences() {
+        QVERIFY(hearth::isValidUtf8("plain ascii, café, 日本, \xf0\x9f\x98\x80"));
+        QVERIFY(!hearth::isValidUtf8("caf\xe9"));           // a lone Latin-1 byte
+        QVERIFY(!hearth::isValidUtf8("\xc0\xaf"));          // overlong '/'
+        QVERIFY(!hearth::isValidUtf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+        QVERIFY(!hearth::isValidUtf8("\xf4\x90\x80\x80"));  // beyond U+10FFFF
+        QVERIFY(!hearth::isValidUtf8("\xe6\x97"));          // truncated
+        QCOMPARE(hearth::windows1252ToUtf8("\x93q\x94 \x81"), std::string("\u201cq\u201d \u0081"));
     }
 
     void wrongFieldCountNamesFileAndLine() {
