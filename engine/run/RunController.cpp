@@ -83,6 +83,7 @@ RunOutcome train(const ExperimentConfig& config, const RunOptions& options, Even
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
     sink.onEvent(describeRun(config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
+    for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
     for (const auto& note : ineffectiveToggles(config, device, trainer)) {
         sink.onEvent(LogLine{LogLine::Level::Warning, note});
     }
@@ -199,17 +200,22 @@ bool RunController::start(ExperimentConfig config, RunOptions options, std::vect
     }
     stop_.store(false);
     running_.store(true);
-    thread_ = std::thread(
-        [this, config = std::move(config), options = std::move(options), sinks = std::move(sinks)]() mutable {
-            // runExperiment never throws; the catch keeps even a failing fan-out from escaping.
-            try {
-                EventFanout fanout(std::move(sinks));
-                outcome_ = runExperiment(config, options, fanout, stop_);
-            } catch (...) {
-                outcome_ = RunOutcome{RunStatus::Failed, FailureKind::Training, "unexpected error in the run thread"};
-            }
-            running_.store(false);
-        });
+    auto body = [this, config = std::move(config), options = std::move(options), sinks = std::move(sinks)]() mutable {
+        // runExperiment never throws; the catch keeps even a failing fan-out from escaping.
+        try {
+            EventFanout fanout(std::move(sinks));
+            outcome_ = runExperiment(config, options, fanout, stop_);
+        } catch (...) {
+            outcome_ = RunOutcome{RunStatus::Failed, FailureKind::Training, "unexpected error in the run thread"};
+        }
+        running_.store(false);
+    };
+    try {
+        thread_ = std::thread(std::move(body));
+    } catch (...) {
+        running_.store(false);  // no thread (e.g. the process is out of threads): later starts must work
+        throw;
+    }
     return true;
 }
 

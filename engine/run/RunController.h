@@ -47,7 +47,8 @@ public:
     RunController& operator=(const RunController&) = delete;
 
     // Starts a run on a new thread; the sinks receive its events on that thread.
-    // Returns false (and does nothing) while a run is still active.
+    // Returns false (and does nothing) while a run is still active. Throws std::system_error when
+    // no thread can be created; the controller then accepts the next start().
     bool start(ExperimentConfig config, RunOptions options, std::vector<std::shared_ptr<EventSink>> sinks);
     void requestStop();                 // finishes the current step, then stops
     bool isRunning() const;

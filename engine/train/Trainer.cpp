@@ -111,15 +111,22 @@ FitResult Trainer::fit() {
         const bool finished = trainEpoch(stats);
         pure_train_s += stats.train_time_s;
         samples += stats.totals.samples;
-        if (!finished || stop_.load()) {
+        if (!finished) {
             result.stopped = true;
             break;
         }
-        if (!validateAndCheckpoint(stats, result)) {
+        // A stop requested during the epoch's last step still leaves a whole epoch: it is
+        // validated and recorded (the pass runs to its end), then the run stops.
+        const bool stop_after_epoch = stop_.load();
+        if (!validateAndCheckpoint(stats, result, /*interruptible=*/!stop_after_epoch)) {
             result.stopped = true;
             break;
         }
         result.epochs_completed = epoch_ + 1;
+        if (stop_after_epoch) {
+            result.stopped = true;
+            break;
+        }
     }
     monitor_.poll(sink_, /*force=*/true);
     result.global_steps = global_step_;
@@ -262,11 +269,12 @@ void Trainer::emitStepMetrics(int64_t micro, EpochStats& stats) {
 }
 
 EvalResult Trainer::evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
-                                      bool keep_predictions) {
-    EvalResult result = evaluate(*model_, loader, dataset, *precision_, channels_last_, keep_predictions, [this] {
-        monitor_.poll(sink_);
-        return !stop_.load();
-    });
+                                      bool keep_predictions, bool interruptible) {
+    EvalResult result =
+        evaluate(*model_, loader, dataset, *precision_, channels_last_, keep_predictions, [this, interruptible] {
+            monitor_.poll(sink_);
+            return !interruptible || !stop_.load();
+        });
     if (!result.interrupted) {
         EvalReport report;
         report.split = split;
@@ -279,11 +287,11 @@ EvalResult Trainer::evaluateAndReport(const std::string& split, Loader& loader, 
 
 // Validates, offers the checkpoint, emits EvalReport / CheckpointSaved / EpochMetrics.
 // Returns false when a stop interrupted validation.
-bool Trainer::validateAndCheckpoint(const EpochStats& stats, FitResult& result) {
+bool Trainer::validateAndCheckpoint(const EpochStats& stats, FitResult& result, bool interruptible) {
     const bool has_val = splits_.val && splits_.val->size() > 0;
     EvalResult val;
     if (has_val) {
-        val = evaluateAndReport("val", *val_loader_, *splits_.val, false);
+        val = evaluateAndReport("val", *val_loader_, *splits_.val, false, interruptible);
         if (val.interrupted) {
             return false;
         }

@@ -67,17 +67,19 @@ private:
     void emitStepMetrics(int64_t micro, EpochStats& stats);
     void checkFiniteLoss();
     void trackNonFiniteLoss(const torch::Tensor& loss);
-    bool validateAndCheckpoint(const EpochStats& stats, FitResult& result);
+    // interruptible: a stop request ends the validation pass early (false: the pass completes).
+    bool validateAndCheckpoint(const EpochStats& stats, FitResult& result, bool interruptible);
     // Runs `split` through the model and emits its EvalReport (not when a stop interrupted it).
     EvalResult evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
-                                 bool keep_predictions);
+                                 bool keep_predictions, bool interruptible = true);
     void log(LogLine::Level level, const std::string& text);
     double secondsSince(std::chrono::steady_clock::time_point t) const;
 
-    const ExperimentConfig& config_;
+    // Copies (the splits hold shared pointers): a Trainer built from temporaries stays valid.
+    const ExperimentConfig config_;
     torch::Device device_;
     std::shared_ptr<ClassifierImpl> model_;
-    const DataSplits& splits_;
+    const DataSplits splits_;
     EventSink& sink_;
     const std::atomic<bool>& stop_;
     bool channels_last_ = false;

@@ -2,12 +2,21 @@
 // and effective settings, determinism, cancellation, and each failure path.
 #include "TrainTestSupport.h"
 
+#include "engine/data/DataModule.h"
+#include "engine/models/ModelRegistry.h"
 #include "engine/run/RunController.h"
+#include "engine/train/Trainer.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <system_error>
 
 using namespace hearth;
 using namespace hearth::testing;
@@ -28,6 +37,14 @@ void runOnce(const ExperimentConfig& c, Run& run, const std::atomic<bool>& stop,
 void runOnce(const ExperimentConfig& c, Run& run) {
     std::atomic<bool> stop{false};
     runOnce(c, run, stop);
+}
+
+// The process's virtual address space in bytes (/proc/self/statm counts pages).
+rlim_t currentAddressSpaceBytes() {
+    std::ifstream statm("/proc/self/statm");
+    rlim_t pages = 0;
+    statm >> pages;
+    return pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
 }
 
 std::vector<double> stepLosses(const RecordingSink& sink) {
@@ -165,6 +182,85 @@ private Q_SLOTS:
         QVERIFY(other_thread);
         QCOMPARE(int(outcome.status), int(RunStatus::Stopped));
         QVERIFY(std::get<RunFinished>(sink->events.back()).global_steps <= 6);
+    }
+
+    // Stop pressed during an epoch's last step: that epoch is whole, so it is validated and
+    // recorded before the run stops (it used to vanish, validation and metrics alike).
+    void stopOnTheLastStepOfAnEpochKeepsThatEpoch() {
+        auto c = blobCsvConfig(csv_);
+        c.trainer.accelerator = "cpu";
+        c.trainer.max_epochs = 3;
+        std::atomic<bool> stop{false};
+        Run run;
+        run.sink.hook = [&](const Event& e) {
+            if (const auto* m = std::get_if<StepMetrics>(&e); m && m->epoch == 0 && m->batch == m->batches_per_epoch)
+                stop = true;
+        };
+        runOnce(c, run, stop);
+        QCOMPARE(int(run.outcome.status), int(RunStatus::Stopped));
+        const auto epochs = run.sink.all<EpochMetrics>();
+        QCOMPARE(epochs.size(), size_t(1));
+        QCOMPARE(epochs[0].epoch, int64_t(0));
+        QVERIFY(epochs[0].val_accuracy > 0.0);
+        const auto reports = run.sink.all<EvalReport>();
+        QVERIFY(std::any_of(reports.begin(), reports.end(), [](const EvalReport& r) { return r.split == "val"; }));
+        QCOMPARE(std::get<RunFinished>(run.sink.events.back()).epochs_completed, int64_t(1));
+    }
+
+    // A controller whose thread could not be created accepts the next start (it used to stay
+    // "running" for ever, and the workbench refused every later run).
+    void controllerRecoversWhenItsThreadCannotStart() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        QSKIP("the sanitizers reserve address space, so an address-space limit cannot isolate thread creation");
+#else
+        auto c = blobCsvConfig(csv_);
+        c.trainer.max_epochs = 1;
+        RunController controller;
+        // No room for a new thread's stack: new threads get a 1 TiB stack (so glibc cannot reuse a
+        // cached one) inside an address-space limit just above what the process uses.
+        pthread_attr_t saved_attr;
+        QVERIFY(pthread_getattr_default_np(&saved_attr) == 0);
+        pthread_attr_t huge_stack;
+        pthread_attr_init(&huge_stack);
+        pthread_attr_setstacksize(&huge_stack, size_t(1) << 40);
+        rlimit saved{};
+        QVERIFY(getrlimit(RLIMIT_AS, &saved) == 0);
+        rlimit tight = saved;
+        tight.rlim_cur = currentAddressSpaceBytes() + (64 << 20);
+        QVERIFY(pthread_setattr_default_np(&huge_stack) == 0);
+        QVERIFY(setrlimit(RLIMIT_AS, &tight) == 0);
+        bool threw = false;
+        try {
+            controller.start(c, RunOptions{}, {std::make_shared<RecordingSink>()});
+        } catch (const std::exception&) {  // std::system_error (or bad_alloc if the heap hit the limit first)
+            threw = true;
+        }
+        QVERIFY(setrlimit(RLIMIT_AS, &saved) == 0);
+        QVERIFY(pthread_setattr_default_np(&saved_attr) == 0);
+        pthread_attr_destroy(&huge_stack);
+        pthread_attr_destroy(&saved_attr);
+        QVERIFY(threw);
+        QVERIFY(!controller.isRunning());
+        QVERIFY(controller.start(c, RunOptions{}, {std::make_shared<RecordingSink>()}));
+        QCOMPARE(int(controller.wait().status), int(RunStatus::Completed));
+#endif
+    }
+
+    // The Trainer keeps its own copies of the config and the splits: built from temporaries, it
+    // still trains (with references it read freed memory; AddressSanitizer names it).
+    void trainerBuiltFromTemporariesTrains() {
+        auto c = blobCsvConfig(csv_);
+        c.trainer.accelerator = "cpu";
+        c.trainer.max_epochs = 1;
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        const DataSplits kept = loadDataSplits(c.data, c.seed);
+        auto model = createModel(c.model, ModelInput{kept.train->sampleShape(), int64_t(kept.class_names.size())});
+        Trainer trainer(ExperimentConfig(c), torch::kCPU, model, DataSplits(kept), "", sink, stop);
+        c.trainer.max_epochs = 0;  // the caller's config changes after the Trainer is built
+        const FitResult fit = trainer.fit();
+        QCOMPARE(fit.epochs_completed, int64_t(1));
+        QVERIFY(trainer.test().accuracy > 0.5);
     }
 
     void nanLossFailsTheRunWithASuggestion() {
