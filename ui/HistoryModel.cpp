@@ -191,11 +191,11 @@ bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int 
             break;
         default: return false;
         }
+        m_lastChange = m_store->changeCounter();  // our own write: no reload needed
     } catch (const std::exception& e) {
         Q_EMIT storeError(qstr(e.what()));
         return false;
     }
-    m_lastChange = m_store->changeCounter();   // our own write: no reload needed
     Q_EMIT dataChanged(index, index);
     return true;
 }

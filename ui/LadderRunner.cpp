@@ -4,6 +4,8 @@
 #include "storage/RunWriter.h"
 #include "ui/TrainingSession.h"
 
+#include <QTimer>
+
 namespace hearth::ui {
 
 LadderRunner::LadderRunner(TrainingSession* session, QObject* parent) : QObject(parent), m_session(session)
@@ -68,8 +70,18 @@ void LadderRunner::onRunEnded(qint64 runId, int status)
         Q_EMIT finished(m_runIds, completed && !m_stopRequested);
         return;
     }
-    QString error;
-    startStep(&error);
+    // The next step starts once this run's end has reached every receiver (the window shows the
+    // ended run's status and report first), not from inside the signal that announces it.
+    QTimer::singleShot(0, this, [this] {
+        if (m_done) return;
+        if (m_stopRequested) {
+            m_done = true;
+            Q_EMIT finished(m_runIds, false);
+            return;
+        }
+        QString error;
+        startStep(&error);  // emits finished(.., false) itself when the step cannot start
+    });
 }
 
 }  // namespace hearth::ui

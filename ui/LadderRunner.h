@@ -29,6 +29,7 @@ public:
     void stop();                          // stops the current step; later steps do not start
     bool isRunning() const { return m_next > 0 && m_next <= static_cast<int>(m_steps.size()) && !m_done; }
     const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
+    const QList<qint64>& runIds() const { return m_runIds; }  // the steps' runs so far
 
 Q_SIGNALS:
     void stepStarted(int index, int count, const QString& label);

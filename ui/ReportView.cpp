@@ -119,27 +119,27 @@ void ReportView::clearAll(const QString& message)
 
 bool ReportView::showRun(qint64 runId)
 {
+    // Every part reads the store (predictions, steps): a failing read shows its message in the
+    // view instead of escaping into Qt's event loop.
     try {
         m_report = loadRunReport(*m_store, runId);
+        m_runId = runId;
+        const auto& s = m_report.run;
+        m_title->setText(tr("Run %1 — %2").arg(s.id).arg(qstr(s.name)));
+        QString subtitle =
+            tr("%1 · %2 · started %3").arg(qstr(s.status), qstr(s.device), formatTimestamp(s.started_at));
+        if (s.test_accuracy) subtitle += tr(" · test accuracy %1").arg(formatPercent(*s.test_accuracy));
+        if (s.train_time_s) subtitle += tr(" · trained in %1").arg(formatDuration(*s.train_time_s));
+        if (!s.failure_message.empty()) subtitle += QStringLiteral("\n") + qstr(s.failure_message);
+        m_subtitle->setText(subtitle);
+        fillClassification();
+        fillCurves();
+        fillDetails();
     } catch (const std::exception& e) {
         m_runId = 0;
         clearAll(qstr(e.what()));
         return false;
     }
-    m_runId = runId;
-    const auto& s = m_report.run;
-    m_title->setText(tr("Run %1 — %2").arg(s.id).arg(qstr(s.name)));
-    QString subtitle = tr("%1 · %2 · started %3").arg(qstr(s.status), qstr(s.device), formatTimestamp(s.started_at));
-    if (s.test_accuracy)
-        subtitle += tr(" · test accuracy %1").arg(formatPercent(*s.test_accuracy));
-    if (s.train_time_s)
-        subtitle += tr(" · trained in %1").arg(formatDuration(*s.train_time_s));
-    if (!s.failure_message.empty())
-        subtitle += QStringLiteral("\n") + qstr(s.failure_message);
-    m_subtitle->setText(subtitle);
-    fillClassification();
-    fillCurves();
-    fillDetails();
     m_export->setEnabled(true);
     m_savePlots->setEnabled(true);
     return true;

@@ -8,9 +8,11 @@
 #include "ui/MainWindow.h"
 #include "ui/TrainingSession.h"
 
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace hearth;
 
@@ -85,7 +87,19 @@ private Q_SLOTS:
         QSignalSpy finished(window.ladderRunner(), &ui::LadderRunner::finished);
         QVERIFY(window.ladderRunner()->start(window.experimentPanel()->config(), std::nullopt));
         QVERIFY(!window.experimentPanel()->ladderButton()->isEnabled());   // one ladder at a time
+        // Once a later step has started and the event loop has turned, the window shows that run
+        // as running: the previous run's end was handled before the step started, not after.
+        auto* status = window.findChild<QLabel*>(QStringLiteral("runStatus"));
+        QVERIFY(status);
+        QList<QPair<QString, QString>> seenAndExpected;
+        connect(window.ladderRunner(), &ui::LadderRunner::stepStarted, this, [&](int index, int, const QString&) {
+            if (index == 0) return;
+            const QString expected = QString("Running run %1").arg(window.ladderRunner()->runIds().value(index));
+            QTimer::singleShot(0, this, [&, expected] { seenAndExpected.append({status->text(), expected}); });
+        });
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QCOMPARE(seenAndExpected.size(), 2);
+        for (const auto& [seen, expected] : seenAndExpected) QCOMPARE(seen, expected);
         QCOMPARE(window.currentTab(), ui::MainWindow::Tab::Compare);
         QCOMPARE(window.compareView()->runIds().size(), 3);
     }

@@ -1,9 +1,11 @@
 // The workbench end to end: a real (small) Fashion-MNIST run started from the window, watched
 // live, reported and listed in the history; a failing run shows its message and leaves the
 // window usable.
+#include "StoreTestEvents.h"
 #include "UiTestSupport.h"
 
 #include "storage/RunStore.h"
+#include "storage/RunWriter.h"
 #include "ui/CompareView.h"
 #include "ui/DeviceMonitorPanel.h"
 #include "ui/ExperimentForm.h"
@@ -133,14 +135,14 @@ private Q_SLOTS:
         config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
+        const qint64 runId = window.session()->currentRunId();
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
         FailureBanner* banner = window.liveView()->banner();
         QVERIFY(banner->isVisible());
         QVERIFY2(banner->message().contains(QStringLiteral("no-such-folder")), qPrintable(banner->message()));
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());
         QVERIFY(window.startAction()->isEnabled());
-        const auto runs = hearth::RunStore(m_db.toStdString()).listRuns();
-        QCOMPARE(runs.front().status, std::string("failed"));
+        QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("failed"));
     }
 
     void layoutAndConfigSurviveARestart()
@@ -159,15 +161,29 @@ private Q_SLOTS:
         QCOMPARE(again.size(), QSize(1100, 700));
     }
 
+    // Its own database with two finished runs: independent of what the other tests stored.
     void historySelectionOpensReportAndCompare()
     {
-        MainWindow window(options());
-        const auto runs = hearth::RunStore(m_db.toStdString()).listRuns();
-        QVERIFY(runs.size() >= 2);
-        window.openReport(runs.back().id);
+        const QString db = m_dir.filePath(QStringLiteral("history.sqlite"));
+        std::vector<int64_t> ids;
+        {
+            auto writer = std::make_shared<hearth::RunWriter>(db.toStdString());
+            for (const char* name : {"first", "second"}) {
+                const int64_t id = writer->createRun(name, "{}");
+                hearth::RunRecorder recorder(writer, id);
+                recorder.onEvent(hearth::testing::startedEvent(name));
+                for (int64_t i = 1; i <= 20; ++i) recorder.onEvent(hearth::testing::stepEvent(i, 10));
+                recorder.onEvent(hearth::testing::epochEvent(0, 0.8));
+                recorder.onEvent(hearth::RunFinished{});
+                ids.push_back(id);
+            }
+            writer->flush();
+        }
+        MainWindow window(MainWindowOptions{db, QString()});
+        window.openReport(ids[0]);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Report);
-        QCOMPARE(window.reportView()->runId(), runs.back().id);
-        window.compareRuns({runs[0].id, runs[1].id});
+        QCOMPARE(window.reportView()->runId(), ids[0]);
+        window.compareRuns({ids[0], ids[1]});
         QCOMPARE(window.currentTab(), MainWindow::Tab::Compare);
         QCOMPARE(window.compareView()->runIds().size(), 2);
     }

@@ -2,11 +2,16 @@
 // classification table / exports, and the confusion matrix view.
 #include "UiTestSupport.h"
 
+#include "RawDb.h"
+#include "StoreTestEvents.h"
 #include "engine/config/ExperimentConfig.h"
+#include "storage/RunStore.h"
+#include "storage/RunWriter.h"
 #include "ui/ConfigDiff.h"
 #include "ui/ConfusionMatrixView.h"
 #include "ui/IdxImageReader.h"
 #include "ui/ReportExporter.h"
+#include "ui/ReportView.h"
 #include "ui/SampleBrowser.h"
 
 #include <QFile>
@@ -52,6 +57,33 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { hearth::test::isolateSettings(m_dir); }
+
+    // A run whose steps cannot be read (the table is gone): the view shows the store's message
+    // and returns false; nothing escapes into Qt's event loop.
+    void reportViewShowsAStoreErrorInsteadOfThrowing() {
+        const std::string path = m_dir.filePath("broken.sqlite").toStdString();
+        int64_t id = 0;
+        {
+            auto writer = std::make_shared<hearth::RunWriter>(path);
+            id = writer->createRun("broken", "{}");
+            hearth::RunRecorder recorder(writer, id);
+            recorder.onEvent(hearth::testing::startedEvent("broken"));
+            for (int64_t i = 1; i <= 5; ++i) recorder.onEvent(hearth::testing::stepEvent(i));
+            writer->flush();
+        }
+        hearth::testing::RawDb(path).exec("DROP TABLE step_metrics");
+        ReportView view(std::make_shared<hearth::RunStore>(path));
+        bool shown = true;
+        try {
+            shown = view.showRun(id);
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString("showRun let a store error escape: ") + e.what()));
+        }
+        QVERIFY(!shown);
+        const auto labels = view.findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(),
+                            [](const QLabel* l) { return l->text().contains("step_metrics"); }));
+    }
 
     void idxReaderDecodesFashionMnistTestImages()
     {
