@@ -83,6 +83,21 @@ private Q_SLOTS:
         const auto x = torch::randn({6, 4});
         QVERIFY(torch::equal(m->forward(x), m->forward(x)));
     }
+
+    // The other half: with dropout > 0 training forwards differ (units are dropped) while
+    // evaluation forwards are deterministic.
+    void dropoutIsAppliedInTrainingOnly() {
+        ModelConfig c;
+        c.name = "mlp";
+        c.hidden = {64};
+        c.dropout = 0.5;
+        auto m = createModel(c, ModelInput{{4}, 2});
+        const auto x = torch::randn({16, 4});
+        m->train();
+        QVERIFY(!torch::equal(m->forward(x), m->forward(x)));
+        m->eval();
+        QVERIFY(torch::equal(m->forward(x), m->forward(x)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestModels)

@@ -133,11 +133,29 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ConfigError, Precision("16-mixed", torch::kCPU));
     }
 
+    // backward() under 16-mixed multiplies the gradients by the loss scale (65536 at the start);
+    // optimizerStep() unscales them before the update.
     void sixteenMixedOnCudaScalesTheLoss() {
-        if (!torch::cuda::is_available()) QSKIP("needs CUDA");
-        Precision precision("16-mixed", torch::Device(torch::kCUDA, 0));
+        if (!torch::cuda::is_available()) QSKIP("needs a CUDA device");
+        const torch::Device dev(torch::kCUDA, 0);
+        torch::manual_seed(1);
+        torch::nn::Linear layer(4, 2);
+        layer->to(dev);
+        const auto x = torch::randn({8, 4}, dev);
+        const auto y = torch::randint(0, 2, {8}, torch::dtype(torch::kInt64).device(dev));
+        torch::nn::functional::cross_entropy(layer->forward(x), y).backward();
+        const auto plain = layer->weight.grad().clone();
+        layer->weight.mutable_grad() = torch::Tensor();
+        layer->bias.mutable_grad() = torch::Tensor();
+
+        Precision precision("16-mixed", dev);
         QVERIFY(precision.scalesLoss());
         QCOMPARE(precision.lossScale(), 65536.0);
+        precision.backward(torch::nn::functional::cross_entropy(layer->forward(x), y));
+        QVERIFY(torch::allclose(layer->weight.grad() / 65536.0, plain, 1e-4, 1e-6));
+        torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.0));
+        QVERIFY(precision.optimizerStep(opt, std::nullopt));
+        QVERIFY(torch::allclose(layer->weight.grad(), plain, 1e-4, 1e-6));  // unscaled before the step
     }
 };
 

@@ -273,6 +273,8 @@ private Q_SLOTS:
                 best_epoch = e.epoch;
             }
         }
+        // The point of the test: the kept checkpoint is the best epoch, not the last one.
+        QVERIFY2(best_epoch != epochs.back().epoch, "the best epoch is the last: choose a config where they differ");
         QCOMPARE(saves.back().epoch, best_epoch);
         QCOMPARE(saves.back().value, best);
         const std::string path = dir.filePath("best.pt").toStdString();
