@@ -1,5 +1,8 @@
 // A second writer process for test_store_processes:
-//   store_writer_child write DB RUNS STEPS   write RUNS finished runs of STEPS steps, exit 0
+//   store_writer_child write DB RUNS STEPS [GO_FILE]
+//                                            write RUNS finished runs of STEPS steps, exit 0; with
+//                                            GO_FILE: open the store, print "ready", and start
+//                                            writing once GO_FILE exists (both writers at once)
 //   store_writer_child stream DB             one run, a step per millisecond until killed;
 //                                            prints "run ID" then "enqueued N" every 50 steps
 #include "StoreTestEvents.h"
@@ -8,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -15,8 +19,19 @@ using namespace hearth;
 
 namespace {
 
-int writeRuns(const std::string& db, int runs, int steps) {
+void waitForFile(const std::string& path) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!std::filesystem::exists(path) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+int writeRuns(const std::string& db, int runs, int steps, const std::string& go_file) {
     RunWriter writer(db);
+    if (!go_file.empty()) {
+        std::printf("ready\n");
+        std::fflush(stdout);
+        waitForFile(go_file);
+    }
     for (int r = 0; r < runs; ++r) {
         const int64_t id = writer.createRun("child-" + std::to_string(r), "{}");
         writer.enqueue(id, testing::startedEvent("child"));
@@ -57,9 +72,10 @@ int stream(const std::string& db) {
 int main(int argc, char** argv) {
     try {
         const std::string mode = argc > 2 ? argv[1] : "";
-        if (mode == "write" && argc == 5) return writeRuns(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+        if (mode == "write" && (argc == 5 || argc == 6))
+            return writeRuns(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), argc == 6 ? argv[5] : "");
         if (mode == "stream" && argc == 3) return stream(argv[2]);
-        std::fprintf(stderr, "usage: store_writer_child write DB RUNS STEPS | stream DB\n");
+        std::fprintf(stderr, "usage: store_writer_child write DB RUNS STEPS [GO_FILE] | stream DB\n");
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -4,6 +4,7 @@
 #include "storage/RunStore.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -24,10 +25,19 @@ private Q_SLOTS:
 void StoreProcessesTest::twoProcessesWriteAtOnceWithoutLocking() {
     const std::string db = dir_.filePath("shared.sqlite").toStdString();
     // Both start on a database that does not exist yet: creation and migration race too.
+    // Both open the store, then wait for one go signal, so that their writes overlap even when a
+    // loaded machine starts the second process late.
+    const QString go = dir_.filePath("go");
     QProcess first, second;
-    const QStringList args{"write", QString::fromStdString(db), "3", "2000"};
+    const QStringList args{"write", QString::fromStdString(db), "3", "2000", go};
     first.start(HEARTH_STORE_CHILD_PATH, args);
     second.start(HEARTH_STORE_CHILD_PATH, args);
+    for (QProcess* p : {&first, &second}) {
+        QVERIFY(p->waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(p->canReadLine() || p->state() == QProcess::NotRunning, 60000);
+        QCOMPARE(p->readLine().trimmed(), QByteArray("ready"));
+    }
+    QFile(go).open(QIODevice::WriteOnly);
     QVERIFY(first.waitForFinished(120000));
     QVERIFY(second.waitForFinished(120000));
     const QByteArray errors = first.readAllStandardError() + second.readAllStandardError();
