@@ -2,7 +2,7 @@
 find_package(ZLIB REQUIRED)   # the IDX test writes gzip files to corrupt
 hearth_add_test(NAME test_idx_dataset SOURCES test_idx_dataset.cpp LIBS ZLIB::ZLIB TORCH LABELS engine data)
 hearth_add_test(NAME test_csv_dataset SOURCES test_csv_dataset.cpp TORCH LABELS engine data)
-hearth_add_test(NAME test_loader SOURCES test_loader.cpp TORCH LABELS engine data)
+hearth_add_test(NAME test_loader SOURCES test_loader.cpp TORCH LABELS engine data threads)
 hearth_add_test(NAME test_data_module SOURCES test_data_module.cpp TORCH LABELS engine data)
 hearth_add_test(NAME test_classification_report SOURCES test_classification_report.cpp
   LIBS hearth_engine LABELS engine metrics)
