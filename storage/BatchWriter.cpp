@@ -58,7 +58,7 @@ std::string BatchWriter::write(const std::vector<QueuedEvent>& batch) {
     } catch (const std::exception& e) {  // SQLite's errors and any other (e.g. JSON encoding)
         std::string ids;
         for (int64_t id : touched) ids += (ids.empty() ? "#" : ", #") + std::to_string(id);
-        const std::string message = std::string(e.what()) + " Later events of run " + ids + " were not stored.";
+        std::string message = std::string(e.what()) + " Later events of run " + ids + " were not stored.";
         for (int64_t id : touched) runs_[id].broken = true;
         markFailed(touched, message);
         return message;

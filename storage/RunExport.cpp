@@ -96,7 +96,7 @@ std::vector<Section> sections(const StoredRun& run) {
     return out;
 }
 
-std::string markdownCell(std::string text) {
+std::string markdownCell(const std::string& text) {
     std::string out;
     for (char c : text) {
         if (c == '|') out += "\\|";
@@ -134,7 +134,7 @@ json summaryJson(const RunSummary& s) {
             {"sweep_id", opt(s.sweep_id)}, {"sweep_name", s.sweep_name}, {"pid", s.pid}, {"hostname", s.hostname}};
 }
 
-json parsedOr(const std::string& text, json fallback) {
+json parsedOr(const std::string& text, const json& fallback) {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     return j.is_discarded() ? fallback : j;
 }

@@ -24,7 +24,12 @@ std::string runLabel(const RunSummary& r) { return "#" + std::to_string(r.id) + 
 
 void flattenInto(const json& node, const std::string& prefix, std::map<std::string, std::string>& out) {
     if (node.is_object() && !node.empty()) {
-        for (const auto& [key, value] : node.items()) flattenInto(value, prefix.empty() ? key : prefix + "." + key, out);
+        for (const auto& [key, value] : node.items()) {
+            std::string dotted = prefix;
+            if (!dotted.empty()) dotted += '.';
+            dotted += key;
+            flattenInto(value, dotted, out);
+        }
         return;
     }
     out[prefix] = node.is_string() ? node.get<std::string>() : node.dump();
@@ -34,7 +39,14 @@ std::string keyValueLines(const std::map<std::string, std::string>& values) {
     size_t width = 0;
     for (const auto& [key, value] : values) width = std::max(width, key.size());
     std::string out;
-    for (const auto& [key, value] : values) out += "  " + key + std::string(width - key.size(), ' ') + " = " + value + "\n";
+    for (const auto& [key, value] : values) {
+        out += "  ";
+        out += key;
+        out.append(width - key.size(), ' ');
+        out += " = ";
+        out += value;
+        out += '\n';
+    }
     return out;
 }
 

@@ -90,12 +90,16 @@ RunStore::RunStore(const std::string& path) : impl_(std::make_unique<Impl>()) {
 
 RunStore::~RunStore() = default;
 
+// getenv is not thread-safe against setenv; Hearth never sets its environment, and this runs
+// when a database is opened, not in a loop.
+// NOLINTBEGIN(concurrency-mt-unsafe)
 std::string RunStore::defaultPath() {
     if (const char* db = std::getenv("HEARTH_DB"); db && *db) return db;
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/hearth/runs.sqlite";
     const char* home = std::getenv("HOME");
     return std::string(home && *home ? home : ".") + "/.local/share/hearth/runs.sqlite";
 }
+// NOLINTEND(concurrency-mt-unsafe)
 
 int RunStore::schemaVersion() { return schema::latestVersion(); }
 

@@ -82,9 +82,9 @@ QImage IdxImageReader::image(int64_t index) const
     if (index < 0 || index >= m_count)
         return {};
     QImage img(m_columns, m_rows, QImage::Format_Grayscale8);
-    const unsigned char* src = m_pixels.data() + index * m_rows * m_columns;
-    for (int y = 0; y < m_rows; ++y)
-        std::copy(src + y * m_columns, src + (y + 1) * m_columns, img.scanLine(y));
+    const qsizetype columns = m_columns;
+    const unsigned char* src = m_pixels.data() + qsizetype(index) * m_rows * columns;
+    for (int y = 0; y < m_rows; ++y) std::copy(src + y * columns, src + (y + 1) * columns, img.scanLine(y));
     return img;
 }
 

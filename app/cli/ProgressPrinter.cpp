@@ -7,7 +7,7 @@ namespace hearth::cli {
 
 std::string formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return "?";
-    const auto total = static_cast<long long>(seconds + 0.5);
+    const long long total = std::llround(seconds);
     char buf[32];
     if (total >= 3600)
         std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", total / 3600, (total / 60) % 60, total % 60);
@@ -89,11 +89,11 @@ void ProgressPrinter::onStep(const StepMetrics& e) {
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(kWidth, ' ');
     std::fprintf(out_, "%sEpoch %lld/%lld: %3.0f%%|%s| %lld/%lld [%s<%s, %.1fit/s, %.0f samples/s, loss=%.4f%s]%s",
-                 interactive_ ? "\r\033[K" : "", static_cast<long long>(e.epoch + 1),
-                 static_cast<long long>(max_epochs_), fraction * 100.0, bar.c_str(),
-                 static_cast<long long>(e.batch), static_cast<long long>(e.batches_per_epoch),
-                 formatDuration(elapsed).c_str(), formatDuration(remaining).c_str(), rate, e.samples_per_sec,
-                 e.loss, e.loss_scale > 0 ? (", scale=" + std::to_string(static_cast<long long>(e.loss_scale))).c_str() : "",
+                 interactive_ ? "\r\033[K" : "", static_cast<long long>(e.epoch) + 1,
+                 static_cast<long long>(max_epochs_), fraction * 100.0, bar.c_str(), static_cast<long long>(e.batch),
+                 static_cast<long long>(e.batches_per_epoch), formatDuration(elapsed).c_str(),
+                 formatDuration(remaining).c_str(), rate, e.samples_per_sec, e.loss,
+                 e.loss_scale > 0 ? (", scale=" + std::to_string(static_cast<long long>(e.loss_scale))).c_str() : "",
                  interactive_ ? "" : "\n");
     live_line_open_ = interactive_;
     std::fflush(out_);
@@ -108,13 +108,14 @@ void ProgressPrinter::endLiveLine() {
 
 void ProgressPrinter::onEpoch(const EpochMetrics& e) {
     endLiveLine();
-    std::fprintf(out_,
-                 "Epoch %lld/%lld: train loss %.4f acc %.4f | val loss %.4f acc %.4f%s | %s, %.0f samples/s, "
-                 "data wait %.1f%%%s\n",
-                 static_cast<long long>(e.epoch + 1), static_cast<long long>(max_epochs_), e.train_loss,
-                 e.train_accuracy, e.val_loss, e.val_accuracy, e.is_best ? " (best)" : "",
-                 formatDuration(e.epoch_time_s).c_str(), e.samples_per_sec, e.data_wait_share * 100.0,
-                 e.skipped_steps > 0 ? (", " + std::to_string(e.skipped_steps) + " steps skipped (inf/NaN)").c_str() : "");
+    std::fprintf(
+        out_,
+        "Epoch %lld/%lld: train loss %.4f acc %.4f | val loss %.4f acc %.4f%s | %s, %.0f samples/s, "
+        "data wait %.1f%%%s\n",
+        static_cast<long long>(e.epoch) + 1, static_cast<long long>(max_epochs_), e.train_loss, e.train_accuracy,
+        e.val_loss, e.val_accuracy, e.is_best ? " (best)" : "", formatDuration(e.epoch_time_s).c_str(),
+        e.samples_per_sec, e.data_wait_share * 100.0,
+        e.skipped_steps > 0 ? (", " + std::to_string(e.skipped_steps) + " steps skipped (inf/NaN)").c_str() : "");
     std::fflush(out_);
     epoch_start_ = Clock::now();
 }

@@ -118,7 +118,8 @@ void exportRun(StoreCommandContext& context, const Options& o) {
     file << content;
     file.close();
     if (!file)
-        throw CommandError{kExitBadArguments, "Cannot write '" + o.out_path + "': " + std::strerror(errno) + "."};
+        throw CommandError{kExitBadArguments,
+                           "Cannot write '" + o.out_path + "': " + std::generic_category().message(errno) + "."};
     *context.out << "Exported run #" << id << " (" << o.format << ") to " << o.out_path << "\n";
 }
 
@@ -149,6 +150,7 @@ void deleteRuns(StoreCommandContext& context, const Options& o) {
         victims.push_back(std::move(*run));
     }
     std::vector<std::string> labels;
+    labels.reserve(victims.size());
     for (const auto& v : victims) labels.push_back("#" + std::to_string(v.id) + " " + v.name);
     if (!o.yes) {
         *context.err << "Delete " << joined(labels, ", ") << " and their files? [y/N] " << std::flush;

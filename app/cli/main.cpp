@@ -7,7 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
-int main(int argc, char** argv) {
+#include <cstdio>
+
+namespace {
+
+int runCli(int argc, char** argv) {
     CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
     app.require_subcommand(1);
     app.fallthrough();   // --db may come after the subcommand: `hearth-cli runs --db x.sqlite`
@@ -40,4 +44,19 @@ int main(int argc, char** argv) {
         return code == 0 ? 0 : hearth::cli::kExitBadConfig;
     }
     return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Every command turns the errors it expects into messages and exit codes 2-4; anything else
+    // is a bug, reported as such rather than ending in std::terminate.
+    try {
+        return runCli(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: unexpected internal error (please report it): %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "error: unexpected internal error (please report it)\n");
+    }
+    return 1;
 }

@@ -123,7 +123,7 @@ CsvTable readCsvFile(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such file");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
+    if (!in) throw DataError(path + ": cannot open: " + std::generic_category().message(errno));
     std::ostringstream content;
     content << in.rdbuf();
     if (in.bad()) throw DataError(path + ": read error");

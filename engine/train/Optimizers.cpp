@@ -3,7 +3,7 @@
 namespace hearth {
 
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
-                                                         std::vector<torch::Tensor> parameters) {
+                                                         const std::vector<torch::Tensor>& parameters) {
     namespace optim = torch::optim;
     if (config.name == "sgd") {
         return std::make_unique<optim::SGD>(

@@ -13,7 +13,7 @@ namespace hearth {
 
 // Throws ConfigError("optimizer.name") for an unknown name.
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
-                                                         std::vector<torch::Tensor> parameters);
+                                                         const std::vector<torch::Tensor>& parameters);
 double currentLearningRate(torch::optim::Optimizer& optimizer);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 

@@ -26,7 +26,8 @@ double LearningRateSchedule::lrAt(int64_t step, int64_t epoch) const {
     const double min_lr = config_.min_lr;
     if (config_.name == "step") {
         // torch.optim.lr_scheduler.StepLR stepped once per epoch.
-        return base_lr_ * std::pow(config_.gamma, static_cast<double>(epoch / config_.step_size));
+        const int64_t decays = epoch / config_.step_size;  // integer division: whole steps, as StepLR
+        return base_lr_ * std::pow(config_.gamma, static_cast<double>(decays));
     }
     if (config_.name == "cosine") {
         // CosineAnnealingLR(T_max = total steps, eta_min = min_lr) stepped per optimizer step.
