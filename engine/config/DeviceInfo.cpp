@@ -66,9 +66,9 @@ std::string gib(int64_t bytes) {
 #endif
 
 // ", no CUDA device found (...)" or ", N CUDA device(s) (driver CUDA x.y):" plus one line each.
-std::string cudaDevicesText() {
+std::string cudaDevicesText(const BuildInfo& build) {
 #ifdef HEARTH_WITH_CUDA
-    const int driver = cudaStackVersions().driver_cuda;
+    const int driver = build.cuda_driver;
     if (driver == 0) {
         return ", no CUDA device found (no NVIDIA driver)\n";
     }
@@ -85,6 +85,7 @@ std::string cudaDevicesText() {
     }
     return out;
 #else
+    (void)build;
     return "\n";
 #endif
 }
@@ -102,6 +103,7 @@ BuildInfo queryBuildInfo() {
     b.cuda_version = v.cuda;
     b.cudnn_version = v.cudnn;
     b.nccl_version = v.nccl;
+    b.cuda_driver = v.driver_cuda;
 #endif
     return b;
 }
@@ -120,7 +122,7 @@ std::string versionReport(const std::string& program) {
     const BuildInfo b = queryBuildInfo();
     std::string cpu = firstValue("/proc/cpuinfo", "model name", ':');
     return program + " " + b.hearth_version + " (git " + b.git_revision + ")\n" + "LibTorch " + b.libtorch_version +
-           ", " + describeCudaSupport(b) + cudaDevicesText() + "CPU: " + (cpu.empty() ? std::string("unknown") : cpu) +
+           ", " + describeCudaSupport(b) + cudaDevicesText(b) + "CPU: " + (cpu.empty() ? std::string("unknown") : cpu) +
            ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs\n";
 }
 

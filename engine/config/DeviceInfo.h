@@ -16,6 +16,7 @@ struct BuildInfo {
     std::string cuda_version;   // e.g. "13.0"
     std::string cudnn_version;  // e.g. "9.19.0"; empty without cuDNN
     std::string nccl_version;   // e.g. "2.28.9"; empty without NCCL
+    int cuda_driver = 0;        // CUDA version the installed driver supports (13000); 0: no driver
 };
 
 BuildInfo queryBuildInfo();

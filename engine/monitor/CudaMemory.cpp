@@ -3,6 +3,8 @@
 
 #include "engine/monitor/CudaMemory.h"
 
+#include "engine/config/CudaInfo.h"
+
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
@@ -38,13 +40,11 @@ void releaseCudaCache() {
 }
 
 std::string cudaDeviceName(int64_t device) {
-    const auto* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
-    return props->name;
+    return cudaDeviceFacts(device).name;
 }
 
 bool cudaDeviceSupportsBf16(int64_t device) {
-    const auto* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
-    return props->major >= 8;
+    return cudaDeviceFacts(device).major >= 8;  // compute capability 8.0 (Ampere) and newer
 }
 
 }  // namespace hearth
