@@ -173,11 +173,8 @@ Sample CsvDataset::get(int64_t index) const {
 
 Batch CsvDataset::getBatch(const std::vector<int64_t>& indices) const {
     for (int64_t i : indices) checkIndex(i);
-    Batch batch;
-    batch.indices = torch::tensor(indices, torch::kInt64).reshape({static_cast<int64_t>(indices.size())});
-    batch.inputs = features_.index_select(0, batch.indices);
-    batch.labels = label_tensor_.index_select(0, batch.indices);
-    return batch;
+    const auto idx = torch::tensor(indices, torch::kInt64).reshape({static_cast<int64_t>(indices.size())});
+    return Batch(features_.index_select(0, idx), label_tensor_.index_select(0, idx), idx);
 }
 
 std::string CsvDataset::describe(int64_t index) const {

@@ -14,18 +14,17 @@ Batch Dataset::getBatch(const std::vector<int64_t>& indices) const {
         inputs.push_back(std::move(s.input));
         labels.push_back(s.label);
     }
-    Batch batch;
     const auto n = static_cast<int64_t>(indices.size());
+    torch::Tensor stacked;
     if (inputs.empty()) {
         std::vector<int64_t> shape = sampleShape();
         shape.insert(shape.begin(), 0);
-        batch.inputs = torch::empty(shape, torch::kFloat32);
+        stacked = torch::empty(shape, torch::kFloat32);
     } else {
-        batch.inputs = torch::stack(inputs);
+        stacked = torch::stack(inputs);
     }
-    batch.labels = torch::tensor(labels, torch::kInt64).reshape({n});
-    batch.indices = torch::tensor(indices, torch::kInt64).reshape({n});
-    return batch;
+    return Batch(stacked, torch::tensor(labels, torch::kInt64).reshape({n}),
+                 torch::tensor(indices, torch::kInt64).reshape({n}));
 }
 
 std::string Dataset::describe(int64_t index) const {

@@ -1,6 +1,9 @@
 #pragma once
-// Dataset: a finite, indexable set of (input, label) samples with the class names it carries.
+// Dataset: a finite, indexable set of (input, label) samples with the class names it carries;
+// getBatch() gives the named tensors of a Batch ("input" float32 [B, ...sampleShape], "label" int64 [B]).
 // In-memory datasets override getBatch() with one index_select instead of per-sample stacking.
+
+#include "engine/data/Batch.h"
 
 #include <torch/torch.h>
 
@@ -16,11 +19,6 @@ struct Sample {
     int64_t label = 0;
 };
 
-struct Batch {
-    torch::Tensor inputs;   // float32 [B, ...sampleShape]
-    torch::Tensor labels;   // int64 [B]
-    torch::Tensor indices;  // int64 [B]: sample indices in the dataset the loader iterates
-};
 
 class Dataset {
 public:

@@ -204,15 +204,9 @@ Batch IdxDataset::getBatch(const std::vector<int64_t>& indices) const {
         if (i < 0 || i >= count_)
             throw std::out_of_range("IdxDataset: index " + std::to_string(i) + " outside 0.." +
                                     std::to_string(count_ - 1));
-    Batch batch;
-    batch.indices = torch::tensor(indices, torch::kInt64).reshape({n});
-    batch.inputs = images_.index_select(0, batch.indices)
-                       .to(torch::kFloat32)
-                       .div_(255.0)
-                       .sub_(mean_)
-                       .div_(std_);
-    batch.labels = labels_.index_select(0, batch.indices);
-    return batch;
+    const auto idx = torch::tensor(indices, torch::kInt64).reshape({n});
+    auto images = images_.index_select(0, idx).to(torch::kFloat32).div_(255.0).sub_(mean_).div_(std_);
+    return Batch(std::move(images), labels_.index_select(0, idx), idx);
 }
 
 int64_t IdxDataset::label(int64_t index) const {

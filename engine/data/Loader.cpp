@@ -111,20 +111,14 @@ BatchPlan Loader::Impl::epochPlan(int64_t epoch) const {
 
 Batch Loader::Impl::build(const std::vector<int64_t>& indices) const {
     Batch batch = dataset->getBatch(indices);
-    if (pin) {
-        // Page-locked staging lets the host->device copy run asynchronously.
-        batch.inputs = batch.inputs.pin_memory();
-        batch.labels = batch.labels.pin_memory();
-    }
-    return batch;
+    // Page-locked staging lets the host->device copy run asynchronously.
+    return pin ? pinned(batch) : batch;
 }
 
 Batch Loader::Impl::toDevice(Batch batch) const {
-    if (options.device.is_cpu()) return batch;
-    const auto target = torch::TensorOptions().device(options.device);
-    batch.inputs = batch.inputs.to(target, /*non_blocking=*/pin);
-    batch.labels = batch.labels.to(target, /*non_blocking=*/pin);
-    return batch;   // indices stay on the host: they name samples for per-sample predictions
+    if (options.device.is_cpu() || !options.copy_to_device) return batch;
+    // Indices stay on the host: they name samples for per-sample predictions.
+    return onDevice(batch, options.device, /*non_blocking=*/pin);
 }
 
 void Loader::Impl::workerLoop() {

@@ -21,6 +21,9 @@ struct LoaderOptions {
     bool persistent_workers = false;  // keep worker threads between epochs
     bool pin_memory = false;          // only honoured when device is CUDA
     torch::Device device = torch::kCPU;
+    // false: next() hands out host batches (pinned when pin_memory is in effect) and the caller
+    // copies them (the Trainer does, through its Strategy, so the copy is timed on its own).
+    bool copy_to_device = true;
     int64_t rank = 0;                 // this rank's shard of every epoch
     int64_t world_size = 1;
 };

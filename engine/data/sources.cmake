@@ -1,6 +1,7 @@
 # Sources of engine/data (listed, not globbed).
 find_package(ZLIB REQUIRED)   # IDX files ship gzip-compressed
 target_sources(hearth_engine PRIVATE
+  data/Batch.cpp
   data/Dataset.cpp
   data/Permutation.cpp
   data/IdxDataset.cpp

@@ -2,6 +2,7 @@
 // Models by name: registry name -> factory(options, input shape, class count).
 
 #include "engine/config/ExperimentConfig.h"
+#include "engine/data/Batch.h"
 
 #include <torch/torch.h>
 
@@ -11,10 +12,13 @@
 
 namespace hearth {
 
-// Every model maps a float batch [B, ...sampleShape] to logits [B, num_classes].
+// Every model maps a batch to logits [B, num_classes]. forwardBatch() picks the inputs it
+// takes from the batch's named tensors: by default "input" (float [B, ...sampleShape]) through
+// forward(); a text model reads "input_ids" and "attention_mask" instead.
 class ClassifierImpl : public torch::nn::Module {
 public:
     virtual torch::Tensor forward(torch::Tensor x) = 0;
+    virtual torch::Tensor forwardBatch(const Batch& batch) { return forward(batch.input()); }
     virtual bool isConvolutional() const { return false; }
 };
 

@@ -79,7 +79,6 @@ RunOutcome train(const ExperimentConfig& config, const RunOptions& options, Even
     torch::manual_seed(config.seed);
     auto model = createModel(config.model,
                              ModelInput{splits.train->sampleShape(), static_cast<int64_t>(splits.class_names.size())});
-    model->to(device);
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
     sink.onEvent(describeRun(config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});

@@ -92,8 +92,8 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     std::map<std::string, std::string> e;
     e["trainer.accelerator"] = device.str();
     e["trainer.devices"] = "1";
-    e["trainer.strategy"] = "single device";
-    e["trainer.precision"] = trainer.precision().describe();
+    e["trainer.strategy"] = trainer.strategyInUse().describe();
+    e["trainer.precision"] = trainer.strategyInUse().precision().describe();
     e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch, " +
                               std::to_string(t.batch_size * t.accumulate_grad_batches) + " per optimizer step";
     e["trainer.accumulate_grad_batches"] = std::to_string(t.accumulate_grad_batches) + " (" +
@@ -118,7 +118,7 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
                                                                           : onOff(t.cudnn_benchmark);
     e["trainer.tf32"] = cpu ? na_cpu : onOff(t.tf32);
     e["trainer.channels_last"] = !t.channels_last         ? "off"
-                                 : trainer.channelsLast() ? "on (NHWC weights and inputs)"
+                                 : trainer.strategyInUse().channelsLast() ? "on (NHWC weights and inputs)"
                                                           : "off (model has no convolutions)";
     e["trainer.log_every_n_steps"] = std::to_string(t.log_every_n_steps) + " optimizer steps";
     e["trainer.checkpoint"] = t.checkpoint.monitor + " (" + t.checkpoint.mode + ") -> " +
@@ -152,7 +152,7 @@ std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torc
     if (t.num_workers == 0 && t.persistent_workers) {
         notes.push_back("trainer.persistent_workers=true has no effect with num_workers=0");
     }
-    if (t.channels_last && !trainer.channelsLast()) {
+    if (t.channels_last && !trainer.strategyInUse().channelsLast()) {
         notes.push_back("trainer.channels_last=true has no effect: " + config.model.name + " has no convolutions");
     }
     return notes;

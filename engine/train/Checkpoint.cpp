@@ -1,5 +1,7 @@
 #include "engine/train/Checkpoint.h"
 
+#include "engine/strategy/Strategy.h"
+
 #include <cmath>
 #include <filesystem>
 
@@ -29,46 +31,58 @@ std::string BestCheckpoint::path() const {
     return directory_.empty() ? std::string() : (std::filesystem::path(directory_) / "best.pt").string();
 }
 
-std::optional<CheckpointSaved> BestCheckpoint::offer(double value, int64_t epoch, const torch::nn::Module& model,
-                                                     torch::optim::Optimizer& optimizer) {
-    improved_last_ = isBetter(value);
-    if (!improved_last_) {
-        return std::nullopt;
+void BestCheckpoint::onValidationEnd(TrainerContext& ctx, EpochEnd& epoch) {
+    if (!epoch.has_val) {
+        // Without a validation split every epoch replaces the snapshot: the last epoch wins.
+        epoch.is_best = true;
+        keep(ctx, 0.0);
+        return;
     }
-    return keep(value, epoch, model, optimizer);
+    const double value = config_.monitor == "val_loss" ? epoch.val_loss : epoch.val_accuracy;
+    epoch.is_best = isBetter(value);
+    if (epoch.is_best) {
+        keep(ctx, value);
+    }
 }
 
-std::optional<CheckpointSaved> BestCheckpoint::offerAlways(int64_t epoch, const torch::nn::Module& model,
-                                                           torch::optim::Optimizer& optimizer) {
-    improved_last_ = true;
-    return keep(0.0, epoch, model, optimizer);
-}
-
-std::optional<CheckpointSaved> BestCheckpoint::keep(double value, int64_t epoch, const torch::nn::Module& model,
-                                                    torch::optim::Optimizer& optimizer) {
+void BestCheckpoint::keep(TrainerContext& ctx, double value) {
     best_ = value;
-    best_epoch_ = epoch;
-    torch::NoGradGuard no_grad;
-    state_.clear();
-    for (const auto& p : model.named_parameters()) {
-        state_.emplace_back(p.key(), p.value().detach().clone());
+    best_epoch_ = ctx.state().epoch;
+    ctx.state().best_value = best_;
+    ctx.state().best_epoch = best_epoch_;
+    const auto& model = ctx.model();
+    {
+        torch::NoGradGuard no_grad;
+        state_.clear();
+        for (const auto& p : model.named_parameters()) {
+            state_.emplace_back(p.key(), p.value().detach().clone());
+        }
+        for (const auto& b : model.named_buffers()) {
+            state_.emplace_back(b.key(), b.value().detach().clone());
+        }
     }
-    for (const auto& b : model.named_buffers()) {
-        state_.emplace_back(b.key(), b.value().detach().clone());
-    }
-    if (directory_.empty()) {
-        return std::nullopt;
+    if (directory_.empty() || !ctx.strategy().isGlobalZero()) {
+        return;
     }
     std::filesystem::create_directories(directory_);
     const std::string file = path();
-    saveCheckpointFile(file, model, &optimizer);
+    ctx.strategy().saveCheckpoint(file, model, &ctx.optimizer());
     CheckpointSaved saved;
     saved.path = file;
-    saved.epoch = epoch;
+    saved.epoch = best_epoch_;
     saved.monitor = config_.monitor;
     saved.value = value;
     saved.bytes = static_cast<int64_t>(std::filesystem::file_size(file));
-    return saved;
+    ctx.emit(saved);
+}
+
+void BestCheckpoint::onTestStart(TrainerContext& ctx) {
+    if (!hasState()) {
+        return;
+    }
+    restore(ctx.model());
+    ctx.log(LogLine::Level::Info, "testing the best checkpoint (epoch " + std::to_string(best_epoch_ + 1) + ", " +
+                                      config_.monitor + ")");
 }
 
 void BestCheckpoint::restore(torch::nn::Module& model) const {
@@ -85,27 +99,6 @@ void BestCheckpoint::restore(torch::nn::Module& model) const {
             b->copy_(tensor);
         }
     }
-}
-
-void saveCheckpointFile(const std::string& path, const torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
-    torch::serialize::OutputArchive archive;
-    torch::serialize::OutputArchive model_archive;
-    model.save(model_archive);
-    archive.write("model", model_archive);
-    if (optimizer) {
-        torch::serialize::OutputArchive optimizer_archive;
-        optimizer->save(optimizer_archive);
-        archive.write("optimizer", optimizer_archive);
-    }
-    archive.save_to(path);
-}
-
-void loadCheckpointFile(const std::string& path, torch::nn::Module& model) {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    torch::serialize::InputArchive model_archive;
-    archive.read("model", model_archive);
-    model.load(model_archive);
 }
 
 }  // namespace hearth

@@ -18,26 +18,23 @@ private:
 
 }  // namespace
 
-EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Precision& precision,
-                    bool channels_last, bool keep_predictions, const std::function<bool()>& between_batches) {
+EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Strategy& strategy,
+                    const Task& task, bool keep_predictions, const std::function<bool()>& between_batches) {
     EvalModeGuard mode(model);
     torch::NoGradGuard no_grad;
     EvalResult result;
     torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
     int64_t correct = 0;
     loader.startEpoch(0);
-    while (auto batch = loader.next()) {
-        auto inputs = channels_last ? batch->inputs.contiguous(at::MemoryFormat::ChannelsLast) : batch->inputs;
-        const auto logits = precision.forward(model, inputs);
-        const auto loss = torch::nn::functional::cross_entropy(
-            logits, batch->labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-        loss_sum += loss.to(torch::kCPU, torch::kFloat64);
-        const auto probs = torch::softmax(logits, 1);
-        const auto top = probs.max(1);
-        const auto pred = std::get<1>(top).to(torch::kCPU);
-        const auto conf = std::get<0>(top).to(torch::kCPU, torch::kFloat64);
-        const auto labels = batch->labels.to(torch::kCPU).contiguous();
-        const auto indices = batch->indices.to(torch::kCPU).contiguous();
+    while (auto host_batch = loader.next()) {
+        const Batch batch = strategy.toDevice(*host_batch, loader.pinsMemory());
+        const auto output = strategy.forward(model, batch);
+        loss_sum += task.loss(output, batch, /*sum=*/true).to(torch::kCPU, torch::kFloat64);
+        const auto [classes, confidence] = task.predictWithConfidence(output);
+        const auto pred = classes.to(torch::kCPU).contiguous();
+        const auto conf = confidence.to(torch::kCPU, torch::kFloat64).contiguous();
+        const auto labels = task.targets(batch).to(torch::kCPU).contiguous();
+        const auto indices = batch.indices.to(torch::kCPU).contiguous();
         const int64_t n = labels.size(0);
         const auto* p = pred.data_ptr<int64_t>();
         const auto* y = labels.data_ptr<int64_t>();

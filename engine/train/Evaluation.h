@@ -5,7 +5,8 @@
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
-#include "engine/train/Precision.h"
+#include "engine/strategy/Strategy.h"
+#include "engine/train/Task.h"
 
 #include <functional>
 #include <vector>
@@ -21,8 +22,9 @@ struct EvalResult {
     std::vector<Prediction> predictions;  // only with keep_predictions
 };
 
+// Batches reach the device through the strategy, the loss and predictions come from the task.
 // between_batches is called after each batch; returning false stops the pass early.
-EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Precision& precision,
-                    bool channels_last, bool keep_predictions, const std::function<bool()>& between_batches);
+EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Strategy& strategy,
+                    const Task& task, bool keep_predictions, const std::function<bool()>& between_batches);
 
 }  // namespace hearth

@@ -27,11 +27,12 @@ struct MeterTotals {
 
 class RunningMeter final {
 public:
-    // loss: the batch's mean loss; logits [B, C]; labels [B]. A handful of device ops, no sync.
-    void add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels) {
+    // loss: the batch's mean loss; predicted and targets: classes [B]. A handful of device ops,
+    // no sync.
+    void add(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
         torch::NoGradGuard no_grad;
-        const int64_t n = labels.size(0);
-        const auto correct = logits.argmax(1).eq(labels).sum();
+        const int64_t n = targets.size(0);
+        const auto correct = predicted.eq(targets).sum();
         if (!loss_sum_.defined()) {
             loss_sum_ = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
             correct_ = correct;

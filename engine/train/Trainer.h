@@ -1,25 +1,34 @@
 #pragma once
-// Trainer: the fit / validate / test loops with progress counters (epoch, micro-batch, global
-// optimizer step), decomposed like Lightning's: the Precision object owns autocast and loss
-// scaling, BestCheckpoint keeps the best epoch, LearningRateSchedule sets the lr per step.
-// Events go to the sink on the calling thread. `stop` is read after every micro-batch: a stop
-// finishes that micro-batch (and its optimizer step when it closes a group), drops the partial
-// gradients of an unfinished accumulation group, and skips validation and test (the best
-// checkpoint of the completed epochs stays on disk); fit() then reports stopped.
+// Trainer: the fit / validate / test loops, decomposed like Lightning's. The loop moves batches
+// and counts; everything else is a part it is given (TrainerParts): the Strategy (device,
+// precision, backward, optimizer step, reductions, stop agreement, checkpoint files), the Task
+// (loss and predictions), Callbacks (the best checkpoint, ...) and an optional Profiler that
+// brackets each section of a step. Progress is one LoopState value.
+//
+// Events go to the sink on the calling thread. `stop` (the owner's request) and callbacks'
+// requests are read after every micro-batch: a stop finishes that micro-batch (and its optimizer
+// step when it closes a group), drops the partial gradients of an unfinished accumulation group,
+// and skips validation and test (the best checkpoint of the completed epochs stays on disk); a
+// stop on an epoch's last micro-batch still validates and records that epoch. fit() then reports
+// stopped.
 
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/DeviceMonitor.h"
-#include "engine/train/Checkpoint.h"
+#include "engine/strategy/Strategy.h"
+#include "engine/train/Callback.h"
 #include "engine/train/Evaluation.h"
-#include "engine/train/Precision.h"
+#include "engine/train/LoopState.h"
+#include "engine/train/Profiler.h"
 #include "engine/train/RunningMeter.h"
 #include "engine/train/Schedulers.h"
+#include "engine/train/Task.h"
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <vector>
 
 namespace hearth {
 
@@ -38,72 +47,90 @@ struct TestResult {
     double accuracy = 0.0;
 };
 
-class Trainer final {
+struct TrainerParts {
+    std::unique_ptr<Strategy> strategy;
+    std::unique_ptr<Task> task;
+    std::vector<std::shared_ptr<Callback>> callbacks;  // called in this order
+    Profiler* profiler = nullptr;                       // not owned; null = off
+};
+
+// What a config asks for: its strategy on `device`, classification, and the best-checkpoint
+// callback writing to artifacts_dir ("" = in memory only). Throws ConfigError.
+TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device device,
+                                 const std::string& artifacts_dir);
+
+class Trainer final : private TrainerContext {
 public:
-    // The model must already be on `device`. Throws ConfigError for settings it cannot use.
+    // The strategy places the model. Throws ConfigError for settings it cannot use.
+    Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared_ptr<ClassifierImpl> model,
+            const DataSplits& splits, EventSink& sink, const std::atomic<bool>& stop);
+    // With defaultTrainerParts(config, device, artifacts_dir).
     Trainer(const ExperimentConfig& config, torch::Device device, std::shared_ptr<ClassifierImpl> model,
             const DataSplits& splits, const std::string& artifacts_dir, EventSink& sink, const std::atomic<bool>& stop);
-    ~Trainer();
+    ~Trainer() override;
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;
 
     FitResult fit();
-    // Evaluates the test split with the best checkpoint's weights (the last epoch's without one).
+    // Evaluates the test split (callbacks' onTestStart first: the best checkpoint's weights).
     TestResult test();
 
     int64_t batchesPerEpoch() const;
     int64_t optimizerStepsPerEpoch() const;
+    const LoopState& loopState() const { return state_; }
     const Loader& trainLoader() const { return *train_loader_; }
-    const Precision& precision() const { return *precision_; }
+    const Strategy& strategyInUse() const { return *strategy_; }
     const LearningRateSchedule& schedule() const { return *schedule_; }
     DeviceMonitor& monitor() { return monitor_; }
-    bool channelsLast() const { return channels_last_; }
 
 private:
     struct EpochStats;
+    // TrainerContext
+    const ExperimentConfig& config() const override { return config_; }
+    LoopState& state() override { return state_; }
+    ClassifierImpl& model() override { return *model_; }
+    torch::optim::Optimizer& optimizer() override { return *optimizer_; }
+    Strategy& strategy() override { return *strategy_; }
+    void emit(const Event& event) override { sink_.onEvent(event); }
+    void requestStop(const std::string& reason) override;
+    bool stopRequested() const override;
+
     bool trainEpoch(EpochStats& stats);
-    void trainMicroBatch(const Batch& batch, int64_t micro, EpochStats& stats);
-    void finishOptimizerStep(EpochStats& stats);
-    void emitStepMetrics(int64_t micro, EpochStats& stats);
-    void checkFiniteLoss();
-    void trackNonFiniteLoss(const torch::Tensor& loss);
+    void trainMicroBatch(const Batch& batch, EpochStats& stats);
+    void emitStepMetrics(EpochStats& stats);
+    void failOnNonFiniteLoss();
     // interruptible: a stop request ends the validation pass early (false: the pass completes).
-    bool validateAndCheckpoint(const EpochStats& stats, FitResult& result, bool interruptible);
+    bool validateEpoch(const EpochStats& stats, FitResult& result, bool interruptible);
     // Runs `split` through the model and emits its EvalReport (not when a stop interrupted it).
     EvalResult evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
                                  bool keep_predictions, bool interruptible = true);
-    void log(LogLine::Level level, const std::string& text);
-    double secondsSince(std::chrono::steady_clock::time_point t) const;
+    template <typename Hook>
+    void forEachCallback(Hook&& hook);
+    int64_t groupSize() const;  // accumulate_grad_batches, at least 1
 
     // Copies (the splits hold shared pointers): a Trainer built from temporaries stays valid.
     const ExperimentConfig config_;
-    torch::Device device_;
+    std::unique_ptr<Strategy> strategy_;
+    std::unique_ptr<Task> task_;
+    std::vector<std::shared_ptr<Callback>> callbacks_;
+    Profiler* profiler_;
     std::shared_ptr<ClassifierImpl> model_;
     const DataSplits splits_;
     EventSink& sink_;
-    const std::atomic<bool>& stop_;
-    bool channels_last_ = false;
-    bool check_finite_ = true;
+    const std::atomic<bool>& external_stop_;
+    bool stop_requested_ = false;  // by a callback
 
     std::unique_ptr<Loader> train_loader_, val_loader_, test_loader_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
-    std::unique_ptr<Precision> precision_;
     std::unique_ptr<LearningRateSchedule> schedule_;
-    std::unique_ptr<BestCheckpoint> checkpoint_;
     DeviceMonitor monitor_;
-
-    // Progress counters.
-    int64_t epoch_ = 0;
-    int64_t global_step_ = 0;
-    int64_t micro_total_ = 0;  // micro-batches since fit started
-    double lr_ = 0.0;
+    LoopState state_;
 
     // Since the last StepMetrics.
     RunningMeter interval_meter_;
     double interval_wait_ms_ = 0.0;
     std::chrono::steady_clock::time_point interval_start_;
     std::chrono::steady_clock::time_point fit_start_;
-    torch::Tensor first_bad_step_;  // int64 [1] on the device: 1-based step of the first non-finite loss
 };
 
 }  // namespace hearth

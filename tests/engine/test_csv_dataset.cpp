@@ -140,9 +140,9 @@ private Q_SLOTS:
         QCOMPARE(iris->describe(0),
                  std::string("sepal_length=5.1, sepal_width=3.5, petal_length=1.4, petal_width=0.2, species=setosa"));
         const hearth::Batch b = iris->getBatch({0, 149});
-        QCOMPARE(b.inputs.sizes().vec(), (std::vector<int64_t>{2, 4}));
-        QVERIFY(std::abs(b.inputs[0][0].item<double>() - 5.1) < 1e-6);   // not standardised yet
-        QCOMPARE(b.labels[1].item<int64_t>(), int64_t{2});
+        QCOMPARE(b.input().sizes().vec(), (std::vector<int64_t>{2, 4}));
+        QVERIFY(std::abs(b.input()[0][0].item<double>() - 5.1) < 1e-6);   // not standardised yet
+        QCOMPARE(b.label()[1].item<int64_t>(), int64_t{2});
     }
 
     void numericLabelsSortNumerically() {
@@ -181,8 +181,8 @@ private Q_SLOTS:
         QCOMPARE(s.val->size(), int64_t{2});
         // The mean of the 15 training rows' features (after standardisation) is 0, std 1 ...
         const hearth::Batch tb = s.train->getBatch({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
-        QVERIFY(std::abs(tb.inputs.mean().item<double>()) < 1e-5);
-        QVERIFY(std::abs(tb.inputs.std(/*unbiased=*/false).item<double>() - 1.0) < 1e-5);
+        QVERIFY(std::abs(tb.input().mean().item<double>()) < 1e-5);
+        QVERIFY(std::abs(tb.input().std(/*unbiased=*/false).item<double>() - 1.0) < 1e-5);
         // ... and the validation rows are scaled with those statistics, not their own.
         std::vector<double> train_values;
         for (int64_t i = 0; i < s.train->size(); ++i) train_values.push_back(std::stod(

@@ -8,8 +8,8 @@
 #include "engine/data/Loader.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/run/RunController.h"
-#include "engine/train/GradScaler.h"
-#include "engine/train/Precision.h"
+#include "engine/strategy/GradScaler.h"
+#include "engine/strategy/Precision.h"
 #ifdef HEARTH_WITH_CUDA
 #include "engine/monitor/CudaMemory.h"
 #endif
@@ -126,7 +126,7 @@ private Q_SLOTS:
             for (int64_t i = 0; i < 256; ++i) idx[static_cast<size_t>(i)] = i;
             return idx;
         }());
-        const auto inputs = all.inputs.to(dev), labels = all.labels.to(dev);
+        const auto inputs = all.input().to(dev), labels = all.label().to(dev);
         double first = 0, last = 0;
         for (int step = 0; step < 60; ++step) {
             compat::clearGradients(opt);
@@ -187,9 +187,9 @@ private Q_SLOTS:
         while (auto g = gpu.next()) {
             auto c = cpu.next();
             QVERIFY(c.has_value());
-            QVERIFY(g->inputs.is_cuda() && g->labels.is_cuda());
-            QVERIFY(torch::equal(g->inputs.cpu(), c->inputs));
-            QVERIFY(torch::equal(g->labels.cpu(), c->labels));
+            QVERIFY(g->input().is_cuda() && g->label().is_cuda());
+            QVERIFY(torch::equal(g->input().cpu(), c->input()));
+            QVERIFY(torch::equal(g->label().cpu(), c->label()));
             ++batches;
         }
         QVERIFY(!cpu.next().has_value());

@@ -72,8 +72,8 @@ private Q_SLOTS:
         QCOMPARE(a.description, std::string("Fashion-MNIST (IDX) 1100/100/200 samples, 1x28x28, 10 classes"));
         // Test batches are normalised with the training statistics.
         const hearth::Batch tb = a.test->getBatch({0, 1, 2});
-        QCOMPARE(tb.inputs.sizes().vec(), (std::vector<int64_t>{3, 1, 28, 28}));
-        QVERIFY(std::abs(tb.inputs.min().item<double>() - (0 - 0.2860) / 0.3530) < 1e-3);
+        QCOMPARE(tb.input().sizes().vec(), (std::vector<int64_t>{3, 1, 28, 28}));
+        QVERIFY(std::abs(tb.input().min().item<double>() - (0 - 0.2860) / 0.3530) < 1e-3);
     }
 
     void tinyLimitKeepsOneValidationAndTestSample() {

@@ -106,24 +106,24 @@ private Q_SLOTS:
     void batchHoldsNormalisedPixelsAndLabels() {
         auto train = IdxDataset::load(kFashion, IdxDataset::Split::Train);
         const hearth::Batch b = train->getBatch({0, 3});
-        QCOMPARE(b.inputs.sizes().vec(), (std::vector<int64_t>{2, 1, 28, 28}));
-        QCOMPARE(b.inputs.scalar_type(), torch::kFloat32);
-        QCOMPARE(b.labels[0].item<int64_t>(), int64_t{9});
-        QCOMPARE(b.labels[1].item<int64_t>(), int64_t{3});
+        QCOMPARE(b.input().sizes().vec(), (std::vector<int64_t>{2, 1, 28, 28}));
+        QCOMPARE(b.input().scalar_type(), torch::kFloat32);
+        QCOMPARE(b.label()[0].item<int64_t>(), int64_t{9});
+        QCOMPARE(b.label()[1].item<int64_t>(), int64_t{3});
         QCOMPARE(b.indices[1].item<int64_t>(), int64_t{3});
         // Image 0, row 10, columns 13 and 14 hold 193 and 228 in the file.
         const double expect193 = (193 / 255.0 - train->mean()) / train->std();
         const double expect0 = (0 - train->mean()) / train->std();
-        QVERIFY(std::abs(b.inputs[0][0][10][13].item<double>() - expect193) < 1e-5);
-        QVERIFY(std::abs(b.inputs[0][0][10][10].item<double>() - expect0) < 1e-5);
-        QVERIFY(torch::allclose(train->get(3).input, b.inputs[1]));
+        QVERIFY(std::abs(b.input()[0][0][10][13].item<double>() - expect193) < 1e-5);
+        QVERIFY(std::abs(b.input()[0][0][10][10].item<double>() - expect0) < 1e-5);
+        QVERIFY(torch::allclose(train->get(3).input, b.input()[1]));
     }
 
     void readsRawAndGzipFilesAlike() {
         auto raw = IdxDataset::load(writeValidPair("raw", false), IdxDataset::Split::Train);
         auto gz = IdxDataset::load(writeValidPair("gz", true), IdxDataset::Split::Train);
         QCOMPARE(raw->size(), int64_t{100});
-        QVERIFY(torch::equal(raw->getBatch({0, 57, 99}).inputs, gz->getBatch({0, 57, 99}).inputs));
+        QVERIFY(torch::equal(raw->getBatch({0, 57, 99}).input(), gz->getBatch({0, 57, 99}).input()));
         QCOMPARE(gz->label(57), int64_t{7});
     }
 

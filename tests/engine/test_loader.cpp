@@ -58,8 +58,8 @@ std::vector<int64_t> epochOrder(Loader& loader, int64_t epoch) {
         for (int64_t i = 0; i < n; ++i) {
             const int64_t index = batch->indices[i].item<int64_t>();
             // Inputs and labels travel with their index.
-            if (batch->inputs[i][0].item<float>() != static_cast<float>(index) ||
-                batch->labels[i].item<int64_t>() != index % 10)
+            if (batch->input()[i][0].item<float>() != static_cast<float>(index) ||
+                batch->label()[i].item<int64_t>() != index % 10)
                 throw std::logic_error("batch content does not match its indices");
             order.push_back(index);
         }

@@ -1,8 +1,8 @@
 // Precision and GradScaler: autocast guards for bf16 on CPU, and the GradScaler's skip, backoff
 // and growth semantics (PyTorch's torch.amp.GradScaler), tested on CPU directly.
 #include "engine/TorchCompat.h"
-#include "engine/train/GradScaler.h"
-#include "engine/train/Precision.h"
+#include "engine/strategy/GradScaler.h"
+#include "engine/strategy/Precision.h"
 
 #include <QTest>
 

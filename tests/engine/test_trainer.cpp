@@ -290,8 +290,9 @@ private Q_SLOTS:
         lo.shuffle = false;
         lo.batch_size = 16;  // same batches as the test phase, so the float sums match exactly
         Loader loader(s.test, lo);
-        Precision fp32("32-true", torch::kCPU);
-        const auto eval = evaluate(*reloaded, loader, *s.test, fp32, false, false, nullptr);
+        SingleDeviceStrategy cpu(torch::kCPU, "32-true");
+        cpu.setupModel(*reloaded, false);
+        const auto eval = evaluate(*reloaded, loader, *s.test, cpu, ClassificationTask(), false, nullptr);
         QCOMPARE(eval.accuracy, tested.accuracy);
         QVERIFY(qAbs(eval.loss - tested.loss) < 1e-9);
         const auto reports = sink.all<EvalReport>();

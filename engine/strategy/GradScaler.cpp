@@ -1,7 +1,7 @@
 // GradScaler: the native fused AMP kernels where LibTorch has them (CUDA; CPU from 2.3) and an
 // equivalent tensor-op path otherwise. Neither path reads values back to the host except step().
 
-#include "engine/train/GradScaler.h"
+#include "engine/strategy/GradScaler.h"
 
 #include "engine/TorchCompat.h"
 

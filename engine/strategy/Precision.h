@@ -4,8 +4,9 @@
 // under bf16 autocast (CPU or CUDA); 16-mixed runs it under CUDA fp16 autocast and owns a
 // GradScaler (refused with bf16, which needs no scaling).
 
+#include "engine/data/Batch.h"
 #include "engine/models/ModelRegistry.h"
-#include "engine/train/GradScaler.h"
+#include "engine/strategy/GradScaler.h"
 
 #include <memory>
 #include <optional>
@@ -19,7 +20,9 @@ public:
     // device cannot honour it. scaler_options apply to 16-mixed only.
     Precision(const std::string& name, torch::Device device, GradScalerOptions scaler_options = {});
 
-    // Logits in float32 (upcast after autocast so the loss is computed in full precision).
+    // The model's output for `batch` in float32 (upcast after autocast so the loss is computed in
+    // full precision). The tensor form runs a batch whose only field is "input".
+    torch::Tensor forward(ClassifierImpl& model, const Batch& batch) const;
     torch::Tensor forward(ClassifierImpl& model, const torch::Tensor& inputs) const;
     // Backward of loss (scaled under 16-mixed).
     void backward(const torch::Tensor& loss);

@@ -1,4 +1,4 @@
-#include "engine/train/Precision.h"
+#include "engine/strategy/Precision.h"
 
 #include "engine/TorchCompat.h"
 
@@ -27,13 +27,19 @@ Precision::Precision(const std::string& name, torch::Device device, GradScalerOp
 }
 
 torch::Tensor Precision::forward(ClassifierImpl& model, const torch::Tensor& inputs) const {
+    Batch batch;
+    batch.set(Batch::kInput, inputs);
+    return forward(model, batch);
+}
+
+torch::Tensor Precision::forward(ClassifierImpl& model, const Batch& batch) const {
     if (!autocast_dtype_) {
-        return model.forward(inputs);
+        return model.forwardBatch(batch);
     }
     torch::Tensor logits;
     {
         compat::AutocastGuard guard(device_.type(), *autocast_dtype_);
-        logits = model.forward(inputs);
+        logits = model.forwardBatch(batch);
     }
     // 1.13's CPU autocast leaves softmax/log_softmax in bf16, so the loss would be computed in
     // bf16: upcast the logits outside the guard.

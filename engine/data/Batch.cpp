@@ -1,0 +1,53 @@
+#include "engine/data/Batch.h"
+
+#include <stdexcept>
+
+namespace hearth {
+
+Batch::Batch(torch::Tensor inputs, torch::Tensor labels, torch::Tensor indices_) : indices(std::move(indices_)) {
+    fields_.emplace_back(kInput, std::move(inputs));
+    fields_.emplace_back(kLabel, std::move(labels));
+}
+
+bool Batch::has(const std::string& name) const {
+    for (const auto& field : fields_) {
+        if (field.first == name) return true;
+    }
+    return false;
+}
+
+const torch::Tensor& Batch::at(const std::string& name) const {
+    for (const auto& field : fields_) {
+        if (field.first == name) return field.second;
+    }
+    std::string present;
+    for (const auto& field : fields_) present += (present.empty() ? "" : ", ") + field.first;
+    throw std::out_of_range("the batch has no field '" + name + "' (it has: " +
+                            (present.empty() ? std::string("none") : present) + ")");
+}
+
+void Batch::set(const std::string& name, torch::Tensor tensor) {
+    for (auto& field : fields_) {
+        if (field.first == name) {
+            field.second = std::move(tensor);
+            return;
+        }
+    }
+    fields_.emplace_back(name, std::move(tensor));
+}
+
+int64_t Batch::size() const {
+    if (indices.defined()) return indices.numel();
+    return fields_.empty() || fields_.front().second.dim() == 0 ? 0 : fields_.front().second.size(0);
+}
+
+Batch pinned(const Batch& batch) {
+    return batch.map([](const std::string&, const torch::Tensor& t) { return t.pin_memory(); });
+}
+
+Batch onDevice(const Batch& batch, torch::Device device, bool non_blocking) {
+    const auto target = torch::TensorOptions().device(device);
+    return batch.map([&](const std::string&, const torch::Tensor& t) { return t.to(target, non_blocking); });
+}
+
+}  // namespace hearth

@@ -1,0 +1,140 @@
+#include "engine/strategy/Strategy.h"
+
+#include "engine/TorchCompat.h"
+#include "engine/strategy/CheckpointFile.h"
+#include "engine/train/Optimizers.h"
+
+#include <cmath>
+
+namespace hearth {
+namespace {
+
+// Stores channels_last copies of 4-D weights, so convolutions run NHWC end to end.
+void toChannelsLast(torch::nn::Module& model) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.parameters()) {
+        if (p.dim() == 4) {
+            p.set_data(p.data().contiguous(at::MemoryFormat::ChannelsLast));
+        }
+    }
+}
+
+}  // namespace
+
+Strategy::Strategy(std::unique_ptr<Precision> precision) : precision_(std::move(precision)) {}
+
+Strategy::~Strategy() = default;
+
+void Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    model.to(device());
+    channels_last_ = channels_last && model.isConvolutional();
+    if (channels_last_) {
+        toChannelsLast(model);
+    }
+    first_bad_step_ = torch::zeros({1}, torch::TensorOptions().dtype(torch::kInt64).device(device()));
+}
+
+std::unique_ptr<torch::optim::Optimizer> Strategy::setupOptimizer(const OptimizerConfig& config,
+                                                                  ClassifierImpl& model) {
+    return createOptimizer(config, model.parameters());
+}
+
+LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint64_t seed) const {
+    LoaderOptions o;
+    o.batch_size = t.batch_size;
+    o.shuffle = shuffle;
+    o.seed = seed;
+    o.num_workers = t.num_workers;
+    o.prefetch_factor = t.prefetch_factor;
+    o.persistent_workers = t.persistent_workers;
+    o.pin_memory = t.pin_memory;
+    o.device = device();
+    o.copy_to_device = false;
+    o.rank = rank();
+    o.world_size = worldSize();
+    return o;
+}
+
+Batch Strategy::toDevice(const Batch& batch, bool pinned) const {
+    const torch::Device target = device();
+    const bool layout = channels_last_;
+    return batch.map([&](const std::string&, const torch::Tensor& t) {
+        torch::Tensor out = t.device() == target ? t : t.to(torch::TensorOptions().device(target), pinned);
+        // Images (float [B, C, H, W]) follow the weights' NHWC layout.
+        if (layout && out.dim() == 4 && out.is_floating_point()) {
+            out = out.contiguous(at::MemoryFormat::ChannelsLast);
+        }
+        return out;
+    });
+}
+
+torch::Tensor Strategy::forward(ClassifierImpl& model, const Batch& batch) const {
+    return precision_->forward(model, batch);
+}
+
+void Strategy::backward(const torch::Tensor& loss) {
+    precision_->backward(loss);
+}
+
+bool Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    const bool stepped = precision_->optimizerStep(optimizer, clip_val);
+    zeroGrad(optimizer);
+    return stepped;
+}
+
+void Strategy::zeroGrad(torch::optim::Optimizer& optimizer) {
+    compat::clearGradients(optimizer);
+}
+
+void Strategy::reduceSum(std::vector<double>& /*values*/) const {}
+
+bool Strategy::watchLoss(const torch::Tensor& loss, int64_t step) {
+    if (precision_->scalesLoss()) {
+        return false;
+    }
+    if (loss.device().is_cpu()) {
+        // Reading a CPU scalar costs nothing, and failing at once names the exact step.
+        if (!std::isfinite(loss.item<double>()) && first_bad_step_.item<int64_t>() == 0) {
+            first_bad_step_.fill_(step);
+        }
+        return first_bad_step_.item<int64_t>() != 0;
+    }
+    // On an accelerator: recorded on the device without a sync.
+    torch::NoGradGuard no_grad;
+    const auto bad = torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
+    first_bad_step_.masked_fill_(bad, step);
+    return false;
+}
+
+int64_t Strategy::firstNonFiniteStep() const {
+    if (precision_->scalesLoss() || !first_bad_step_.defined()) {
+        return 0;
+    }
+    return first_bad_step_.item<int64_t>();
+}
+
+void Strategy::saveCheckpoint(const std::string& path, const torch::nn::Module& model,
+                              torch::optim::Optimizer* optimizer) const {
+    saveCheckpointFile(path, model, optimizer);
+}
+
+void Strategy::loadCheckpoint(const std::string& path, torch::nn::Module& model) const {
+    loadCheckpointFile(path, model);
+}
+
+SingleDeviceStrategy::SingleDeviceStrategy(torch::Device device, const std::string& precision)
+    : Strategy(std::make_unique<Precision>(precision, device)), device_(device) {}
+
+std::string SingleDeviceStrategy::describe() const {
+    return "single device (" + device_.str() + ")";
+}
+
+std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
+    if (trainer.strategy != "auto" || trainer.devices != 1) {
+        throw ConfigError(trainer.devices != 1 ? "trainer.devices" : "trainer.strategy",
+                          "this engine trains on a single device; set trainer.devices=1 and trainer.strategy=auto");
+    }
+    return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
+}
+
+}  // namespace hearth

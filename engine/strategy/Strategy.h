@@ -1,0 +1,99 @@
+#pragma once
+// Strategy: how a step runs on the hardware, as in Lightning's strategies. It owns device
+// placement and the Precision object; runs backward, gradient clipping, the optimizer step and
+// zeroing gradients; reduces metrics across ranks; makes every rank agree on stopping; and
+// writes and reads checkpoints. The Trainer's loop calls only this interface, so distributed
+// strategies (DDP, ZeRO) plug in without touching it. SingleDeviceStrategy is the one today.
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/data/Loader.h"
+#include "engine/models/ModelRegistry.h"
+#include "engine/strategy/Precision.h"
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+class Strategy {
+public:
+    explicit Strategy(std::unique_ptr<Precision> precision);
+    virtual ~Strategy();
+    Strategy(const Strategy&) = delete;
+    Strategy& operator=(const Strategy&) = delete;
+
+    virtual std::string name() const = 0;      // "single device"
+    virtual std::string describe() const = 0;  // what the effective settings show
+    virtual torch::Device device() const = 0;  // this rank's device
+    virtual int64_t rank() const { return 0; }
+    virtual int64_t worldSize() const { return 1; }
+    bool isGlobalZero() const { return rank() == 0; }
+    Precision& precision() { return *precision_; }
+    const Precision& precision() const { return *precision_; }
+
+    // Places the model on the device; channels_last stores convolution weights NHWC (convolutional
+    // models only). Call once, before setupOptimizer.
+    virtual void setupModel(ClassifierImpl& model, bool channels_last);
+    bool channelsLast() const { return channels_last_; }
+    // The optimizer over the parameters this rank steps.
+    virtual std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
+                                                                    ClassifierImpl& model);
+    // Loader options for one split: this rank's shard, pinned staging when the device wants it.
+    // The loader hands out host batches; toDevice() copies them.
+    virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed) const;
+    // A loader batch on the device, images in the model's memory layout.
+    virtual Batch toDevice(const Batch& batch, bool pinned) const;
+
+    // The model's output for a batch (under the precision's autocast; float32 logits).
+    torch::Tensor forward(ClassifierImpl& model, const Batch& batch) const;
+    virtual void backward(const torch::Tensor& loss);
+    // Unscales, clips to clip_val, steps (a 16-mixed step may be skipped), then zeroes the
+    // gradients. Returns whether the optimizer stepped.
+    virtual bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+    // Drops the gradients accumulated so far (a stop inside an accumulation group).
+    virtual void zeroGrad(torch::optim::Optimizer& optimizer);
+
+    // Sums each value over all ranks, in place (single device: nothing to do).
+    virtual void reduceSum(std::vector<double>& values) const;
+    // True on every rank when any rank asks to stop.
+    virtual bool agreeToStop(bool local) const { return local; }
+
+    // Watches the loss of optimizer step `step` (1-based) for NaN/inf. Returns true when it knows
+    // now that the loss is not finite; otherwise the check is recorded on the device and read by
+    // firstNonFiniteStep() (one sync, when metrics are read anyway). Not watched under 16-mixed,
+    // whose GradScaler skips such steps by design.
+    bool watchLoss(const torch::Tensor& loss, int64_t step);
+    int64_t firstNonFiniteStep() const;  // 0 when every watched loss was finite
+
+    // Checkpoint files: written by rank 0, readable by every rank.
+    virtual void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
+                                torch::optim::Optimizer* optimizer) const;
+    virtual void loadCheckpoint(const std::string& path, torch::nn::Module& model) const;
+
+protected:
+    std::unique_ptr<Precision> precision_;
+    bool channels_last_ = false;
+    torch::Tensor first_bad_step_;  // int64 [1] on the device, 0 until a non-finite loss
+};
+
+// One device: cpu, or cuda:N.
+class SingleDeviceStrategy final : public Strategy {
+public:
+    // Throws ConfigError("trainer.precision") when the device cannot run `precision`.
+    SingleDeviceStrategy(torch::Device device, const std::string& precision);
+    std::string name() const override { return "single device"; }
+    std::string describe() const override;
+    torch::Device device() const override { return device_; }
+
+private:
+    torch::Device device_;
+};
+
+// The strategy trainer.strategy asks for on `device` (single device is the one there is today).
+std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device);
+
+}  // namespace hearth

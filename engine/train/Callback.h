@@ -1,0 +1,57 @@
+#pragma once
+// Callbacks: code that runs at fixed points of the fit, as in Lightning's Callback. Every hook
+// does nothing by default. A callback sees the loop through TrainerContext: the loop state,
+// the model, optimizer and strategy, the event sink; it can ask the run to stop (the request is
+// honoured after the current micro-batch, or after the current epoch from an epoch hook).
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/events/Events.h"
+#include "engine/models/ModelRegistry.h"
+#include "engine/train/LoopState.h"
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace hearth {
+
+class Strategy;
+
+// What the loop measured at the end of an epoch; callbacks may mark it the best one.
+struct EpochEnd {
+    bool has_val = false;
+    double val_loss = 0.0;
+    double val_accuracy = 0.0;
+    bool is_best = false;  // set by the checkpoint callback when this epoch improved
+};
+
+class TrainerContext {
+public:
+    virtual ~TrainerContext() = default;
+    virtual const ExperimentConfig& config() const = 0;
+    virtual LoopState& state() = 0;
+    virtual ClassifierImpl& model() = 0;
+    virtual torch::optim::Optimizer& optimizer() = 0;
+    virtual Strategy& strategy() = 0;
+    virtual void emit(const Event& event) = 0;
+    void log(LogLine::Level level, const std::string& text) { emit(LogLine{level, text}); }
+    // Ends the fit after the current micro-batch (from an epoch hook: after this epoch).
+    virtual void requestStop(const std::string& reason) = 0;
+    virtual bool stopRequested() const = 0;
+};
+
+class Callback {
+public:
+    virtual ~Callback() = default;
+    virtual void onFitStart(TrainerContext&) {}
+    virtual void onTrainEpochStart(TrainerContext&) {}
+    // After each micro-batch (state().batch_in_epoch already counts it).
+    virtual void onTrainBatchEnd(TrainerContext&) {}
+    // After validation of a completed epoch, before EpochMetrics is emitted.
+    virtual void onValidationEnd(TrainerContext&, EpochEnd&) {}
+    virtual void onFitEnd(TrainerContext&) {}
+    // Before the test split is evaluated (the best checkpoint puts its weights back here).
+    virtual void onTestStart(TrainerContext&) {}
+};
+
+}  // namespace hearth
