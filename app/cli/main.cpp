@@ -3,6 +3,7 @@
 #include "StoreCommands.h"
 #include "SweepCommand.h"
 
+#include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
 
 #include <CLI/CLI.hpp>
@@ -32,6 +33,19 @@ int runCli(int argc, char** argv) {
                    "Run database (default: $HEARTH_DB, else $XDG_DATA_HOME/hearth/runs.sqlite)")
         ->envname("HEARTH_DB");
     hearth::cli::registerRunCommand(app, run_options, exit_code);
+    std::string keys_prefix;
+    auto* keys = app.add_subcommand("keys", "List every config key: type, default, allowed values and what it does");
+    keys->add_option("prefix", keys_prefix, "Only keys starting with this, e.g. trainer or data.");
+    keys->callback([&keys_prefix, &exit_code] {
+        const std::string text = hearth::describeConfigKeys(keys_prefix);
+        if (text.empty()) {
+            std::fprintf(stderr, "error: no config key starts with '%s' (hearth-cli keys lists them all)\n",
+                         keys_prefix.c_str());
+            exit_code = hearth::cli::kExitBadConfig;
+            return;
+        }
+        std::fputs(text.c_str(), stdout);
+    });
     hearth::cli::registerSweepCommand(app, sweep_options, run_options.db_path, exit_code);
     hearth::cli::StoreCommandContext store_context{run_options.db_path};
     hearth::cli::registerStoreCommands(app, store_context, exit_code);

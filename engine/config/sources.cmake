@@ -1,4 +1,5 @@
 target_sources(hearth_engine PRIVATE
+  config/ConfigSchema.cpp
   config/ExperimentConfig.cpp
   config/ConfigValidation.cpp
   config/DeviceInfo.cpp)

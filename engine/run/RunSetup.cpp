@@ -1,6 +1,7 @@
 #include "engine/run/RunSetup.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/config/ConfigSchema.h"
 
 #include <cstdlib>
 
@@ -90,6 +91,10 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     const std::string na_cpu = "off (not applicable on CPU)";
     const bool workers = t.num_workers > 0;
     std::map<std::string, std::string> e;
+    // Every toggle of the key table is listed; the lines below say more where there is more to say.
+    for (const auto& key : configSchema()) {
+        if (key.toggle) e[key.key] = configValueText(key, config);
+    }
     e["trainer.accelerator"] = device.str();
     e["trainer.devices"] = "1";
     e["trainer.strategy"] = trainer.strategyInUse().describe();

@@ -134,6 +134,19 @@ private Q_SLOTS:
         QCOMPARE(defaults.out.trimmed(), QString::fromUtf8(preset.readAll()).trimmed());
     }
 
+    void keysListsEveryKeyWithItsDefault() {
+        const CliResult all = cli({"keys"});
+        QCOMPARE(all.exit_code, 0);
+        QVERIFY2(all.out.contains("trainer.precision  (choice)  default \"32-true\"  one of: 32-true, 16-mixed, bf16-mixed"),
+                 qPrintable(all.out));
+        QVERIFY(all.out.contains("data.limit  (integer or null)  default null  at least 1"));
+        const CliResult some = cli({"keys", "optimizer"});
+        QVERIFY(some.out.contains("optimizer.lr") && !some.out.contains("trainer."));
+        const CliResult none = cli({"keys", "trainr"});
+        QCOMPARE(none.exit_code, 2);
+        QVERIFY(none.out.contains("no config key starts with 'trainr'"));
+    }
+
     void unknownConfigKeyExits2NamingIt() {
         const QString cfg = writeFile("bad-key.json", R"({"trainer": {"max_epoch": 2}})");
         const CliResult r = cli({"run", "--config", cfg});

@@ -1,5 +1,6 @@
 // ExperimentConfig: JSON round trip, overrides, and validation messages that name the key.
 #include "engine/config/ExperimentConfig.h"
+#include "engine/config/ConfigSchema.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -222,6 +223,71 @@ private Q_SLOTS:
         } catch (const ConfigError& e) {
             QVERIFY(std::string(e.what()).find("missing.json") != std::string::npos);
         }
+    }
+
+    void everyKeyIsDescribedOnceAndNamesItsOwnField() {
+        ExperimentConfig c;
+        std::vector<const void*> fields;
+        for (const auto& key : configSchema()) {
+            QVERIFY2(!key.label.empty() && !key.help.empty() && !key.group.empty(), key.key.c_str());
+            QVERIFY(findConfigKey(key.key) == &key);
+            fields.push_back(std::visit([](auto* p) { return static_cast<const void*>(p); }, key.field(c)));
+        }
+        // No two keys read or write the same member (a copy-pasted accessor would).
+        auto sorted = fields;
+        std::sort(sorted.begin(), sorted.end());
+        QVERIFY(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+        // The JSON file has exactly the described keys, in the table's order.
+        QCOMPARE(configKeys().size(), configSchema().size());
+        QCOMPARE(configKeys().front(), std::string("name"));
+        QVERIFY(findConfigKey("trainer.checkpoint") == nullptr);
+    }
+
+    void perKeyChecksComeFromTheDescription() {
+        // Each numeric lower bound of the table is enforced by validate() for its key.
+        for (const auto& key : configSchema()) {
+            if (!key.min || key.type == ConfigType::IntList) continue;
+            ExperimentConfig c;
+            const double below = key.min_exclusive ? *key.min : *key.min - 1;
+            std::visit(
+                [below](auto* p) {
+                    using V = std::remove_pointer_t<decltype(p)>;
+                    if constexpr (std::is_same_v<V, int64_t> || std::is_same_v<V, double>) *p = static_cast<V>(below);
+                    if constexpr (std::is_same_v<V, std::optional<int64_t>> || std::is_same_v<V, std::optional<double>>)
+                        *p = static_cast<typename V::value_type>(below);
+                },
+                key.field(c));
+            QVERIFY2(hasIssue(validate(c, cpuOnly()), key.key, "must be"), key.key.c_str());
+        }
+        ExperimentConfig lists;
+        lists.model.hidden = {8, 0};
+        QVERIFY(hasIssue(validate(lists, cpuOnly()), "model.hidden", "at least 1, got 0"));
+        QCOMPARE(configValueText(*findConfigKey("data.limit"), ExperimentConfig{}), std::string("all samples"));
+        QCOMPARE(configValueText(*findConfigKey("model.hidden"), ExperimentConfig{}), std::string("256, 128"));
+        QCOMPARE(configValueText(*findConfigKey("trainer.num_threads"), ExperimentConfig{}), std::string("default"));
+    }
+
+    void theFormIsOfferedOnlyWhatCanRun() {
+        const auto& precision = *findConfigKey("trainer.precision");
+        const auto& accelerator = *findConfigKey("trainer.accelerator");
+        const auto& strategy = *findConfigKey("trainer.strategy");
+        using L = std::vector<std::string>;
+        QCOMPARE(offeredChoices(precision, cpuOnly()), (L{"32-true", "bf16-mixed"}));
+        QCOMPARE(offeredChoices(precision, oneGpu()), (L{"32-true", "16-mixed", "bf16-mixed"}));
+        QCOMPARE(offeredChoices(accelerator, cpuOnly()), (L{"auto", "cpu"}));
+        QCOMPARE(offeredChoices(accelerator, oneGpu()), (L{"auto", "cpu", "cuda"}));
+        // Validation refuses every multi-device setting in this version, so the form offers none.
+        QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
+        QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
+        for (const auto& s : strategy.choices) {
+            ExperimentConfig c;
+            c.trainer.strategy = s;
+            const bool offered = s == "auto";
+            QCOMPARE(validate(c, oneGpu()).empty(), offered);
+        }
+        const std::string listing = describeConfigKeys("trainer.batch");
+        QVERIFY2(listing.find("trainer.batch_size  (integer)  default 64  at least 1") == 0, listing.c_str());
+        QVERIFY(describeConfigKeys("nope").empty());
     }
 
     void configKeysListsEveryLeaf() {

@@ -6,6 +6,7 @@
 #include "engine/models/ModelRegistry.h"
 #include "engine/run/RunController.h"
 #include "engine/train/Trainer.h"
+#include "engine/config/ConfigSchema.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -82,6 +83,9 @@ private Q_SLOTS:
         QVERIFY(started.effective.at("trainer.precision").find("32-true") == 0);
         QVERIFY(started.effective.at("trainer.num_workers").find("0") == 0);
         QVERIFY(started.effective.count("trainer.cudnn_benchmark"));
+        // Every toggle of the key table is in the list, so none is dropped silently.
+        for (const auto& key : configSchema())
+            if (key.toggle) QVERIFY2(started.effective.count(key.key), key.key.c_str());
         QVERIFY(started.config_json.find("\"max_epochs\"") != std::string::npos);
         QCOMPARE(started.device, std::string("cpu"));
         QCOMPARE(started.train_size + started.val_size + started.test_size, int64_t(600));

@@ -1,0 +1,317 @@
+// The table of config keys, and what derives from it generically: value text, per-key checks,
+// the choices the form offers, and the key listing of `hearth-cli keys`.
+#include "engine/config/ConfigSchema.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <sstream>
+
+namespace hearth {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string number(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+// Builders keep the table readable: one entry per key, in file order.
+struct Entry {
+    ConfigKey k;
+    Entry(const char* key, ConfigType type, const char* group, const char* label, const char* help,
+          ConfigField (*field)(ExperimentConfig&)) {
+        k.key = key;
+        k.type = type;
+        k.group = group;
+        k.label = label;
+        k.help = help;
+        k.field = field;
+    }
+    Entry& choices(std::vector<std::string> c) { k.choices = std::move(c); return *this; }
+    Entry& atLeast(double v) { k.min = v; return *this; }
+    Entry& above(double v) { k.min = v; k.min_exclusive = true; return *this; }
+    Entry& atMost(double v) { k.max = v; return *this; }
+    Entry& below(double v) { k.max = v; k.max_exclusive = true; return *this; }
+    Entry& nullable(const char* label) { k.nullable = true; k.null_label = label; return *this; }
+    Entry& zeroMeans(const char* label) { k.zero_is_null = true; k.null_label = label; return *this; }
+    Entry& toggle() { k.toggle = true; return *this; }
+    Entry& widget(ConfigWidget w) { k.widget = w; return *this; }
+    operator ConfigKey() const { return k; }  // NOLINT(google-explicit-constructor)
+};
+
+#define HEARTH_FIELD(member) [](ExperimentConfig& c) -> ConfigField { return &c.member; }
+
+std::vector<ConfigKey> buildSchema() {
+    using T = ConfigType;
+    std::vector<ConfigKey> s;
+    // Experiment
+    s.push_back(Entry("name", T::String, "Experiment", "Name", "The run's name in the history.", HEARTH_FIELD(name)));
+    s.push_back(Entry("seed", T::UInt, "Experiment", "Seed",
+                      "Seeds the split, the model's initial weights and shuffling.", HEARTH_FIELD(seed)));
+    // Data
+    s.push_back(Entry("data.kind", T::String, "Data", "Kind",
+                      "idx: MNIST/Fashion-MNIST files in a folder; csv: a table with a label column.",
+                      HEARTH_FIELD(data.kind)).choices({"idx", "csv"}));
+    s.push_back(Entry("data.path", T::String, "Data", "Source",
+                      "idx: the folder with the *-idx?-ubyte(.gz) files; csv: the training file. Drop a folder or "
+                      "CSV file onto the window to set it.", HEARTH_FIELD(data.path))
+                    .widget(ConfigWidget::DirectoryOrFile));
+    s.push_back(Entry("data.val_path", T::String, "Data", "Validation file",
+                      "csv only: an explicit validation file (empty: split off data.val_fraction).",
+                      HEARTH_FIELD(data.val_path)).nullable("split off").widget(ConfigWidget::Path));
+    s.push_back(Entry("data.test_path", T::String, "Data", "Test file",
+                      "csv only: an explicit test file (empty: split off data.test_fraction).",
+                      HEARTH_FIELD(data.test_path)).nullable("split off").widget(ConfigWidget::Path));
+    s.push_back(Entry("data.label_column", T::String, "Data", "Label column",
+                      "csv only: the column holding the class label.", HEARTH_FIELD(data.label_column)));
+    s.push_back(Entry("data.val_fraction", T::Double, "Data", "Validation share",
+                      "Share of the training data held out for validation.", HEARTH_FIELD(data.val_fraction))
+                    .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+    s.push_back(Entry("data.test_fraction", T::Double, "Data", "Test share",
+                      "csv without a test file: share held out for test.", HEARTH_FIELD(data.test_fraction))
+                    .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+    s.push_back(Entry("data.limit", T::Int, "Data", "Limit",
+                      "Use only the first N training samples (validation and test scaled alike) for quick "
+                      "experiments.", HEARTH_FIELD(data.limit)).nullable("all samples").zeroMeans("all samples")
+                    .atLeast(1));
+    // Model
+    s.push_back(Entry("model.name", T::String, "Model", "Architecture",
+                      "cnn: convolution blocks for images; mlp: fully connected layers for any input.",
+                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp"}));
+    s.push_back(Entry("model.hidden", T::IntList, "Model", "Hidden widths",
+                      "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1));
+    s.push_back(Entry("model.channels", T::IntList, "Model", "Channels",
+                      "cnn: output channels of each convolution block (1 to 4), e.g. 32, 64.",
+                      HEARTH_FIELD(model.channels)).atLeast(1));
+    s.push_back(Entry("model.dropout", T::Double, "Model", "Dropout",
+                      "Probability of zeroing activations during training.", HEARTH_FIELD(model.dropout))
+                    .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+    // Optimization
+    s.push_back(Entry("optimizer.name", T::String, "Optimization", "Optimizer", "The update rule.",
+                      HEARTH_FIELD(optimizer.name)).choices({"adam", "adamw", "sgd", "adagrad"}));
+    s.push_back(Entry("optimizer.lr", T::Double, "Optimization", "Learning rate", "Step size, e.g. 0.001 or 1e-3.",
+                      HEARTH_FIELD(optimizer.lr)).above(0));
+    s.push_back(Entry("optimizer.weight_decay", T::Double, "Optimization", "Weight decay",
+                      "L2 penalty (adamw: decoupled).", HEARTH_FIELD(optimizer.weight_decay)).atLeast(0));
+    s.push_back(Entry("optimizer.momentum", T::Double, "Optimization", "Momentum", "sgd only.",
+                      HEARTH_FIELD(optimizer.momentum)).atLeast(0).below(1));
+    s.push_back(Entry("optimizer.beta1", T::Double, "Optimization", "Beta 1", "adam/adamw: decay of the first moment.",
+                      HEARTH_FIELD(optimizer.beta1)).atLeast(0).below(1));
+    s.push_back(Entry("optimizer.beta2", T::Double, "Optimization", "Beta 2",
+                      "adam/adamw: decay of the second moment.", HEARTH_FIELD(optimizer.beta2)).atLeast(0).below(1));
+    s.push_back(Entry("optimizer.eps", T::Double, "Optimization", "Epsilon",
+                      "adam/adamw/adagrad: added to the denominator.", HEARTH_FIELD(optimizer.eps)).above(0));
+    s.push_back(Entry("scheduler.name", T::String, "Optimization", "LR schedule",
+                      "How the learning rate changes over the run.", HEARTH_FIELD(scheduler.name))
+                    .choices({"none", "step", "cosine", "linear-warmup"}));
+    s.push_back(Entry("scheduler.step_size", T::Int, "Optimization", "Step every", "step: epochs between decays.",
+                      HEARTH_FIELD(scheduler.step_size)).atLeast(1));
+    s.push_back(Entry("scheduler.gamma", T::Double, "Optimization", "Decay factor",
+                      "step: multiply the learning rate by this.", HEARTH_FIELD(scheduler.gamma)).above(0).atMost(1));
+    s.push_back(Entry("scheduler.warmup_steps", T::Int, "Optimization", "Warm-up steps",
+                      "linear-warmup: optimizer steps of warm-up.", HEARTH_FIELD(scheduler.warmup_steps)).atLeast(0));
+    s.push_back(Entry("scheduler.min_lr", T::Double, "Optimization", "Final LR",
+                      "cosine / linear-warmup: the learning rate at the end.", HEARTH_FIELD(scheduler.min_lr))
+                    .atLeast(0));
+    // Trainer
+    s.push_back(Entry("trainer.max_epochs", T::Int, "Optimization", "Epochs", "Passes over the training data.",
+                      HEARTH_FIELD(trainer.max_epochs)).atLeast(1));
+    s.push_back(Entry("trainer.batch_size", T::Int, "Optimization", "Batch size", "Samples per micro-batch.",
+                      HEARTH_FIELD(trainer.batch_size)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.precision", T::String, "Speed", "Precision",
+                      "32-true: float32; 16-mixed: float16 autocast with a gradient scaler (CUDA); bf16-mixed: "
+                      "bfloat16 autocast.", HEARTH_FIELD(trainer.precision))
+                    .choices({"32-true", "16-mixed", "bf16-mixed"}).toggle());
+    s.push_back(Entry("trainer.accumulate_grad_batches", T::Int, "Speed", "Accumulate batches",
+                      "Micro-batches per optimizer step (a larger effective batch in the same memory).",
+                      HEARTH_FIELD(trainer.accumulate_grad_batches)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.accelerator", T::String, "Devices", "Accelerator",
+                      "auto: the GPU when there is one, else the CPU.", HEARTH_FIELD(trainer.accelerator))
+                    .choices({"auto", "cpu", "cuda"}).toggle());
+    s.push_back(Entry("trainer.devices", T::Int, "Devices", "GPU count", "Devices to train on.",
+                      HEARTH_FIELD(trainer.devices)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy", "How several devices share the work.",
+                      HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2"}).toggle());
+    s.push_back(Entry("trainer.num_workers", T::Int, "Speed", "Loader workers",
+                      "Threads preparing batches; 0 loads on the training thread.", HEARTH_FIELD(trainer.num_workers))
+                    .atLeast(0).toggle());
+    s.push_back(Entry("trainer.pin_memory", T::Bool, "Speed", "Pin memory",
+                      "Page-locked host buffers for faster, asynchronous copies to the GPU.",
+                      HEARTH_FIELD(trainer.pin_memory)).toggle());
+    s.push_back(Entry("trainer.prefetch_factor", T::Int, "Speed", "Prefetch per worker",
+                      "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.persistent_workers", T::Bool, "Speed", "Persistent workers",
+                      "Keep loader workers between epochs.", HEARTH_FIELD(trainer.persistent_workers)).toggle());
+    s.push_back(Entry("trainer.gradient_clip_val", T::Double, "Optimization", "Clip gradients",
+                      "Clip the gradient norm to this value; empty: no clipping.",
+                      HEARTH_FIELD(trainer.gradient_clip_val)).nullable("off").above(0).toggle());
+    s.push_back(Entry("trainer.deterministic", T::Bool, "Optimization", "Deterministic algorithms",
+                      "Reproducible results, possibly slower.", HEARTH_FIELD(trainer.deterministic)).toggle());
+    s.push_back(Entry("trainer.log_every_n_steps", T::Int, "Optimization", "Log every",
+                      "Optimizer steps between logged metrics (plots and history).",
+                      HEARTH_FIELD(trainer.log_every_n_steps)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.num_threads", T::Int, "Speed", "CPU threads",
+                      "LibTorch intra-op threads; 0: LibTorch's default.", HEARTH_FIELD(trainer.num_threads))
+                    .atLeast(0).zeroMeans("default").toggle());
+    s.push_back(Entry("trainer.cudnn_benchmark", T::Bool, "Speed", "cuDNN benchmark",
+                      "CUDA: let cuDNN time kernels and pick the fastest.", HEARTH_FIELD(trainer.cudnn_benchmark))
+                    .toggle());
+    s.push_back(Entry("trainer.tf32", T::Bool, "Speed", "TF32 matmuls",
+                      "CUDA Ampere+: TensorFloat-32 for float32 matrix products.", HEARTH_FIELD(trainer.tf32)).toggle());
+    s.push_back(Entry("trainer.channels_last", T::Bool, "Speed", "Channels last",
+                      "cnn: NHWC memory layout (faster convolutions on tensor cores).",
+                      HEARTH_FIELD(trainer.channels_last)).toggle());
+    s.push_back(Entry("trainer.checkpoint.monitor", T::String, "Optimization", "Keep best by",
+                      "The validation metric that picks the best checkpoint (tested at the end).",
+                      HEARTH_FIELD(trainer.checkpoint.monitor)).choices({"val_acc", "val_loss"}));
+    s.push_back(Entry("trainer.checkpoint.mode", T::String, "Optimization", "Best is",
+                      "Whether higher or lower is better.", HEARTH_FIELD(trainer.checkpoint.mode))
+                    .choices({"max", "min"}));
+    return s;
+}
+
+#undef HEARTH_FIELD
+
+const char* typeWord(const ConfigKey& k) {
+    switch (k.type) {
+        case ConfigType::String: return k.choices.empty() ? "text" : "choice";
+        case ConfigType::Bool: return "true/false";
+        case ConfigType::Int: return "integer";
+        case ConfigType::UInt: return "integer >= 0";
+        case ConfigType::Double: return "number";
+        case ConfigType::IntList: return "list of integers";
+    }
+    return "?";
+}
+
+// "at least 1", "in [0, 1)", "greater than 0", "in (0, 1]"; "" without bounds.
+std::string rangeText(const ConfigKey& k) {
+    if (k.min && k.max) {
+        return std::string("in ") + (k.min_exclusive ? "(" : "[") + number(*k.min) + ", " + number(*k.max) +
+               (k.max_exclusive ? ")" : "]");
+    }
+    if (k.min) return (k.min_exclusive ? "greater than " : "at least ") + number(*k.min);
+    if (k.max) return (k.max_exclusive ? "less than " : "at most ") + number(*k.max);
+    return "";
+}
+
+bool inRange(const ConfigKey& k, double v) {
+    if (std::isnan(v)) return false;
+    if (k.min && (k.min_exclusive ? !(v > *k.min) : !(v >= *k.min))) return false;
+    if (k.max && (k.max_exclusive ? !(v < *k.max) : !(v <= *k.max))) return false;
+    return true;
+}
+
+Json valueJson(const ConfigKey& key, const ExperimentConfig& config) {
+    auto& c = const_cast<ExperimentConfig&>(config);  // the accessor only reads here
+    return std::visit(
+        [](auto* p) -> Json {
+            using V = std::remove_pointer_t<decltype(p)>;
+            if constexpr (std::is_same_v<V, std::optional<std::string>> || std::is_same_v<V, std::optional<int64_t>> ||
+                          std::is_same_v<V, std::optional<double>>) {
+                return *p ? Json(**p) : Json(nullptr);
+            } else {
+                return Json(*p);
+            }
+        },
+        key.field(c));
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& configSchema() {
+    static const std::vector<ConfigKey> schema = buildSchema();
+    return schema;
+}
+
+const ConfigKey* findConfigKey(const std::string& key) {
+    for (const auto& k : configSchema()) {
+        if (k.key == key) return &k;
+    }
+    return nullptr;
+}
+
+std::string configValueJson(const ConfigKey& key, const ExperimentConfig& config) {
+    return valueJson(key, config).dump();
+}
+
+std::string configValueText(const ConfigKey& key, const ExperimentConfig& config) {
+    const Json v = valueJson(key, config);
+    if (v.is_null()) return key.null_label.empty() ? "none" : key.null_label;
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_array()) {
+        std::string out;
+        for (const auto& e : v) out += (out.empty() ? "" : ", ") + e.dump();
+        return out;
+    }
+    if (key.zero_is_null && v.is_number() && v.get<double>() == 0.0) return key.null_label;
+    if (v.is_number_float()) return number(v.get<double>());
+    return v.dump();
+}
+
+std::string checkConfigValue(const ConfigKey& key, const ExperimentConfig& config) {
+    const Json v = valueJson(key, config);
+    if (v.is_null()) return "";
+    if (!key.choices.empty()) {
+        const auto value = v.get<std::string>();
+        for (const auto& c : key.choices) {
+            if (c == value) return "";
+        }
+        std::string list;
+        for (const auto& c : key.choices) list += (list.empty() ? "" : ", ") + c;
+        return "'" + value + "' is not one of: " + list;
+    }
+    if (!key.min && !key.max) return "";
+    auto bad = [&](double x) { return "must be " + rangeText(key) + ", got " + number(x); };
+    if (v.is_array()) {
+        for (const auto& e : v) {
+            if (!inRange(key, e.get<double>())) return bad(e.get<double>());
+        }
+        return "";
+    }
+    if (v.is_number() && !inRange(key, v.get<double>())) return bad(v.get<double>());
+    return "";
+}
+
+std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabilities& caps) {
+    std::vector<std::string> out;
+    for (const auto& c : key.choices) {
+        if (key.key == "trainer.precision" && c == "16-mixed" && !caps.cuda_available && !caps.cpu_fp16_autocast) {
+            continue;
+        }
+        if (key.key == "trainer.accelerator" && c == "cuda" && !caps.cuda_available) continue;
+        // Multi-device strategies are refused by validate() in this version of Hearth.
+        if (key.key == "trainer.strategy" && c != "auto") continue;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::optional<double> offeredMax(const ConfigKey& key, const DeviceCapabilities& /*caps*/) {
+    // One device until a distributed strategy exists (validate() refuses more).
+    if (key.key == "trainer.devices") return 1.0;
+    return key.max;
+}
+
+std::string describeConfigKeys(const std::string& prefix) {
+    const ExperimentConfig defaults;
+    std::ostringstream out;
+    for (const auto& k : configSchema()) {
+        if (!prefix.empty() && k.key.rfind(prefix, 0) != 0) continue;
+        out << k.key << "  (" << typeWord(k) << (k.nullable ? " or null" : "") << ")  default "
+            << configValueJson(k, defaults);
+        if (!k.choices.empty()) {
+            out << "  one of: ";
+            for (size_t i = 0; i < k.choices.size(); ++i) out << (i ? ", " : "") << k.choices[i];
+        }
+        const std::string range = rangeText(k);
+        if (!range.empty()) out << "  " << range;
+        out << "\n    " << k.label << ": " << k.help << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace hearth
