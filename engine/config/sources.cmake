@@ -1,7 +1,11 @@
-target_sources(hearth_engine PRIVATE
+# Sources of engine/config (listed, not globbed).
+# The key table, JSON and validation are torch-free: they form hearth_engine_api.
+target_sources(hearth_engine_api PRIVATE
   config/ConfigSchema.cpp
   config/ExperimentConfig.cpp
-  config/ConfigValidation.cpp
+  config/ConfigValidation.cpp)
+# What the machine and the build are: LibTorch and CUDA queries.
+target_sources(hearth_engine PRIVATE
   config/DeviceInfo.cpp)
 # CUDA stack versions and device facts exist only in CUDA builds of LibTorch.
 if(HEARTH_WITH_CUDA)

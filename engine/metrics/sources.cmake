@@ -1,3 +1,4 @@
 # Sources of engine/metrics (listed, not globbed).
-target_sources(hearth_engine PRIVATE
+# Torch-free: part of hearth_engine_api.
+target_sources(hearth_engine_api PRIVATE
   metrics/ClassificationReport.cpp)
