@@ -2,16 +2,16 @@
 
 #include "engine/config/DeviceInfo.h"
 #include "storage/RunStore.h"
-#include "ui/CompareView.h"
-#include "ui/ExperimentPanel.h"
-#include "ui/Format.h"
-#include "ui/HistoryModel.h"
-#include "ui/HistoryView.h"
-#include "ui/LadderRunner.h"
-#include "ui/LiveView.h"
-#include "ui/MetaTypes.h"
-#include "ui/ReportView.h"
-#include "ui/TrainingSession.h"
+#include "ui/compare/CompareView.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/history/HistoryModel.h"
+#include "ui/history/HistoryView.h"
+#include "ui/live/LiveView.h"
+#include "ui/report/ReportView.h"
+#include "ui/session/LadderRunner.h"
+#include "ui/session/MetaTypes.h"
+#include "ui/session/TrainingSession.h"
+#include "ui/widgets/Format.h"
 
 #include <QAction>
 #include <QApplication>
