@@ -93,7 +93,7 @@ void MainWindow::buildActions()
     addAction(m_stopAction);
     m_startAction->setEnabled(m_controller->canStart());
     connect(m_controller, &WorkbenchController::canStartChanged, m_startAction, &QAction::setEnabled);
-    connect(m_session, &TrainingSession::runningChanged, m_stopAction, &QAction::setEnabled);
+    connect(m_controller, &WorkbenchController::busyChanged, m_stopAction, &QAction::setEnabled);
     connect(m_panel, &ExperimentPanel::startRequested, this, &MainWindow::startRun);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRun);
     connect(m_panel, &ExperimentPanel::ladderRequested, this, &MainWindow::startLadder);
@@ -163,7 +163,7 @@ bool MainWindow::startRun()
 
 bool MainWindow::startLadder()
 {
-    if (!m_controller->canStart() || m_ladder->isRunning())
+    if (!m_controller->canStart())
         return false;
     bool ok = false;
     const int target = QInputDialog::getInt(
@@ -240,7 +240,7 @@ void MainWindow::saveLayout() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (m_session->isRunning()) {
+    if (m_controller->isBusy()) {
         const auto answer = QMessageBox::question(this, tr("Quit Hearth"),
             tr("A run is in progress. Stop it and quit? The run is kept as 'stopped'."),
             QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);

@@ -29,11 +29,15 @@ void WorkbenchController::connectSession()
         Q_EMIT runStatusChanged(tr("Running run %1").arg(runId));
         Q_EMIT tabRequested(WorkbenchTab::Live);
     });
+    connect(m_session, &TrainingSession::startFailed, this, [this](const QString& message) {
+        m_views.live->showProblem(tr("The run could not start"), message);
+        Q_EMIT runStatusChanged(tr("Idle"));
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+    });
     connect(m_session, &TrainingSession::eventsReady, m_views.live, &LiveView::handleEvents);
-    connect(m_session, &TrainingSession::runningChanged, this, [this](bool running) {
-        m_views.panel->setRunning(running);
+    connect(m_session, &TrainingSession::runningChanged, this, [this] {
         m_views.history->model()->refresh();
-        Q_EMIT canStartChanged(canStart());
+        updateBusy();
     });
     connect(m_session, &TrainingSession::runEnded, this,
             [this](qint64 runId, hearth::RunStatus status, const QString& message) {
@@ -43,8 +47,13 @@ void WorkbenchController::connectSession()
 
 void WorkbenchController::connectLadder()
 {
+    connect(m_ladder, &LadderRunner::runningChanged, this, &WorkbenchController::updateBusy);
     connect(m_ladder, &LadderRunner::stepStarted, this, [this](int index, int count, const QString& label) {
         Q_EMIT statusMessage(tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label), 0);
+    });
+    connect(m_ladder, &LadderRunner::failed, this, [this](const QString& message) {
+        m_views.live->showProblem(tr("The technique ladder could not go on"), message);
+        Q_EMIT tabRequested(WorkbenchTab::Live);
     });
     connect(m_ladder, &LadderRunner::finished, this, [this](const QList<qint64>& runIds, bool complete) {
         Q_EMIT statusMessage(complete ? tr("Technique ladder finished: %n run(s) compared.", nullptr, runIds.size())
@@ -74,9 +83,22 @@ void WorkbenchController::onRunEnded(qint64 runId, int status, const QString& me
     }
 }
 
+bool WorkbenchController::isBusy() const
+{
+    return m_session->isRunning() || m_ladder->isRunning();
+}
+
 bool WorkbenchController::canStart() const
 {
-    return m_views.panel->isValid() && !m_session->isRunning();
+    return m_views.panel->isValid() && !isBusy();
+}
+
+void WorkbenchController::updateBusy()
+{
+    const bool busy = isBusy();
+    m_views.panel->setRunning(busy);
+    Q_EMIT busyChanged(busy);
+    Q_EMIT canStartChanged(canStart());
 }
 
 bool WorkbenchController::startRun()
@@ -86,6 +108,7 @@ bool WorkbenchController::startRun()
     const hearth::ExperimentConfig config = m_views.panel->config();
     m_views.panel->rememberConfig();
     QString error;
+    // The run row is created on the writer thread: runStarted or startFailed follows.
     if (!m_session->start(config, &error)) {
         m_views.live->showProblem(tr("The run could not start"), error);
         Q_EMIT tabRequested(WorkbenchTab::Live);
@@ -96,7 +119,7 @@ bool WorkbenchController::startRun()
 
 bool WorkbenchController::startLadder(std::optional<int64_t> targetBatch)
 {
-    if (!canStart() || m_ladder->isRunning())
+    if (!canStart())
         return false;
     m_views.panel->rememberConfig();
     QString error;
@@ -110,7 +133,7 @@ bool WorkbenchController::startLadder(std::optional<int64_t> targetBatch)
 
 void WorkbenchController::stopRun()
 {
-    if (!m_session->isRunning())
+    if (!isBusy())
         return;
     m_ladder->stop();   // no further ladder steps (does nothing outside a ladder)
     m_session->stop();

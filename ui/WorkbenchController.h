@@ -39,7 +39,8 @@ public:
     WorkbenchController(TrainingSession* session, LadderRunner* ladder, const WorkbenchViews& views,
                         QObject* parent = nullptr);
 
-    // The panel's experiment; false when it did not start (the Live tab then says why).
+    // The panel's experiment; false when it did not start (the Live tab then says why, also when
+    // the store could not create the run: that comes later, from the writer thread).
     bool startRun();
     // The technique ladder of the panel's experiment (a further accumulation step up to
     // `targetBatch` when given).
@@ -47,7 +48,9 @@ public:
     void stopRun();
     void openReport(qint64 runId);
     void compareRuns(const QList<qint64>& runIds);
-    // A valid experiment and no run in progress.
+    // A run or a technique ladder is in progress.
+    bool isBusy() const;
+    // A valid experiment and nothing in progress.
     bool canStart() const;
 
 Q_SIGNALS:
@@ -55,11 +58,13 @@ Q_SIGNALS:
     void runStatusChanged(const QString& text);            // the status bar's run label
     void statusMessage(const QString& text, int timeoutMs);   // a transient status-bar message (0: until replaced)
     void canStartChanged(bool canStart);
+    void busyChanged(bool busy);
 
 private:
     void connectSession();
     void connectLadder();
     void onRunEnded(qint64 runId, int status, const QString& message);
+    void updateBusy();
 
     TrainingSession* m_session;
     LadderRunner* m_ladder;

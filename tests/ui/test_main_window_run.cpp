@@ -70,9 +70,10 @@ private Q_SLOTS:
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.experimentPanel()->isValid());
         QTest::mouseClick(window.experimentPanel()->startButton(), Qt::LeftButton);
-        QVERIFY(window.session()->isRunning());
+        QVERIFY(window.session()->isRunning());   // from the click on, while the row is created
         QVERIFY(window.stopAction()->isEnabled());
         QVERIFY(!window.experimentPanel()->startButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Live);
         const qint64 runId = window.session()->currentRunId();
 
@@ -119,6 +120,7 @@ private Q_SLOTS:
         config.trainer.max_epochs = 20;
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         const qint64 runId = window.session()->currentRunId();
         QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 0, 120000);
         window.stopAction()->trigger();
@@ -135,6 +137,7 @@ private Q_SLOTS:
         config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         const qint64 runId = window.session()->currentRunId();
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
         FailureBanner* banner = window.liveView()->banner();

@@ -1,7 +1,8 @@
 #pragma once
 // LadderRunner: runs the technique ladder (engine/run/TechniqueLadder.h) from the workbench —
 // one run per step through the TrainingSession, grouped as one sweep in the store — and reports
-// the run ids when the last step ends, for the Compare view's speed-study chart.
+// the run ids when the last step ends, for the Compare view's speed-study chart. The sweep and
+// each step's run are created by writer jobs: nothing here waits on the database.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/run/TechniqueLadder.h"
@@ -23,22 +24,31 @@ class LadderRunner final : public QObject {
 public:
     explicit LadderRunner(TrainingSession* session, QObject* parent = nullptr);
 
-    // Builds the steps for `base` on this machine, creates the sweep and starts the first step.
-    // False with `error` set when nothing started (e.g. a run is in progress, bad target batch).
+    // Builds the steps for `base` on this machine, then asks for the sweep and starts the first
+    // step once it exists. False with `error` set when nothing started (e.g. a run is in
+    // progress, bad target batch); later problems come as failed() and finished(.., false).
     bool start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error = nullptr);
     void stop();                          // stops the current step; later steps do not start
-    bool isRunning() const { return m_next > 0 && m_next <= static_cast<int>(m_steps.size()) && !m_done; }
+    bool isRunning() const { return !m_done; }
     const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
     const QList<qint64>& runIds() const { return m_runIds; }  // the steps' runs so far
 
 Q_SIGNALS:
+    // From start() until finished: the window keeps Start disabled in between, also while the
+    // sweep is being created and between two steps.
+    void runningChanged(bool running);
     void stepStarted(int index, int count, const QString& label);
+    // The sweep or a step's run could not be created; finished(.., false) follows.
+    void failed(const QString& message);
     // After the last step, or after a step that did not complete (complete == false).
     void finished(const QList<qint64>& runIds, bool complete);
 
 private:
+    void startStep();
+    void onStepRunStarted(qint64 runId);
     void onRunEnded(qint64 runId, int status);
-    bool startStep(QString* error);
+    void fail(const QString& message);
+    void end(bool complete);
 
     TrainingSession* m_session;
     std::vector<hearth::LadderStep> m_steps;
@@ -46,6 +56,7 @@ private:
     std::optional<int64_t> m_sweepId;
     int m_next = 0;
     bool m_done = true;
+    bool m_waitingForRun = false;         // a step was asked of the session; its run not started yet
     bool m_stopRequested = false;
 };
 

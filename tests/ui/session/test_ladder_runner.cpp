@@ -69,13 +69,30 @@ private Q_SLOTS:
         ui::TrainingSession session(db());
         ui::LadderRunner ladder(&session);
         QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QSignalSpy steps(&ladder, &ui::LadderRunner::stepStarted);
         ExperimentConfig base = test::tinyExperiment("stopped-ladder");
         base.data.limit = 3000;
         QVERIFY(ladder.start(base, std::nullopt));
+        QTRY_COMPARE_WITH_TIMEOUT(steps.count(), 1, 30000);
         ladder.stop();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QCOMPARE(finished.at(0).at(0).value<QList<qint64>>().size(), 1);   // no later step started
         QVERIFY(!finished.at(0).at(1).toBool());
+        QCOMPARE(RunStore(db().toStdString()).run(ladder.runIds().value(0))->status, std::string("stopped"));
+    }
+
+    // Stopped while its sweep is still being created: no step runs at all.
+    void stopBeforeTheFirstStepStartsNothing() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QVERIFY(ladder.start(test::tinyExperiment("stopped-at-once"), std::nullopt));
+        QVERIFY(ladder.isRunning());
+        ladder.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QVERIFY(finished.at(0).at(0).value<QList<qint64>>().isEmpty());
+        QVERIFY(!finished.at(0).at(1).toBool());
+        QVERIFY(!session.isRunning());
     }
 
     void windowShowsTheLadderInCompare() {
