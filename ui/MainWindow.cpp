@@ -1,7 +1,6 @@
 #include "ui/MainWindow.h"
 
 #include "engine/config/DeviceInfo.h"
-#include "storage/RunStore.h"
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/history/HistoryView.h"
@@ -43,10 +42,9 @@ bool isDataSource(const QFileInfo& info)
 }  // namespace
 
 MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), m_store(std::make_shared<hearth::RunStore>(options.dbPath.toStdString())),
-      m_session(new TrainingSession(options.dbPath, this)), m_panel(new ExperimentPanel), m_tabs(new QTabWidget),
-      m_live(new LiveView), m_report(new ReportView(m_store)), m_history(new HistoryView(m_store)),
-      m_compare(new CompareView(m_store)), m_dock(new QDockWidget(tr("Experiment"), this)),
+    : QMainWindow(parent), m_dbPath(options.dbPath), m_session(new TrainingSession(options.dbPath, this)),
+      m_panel(new ExperimentPanel), m_tabs(new QTabWidget), m_live(new LiveView), m_report(new ReportView(m_dbPath)),
+      m_history(new HistoryView(m_dbPath)), m_compare(new CompareView(m_dbPath)), m_dock(new QDockWidget(tr("Experiment"), this)),
       m_runStatus(new QLabel), m_deviceStatus(new QLabel)
 {
     registerMetaTypes();
@@ -135,7 +133,7 @@ void MainWindow::buildMenus()
         QMessageBox::about(this, tr("About Hearth"),
                            tr("<h3>Hearth %1</h3><p>A desktop workbench for training LibTorch models.</p>"
                               "<p>Runs are stored in<br><tt>%2</tt></p>")
-                               .arg(QApplication::applicationVersion(), QString::fromStdString(m_store->path()).toHtmlEscaped()));
+                               .arg(QApplication::applicationVersion(), QDir::toNativeSeparators(m_dbPath).toHtmlEscaped()));
     });
 }
 
@@ -149,8 +147,8 @@ void MainWindow::buildStatusBar()
     connect(m_controller, &WorkbenchController::runStatusChanged, m_runStatus, &QLabel::setText);
     connect(m_controller, &WorkbenchController::statusMessage, statusBar(), &QStatusBar::showMessage);
     m_runStatus->setObjectName(QStringLiteral("runStatus"));
-    auto* db = new QLabel(QFileInfo(QString::fromStdString(m_store->path())).fileName());
-    db->setToolTip(tr("Run store: %1").arg(QString::fromStdString(m_store->path())));
+    auto* db = new QLabel(QFileInfo(m_dbPath).fileName());
+    db->setToolTip(tr("Run store: %1").arg(QDir::toNativeSeparators(m_dbPath)));
     statusBar()->addPermanentWidget(m_runStatus);
     statusBar()->addPermanentWidget(m_deviceStatus);
     statusBar()->addPermanentWidget(db);

@@ -8,16 +8,10 @@
 
 #include <QMainWindow>
 
-#include <memory>
-
 class QAction;
 class QDockWidget;
 class QLabel;
 class QTabWidget;
-
-namespace hearth {
-class RunStore;
-}
 
 namespace hearth::ui {
 
@@ -40,7 +34,7 @@ class MainWindow final : public QMainWindow {
 public:
     using Tab = WorkbenchTab;
 
-    // Throws hearth::StoreError when the database cannot be opened.
+    // Throws hearth::StoreError when the database cannot be opened (by the session's writer).
     explicit MainWindow(const MainWindowOptions& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -78,7 +72,7 @@ private:
     void restoreLayout();
     void saveLayout() const;
 
-    std::shared_ptr<hearth::RunStore> m_store;
+    QString m_dbPath;
     TrainingSession* m_session;
     LadderRunner* m_ladder = nullptr;
     WorkbenchController* m_controller = nullptr;

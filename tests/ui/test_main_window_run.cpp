@@ -90,7 +90,7 @@ private Q_SLOTS:
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());
 
         ReportView* report = window.reportView();
-        QCOMPARE(report->runId(), runId);
+        QTRY_COMPARE(report->runId(), runId);   // read off the GUI thread after the run's end
         QTableWidget* table = report->classificationTable();
         QCOMPARE(table->rowCount(), 10 + 3);   // Fashion-MNIST classes + accuracy, macro, weighted
         QCOMPARE(table->item(10, 0)->text(), QStringLiteral("accuracy"));
@@ -103,11 +103,11 @@ private Q_SLOTS:
         QVERIFY(report->sampleBrowser()->visibleCount() > 0);   // a 1-epoch tiny cnn makes mistakes
 
         HistoryModel* history = window.historyView()->model();
-        QCOMPARE(history->rowCount(), 1);
+        QTRY_COMPARE(history->rowCount(), 1);
         QCOMPARE(history->data(history->index(0, HistoryModel::Name), Qt::DisplayRole).toString(),
                  QStringLiteral("window-run"));
-        QCOMPARE(history->data(history->index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
-                 QStringLiteral("completed"));
+        QTRY_COMPARE(history->data(history->index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
+                     QStringLiteral("completed"));
         const QString json = m_dir.filePath(QStringLiteral("report.json"));
         QVERIFY(exportReport(report->report(), json));
     }
@@ -185,10 +185,12 @@ private Q_SLOTS:
         MainWindow window(MainWindowOptions{db, QString()});
         window.openReport(ids[0]);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Report);
-        QCOMPARE(window.reportView()->runId(), ids[0]);
+        QTRY_COMPARE(window.reportView()->runId(), ids[0]);
         window.compareRuns({ids[0], ids[1]});
         QCOMPARE(window.currentTab(), MainWindow::Tab::Compare);
-        QCOMPARE(window.compareView()->runIds().size(), 2);
+        QTRY_COMPARE(window.compareView()->runIds().size(), 2);
+        // Selected in History too, also when History's rows arrive after the request.
+        QTRY_COMPARE(window.historyView()->selectedRunIds(), (QList<qint64>{ids[0], ids[1]}));
     }
 };
 

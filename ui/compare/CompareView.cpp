@@ -1,6 +1,7 @@
 #include "ui/compare/CompareView.h"
 
 #include "ui/experiment/ConfigDiff.h"
+#include "ui/session/StoreLoader.h"
 #include "ui/widgets/Format.h"
 #include "ui/widgets/PlotTheme.h"
 
@@ -43,8 +44,8 @@ void setRow(QTableWidget* t, int row, const QStringList& cells)
 
 }  // namespace
 
-CompareView::CompareView(std::shared_ptr<hearth::RunStore> store, QWidget* parent)
-    : QWidget(parent), m_store(std::move(store)), m_hint(new QLabel), m_metric(new QComboBox), m_xAxis(new QComboBox),
+CompareView::CompareView(const QString& dbPath, QWidget* parent)
+    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_hint(new QLabel), m_metric(new QComboBox), m_xAxis(new QComboBox),
       m_baseline(new QComboBox), m_curves(new QCustomPlot), m_bars(new QCustomPlot),
       m_metrics(makeTable(QStringLiteral("compareMetrics"))), m_diff(makeTable(QStringLiteral("configDiff"))),
       m_vertical(new QSplitter(Qt::Vertical)), m_top(new QSplitter), m_bottom(new QSplitter)
@@ -62,7 +63,7 @@ CompareView::CompareView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
     save->setText(tr("Save Plot…"));
     connect(save, &QToolButton::clicked, this, [this] { savePlotInteractively(this, m_curves, QStringLiteral("compare")); });
 
-    m_hint->setText(tr("Select two or more runs in History and press Compare."));
+    m_hint->setObjectName(QStringLiteral("compareHint"));
     m_hint->setForegroundRole(QPalette::PlaceholderText);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Metric")));
@@ -100,7 +101,7 @@ CompareView::CompareView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
     connect(m_metric, &QComboBox::currentIndexChanged, this, &CompareView::drawCurves);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &CompareView::drawCurves);
     connect(m_baseline, &QComboBox::currentIndexChanged, this, &CompareView::fillMetrics);
-    setRuns({});
+    display({});
 }
 
 QList<qint64> CompareView::runIds() const
@@ -111,20 +112,52 @@ QList<qint64> CompareView::runIds() const
     return ids;
 }
 
+bool CompareView::isLoading() const
+{
+    return m_loader->isLoading();
+}
+
 void CompareView::setRuns(const QList<qint64>& runIds)
 {
-    m_runs.clear();
-    for (qint64 id : runIds) {
-        try {
-            auto summary = m_store->run(id);
-            if (!summary)
-                continue;
-            m_runs.push_back({*summary, m_store->steps(id), m_store->epochs(id)});
-        } catch (const std::exception&) {
-            continue;   // deleted meanwhile: compare the others
-        }
-    }
-    m_hint->setVisible(m_runs.size() < 2);
+    m_requested = runIds;
+    updateHint();
+    // Runs on the loader's thread: every step of every run, which may be millions of rows.
+    m_loader->load(
+        [runIds](const hearth::RunStore& store) {
+            std::vector<RunData> runs;
+            for (qint64 id : runIds) {
+                try {
+                    auto summary = store.run(id);
+                    if (!summary)
+                        continue;
+                    runs.push_back({*summary, store.steps(id), store.epochs(id)});
+                } catch (const std::exception&) {
+                    continue;   // deleted meanwhile: compare the others
+                }
+            }
+            return runs;
+        },
+        [this](std::vector<RunData> runs) { display(std::move(runs)); },
+        [this](const QString& message) {
+            display({});
+            m_hint->setText(message);
+            m_hint->setVisible(true);
+        });
+}
+
+void CompareView::updateHint()
+{
+    if (isLoading())
+        m_hint->setText(tr("Loading %n run(s)…", nullptr, static_cast<int>(m_requested.size())));
+    else
+        m_hint->setText(tr("Select two or more runs in History and press Compare."));
+    m_hint->setVisible(isLoading() || m_runs.size() < 2);
+}
+
+void CompareView::display(std::vector<RunData> runs)
+{
+    m_runs = std::move(runs);
+    updateHint();
     {
         const QSignalBlocker block(m_baseline);
         const qint64 previous = m_baseline->currentData().toLongLong();
@@ -137,11 +170,12 @@ void CompareView::setRuns(const QList<qint64>& runIds)
     drawBars();
     fillMetrics();
     fillDiff();
+    Q_EMIT loaded();
 }
 
 void CompareView::reload()
 {
-    setRuns(runIds());
+    setRuns(m_requested);
 }
 
 QString CompareView::runLabel(const RunData& run) const

@@ -1,7 +1,8 @@
 #pragma once
 // CompareView: two or more runs side by side — overlaid curves (one colour per run; x by step,
 // epoch or wall time), the config keys that differ, a metrics table with speed-up against a
-// chosen baseline, and bars of training time and test accuracy.
+// chosen baseline, and bars of training time and test accuracy. The runs (every step of each)
+// are read through the view's own StoreLoader, off the GUI thread.
 
 #include "storage/RunStore.h"
 
@@ -20,6 +21,8 @@ class QTableWidget;
 
 namespace hearth::ui {
 
+class StoreLoader;
+
 class CompareView final : public QWidget {
     Q_OBJECT
 
@@ -27,9 +30,10 @@ public:
     enum class Metric { TrainLoss, ValLoss, ValAccuracy, LearningRate, Throughput };
     enum class XAxis { Step, Epoch, WallTime };
 
-    explicit CompareView(std::shared_ptr<hearth::RunStore> store, QWidget* parent = nullptr);
+    explicit CompareView(const QString& dbPath, QWidget* parent = nullptr);
 
-    QList<qint64> runIds() const;
+    QList<qint64> runIds() const;           // the runs shown (unknown ids are left out)
+    bool isLoading() const;
     void setMetric(Metric metric);
     void setXAxis(XAxis axis);
     void setBaseline(qint64 runId);
@@ -42,25 +46,33 @@ public:
     QByteArray saveSplitterState() const;
     void restoreSplitterState(const QByteArray& state);
 
-public Q_SLOTS:
-    void setRuns(const QList<qint64>& runIds);
-    void reload();
-
-private:
     struct RunData {
         hearth::RunSummary summary;
         std::vector<hearth::StepMetrics> steps;
         std::vector<hearth::EpochMetrics> epochs;
     };
 
+public Q_SLOTS:
+    // Reads the runs off the GUI thread ("Loading…" meanwhile) and shows them when they arrive
+    // (loaded). Runs asked for later replace runs still loading.
+    void setRuns(const QList<qint64>& runIds);
+    void reload();
+
+Q_SIGNALS:
+    void loaded();
+
+private:
+    void display(std::vector<RunData> runs);
+    void updateHint();
     void drawCurves();
     void drawBars();
     void fillMetrics();
     void fillDiff();
     QString runLabel(const RunData& run) const;
 
-    std::shared_ptr<hearth::RunStore> m_store;
+    StoreLoader* m_loader;
     std::vector<RunData> m_runs;
+    QList<qint64> m_requested;
     QLabel* m_hint;
     QComboBox* m_metric;
     QComboBox* m_xAxis;

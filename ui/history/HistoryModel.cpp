@@ -1,9 +1,14 @@
 #include "ui/history/HistoryModel.h"
 
+#include "storage/RunEdits.h"
+#include "storage/RunWriter.h"
+#include "ui/session/StoreLoader.h"
+#include "ui/session/WriterJobs.h"
 #include "ui/widgets/Format.h"
 
 #include <QSet>
 
+#include <algorithm>
 #include <set>
 
 namespace hearth::ui {
@@ -34,8 +39,8 @@ std::vector<std::string> splitTags(const QString& text)
 
 }  // namespace
 
-HistoryModel::HistoryModel(std::shared_ptr<hearth::RunStore> store, QObject* parent)
-    : QAbstractTableModel(parent), m_store(std::move(store))
+HistoryModel::HistoryModel(const QString& dbPath, QObject* parent)
+    : QAbstractTableModel(parent), m_dbPath(dbPath), m_loader(new StoreLoader(dbPath, this))
 {
     m_poll.setInterval(1000);
     connect(&m_poll, &QTimer::timeout, this, &HistoryModel::refreshIfChanged);
@@ -53,37 +58,62 @@ int HistoryModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+bool HistoryModel::isLoading() const
+{
+    return m_loader->isLoading();
+}
+
 void HistoryModel::refreshIfChanged()
 {
-    try {
-        if (m_store->changeCounter() != m_lastChange)
-            refresh();
-    } catch (const std::exception& e) {
-        Q_EMIT storeError(qstr(e.what()));
-    }
+    // A poll never replaces a load in flight: on a slow store it would drop every result.
+    if (!m_loader->isLoading())
+        load(/*onlyIfChanged=*/true);
 }
 
 void HistoryModel::refresh()
 {
-    try {
-        m_lastChange = m_store->changeCounter();
-        auto runs = m_store->listRuns();
-        const bool sameRows = runs.size() == m_runs.size()
-            && std::equal(runs.begin(), runs.end(), m_runs.begin(), [](const auto& a, const auto& b) { return a.id == b.id; });
-        if (sameRows) {
-            // Same runs, new values (e.g. a running run's metrics): keep selection and scroll position.
-            m_runs = std::move(runs);
-            if (!m_runs.empty())
-                Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        } else {
-            beginResetModel();
-            m_runs = std::move(runs);
-            endResetModel();
-        }
-        Q_EMIT refreshed();
-    } catch (const std::exception& e) {
-        Q_EMIT storeError(qstr(e.what()));
+    load(/*onlyIfChanged=*/false);
+}
+
+void HistoryModel::load(bool onlyIfChanged)
+{
+    const int64_t known = onlyIfChanged ? m_lastChange : -1;
+    m_loader->load(
+        [known](const hearth::RunStore& store) {
+            Snapshot snapshot;
+            snapshot.change = store.changeCounter();
+            if (known < 0 || snapshot.change != known)
+                snapshot.runs = store.listRuns();
+            return snapshot;
+        },
+        [this](Snapshot snapshot) { apply(std::move(snapshot)); },
+        [this](const QString& message) { Q_EMIT storeError(message); });
+}
+
+void HistoryModel::apply(Snapshot snapshot)
+{
+    // Read before an edit of ours was written: the rows would undo it for a moment. The edit's
+    // completion asks for a fresh load.
+    if (m_pendingEdits > 0)
+        return;
+    m_lastChange = snapshot.change;
+    if (!snapshot.runs)
+        return;
+    auto& runs = *snapshot.runs;
+    const bool sameRows = runs.size() == m_runs.size()
+        && std::equal(runs.begin(), runs.end(), m_runs.begin(), [](const auto& a, const auto& b) { return a.id == b.id; });
+    if (sameRows) {
+        // Same runs, new values (e.g. a running run's metrics): keep selection and scroll position.
+        m_runs = std::move(runs);
+        if (!m_runs.empty())
+            Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    } else {
+        beginResetModel();
+        m_runs = std::move(runs);
+        endResetModel();
     }
+    m_loaded = true;
+    Q_EMIT refreshed();
 }
 
 QVariant HistoryModel::data(const QModelIndex& index, int role) const
@@ -172,32 +202,66 @@ bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int 
     if (role != Qt::EditRole || !index.isValid())
         return false;
     auto& r = m_runs[static_cast<size_t>(index.row())];
+    const int64_t id = r.id;
     const QString text = value.toString();
-    try {
-        switch (index.column()) {
-        case Name:
-            if (text.trimmed().isEmpty())
-                return false;
-            m_store->rename(r.id, text.trimmed().toStdString());
-            r.name = text.trimmed().toStdString();
-            break;
-        case Tags:
-            r.tags = splitTags(text);
-            m_store->setTags(r.id, r.tags);
-            break;
-        case Notes:
-            m_store->setNotes(r.id, text.toStdString());
-            r.notes = text.toStdString();
-            break;
-        default: return false;
-        }
-        m_lastChange = m_store->changeCounter();  // our own write: no reload needed
-    } catch (const std::exception& e) {
-        Q_EMIT storeError(qstr(e.what()));
-        return false;
+    switch (index.column()) {
+    case Name: {
+        const std::string name = text.trimmed().toStdString();
+        if (name.empty())
+            return false;
+        r.name = name;
+        submitEdit(tr("Could not rename run %1").arg(id),
+                   [id, name](hearth::sqlite::Connection& db) { hearth::runedits::rename(db, id, name); });
+        break;
+    }
+    case Tags: {
+        const std::vector<std::string> tags = splitTags(text);
+        submitEdit(tr("Could not tag run %1").arg(id),
+                   [id, tags](hearth::sqlite::Connection& db) { hearth::runedits::setTags(db, id, tags); });
+        r.tags = tags;
+        std::sort(r.tags.begin(), r.tags.end());   // as the store lists them
+        break;
+    }
+    case Notes:
+        r.notes = text.toStdString();
+        submitEdit(tr("Could not save the notes of run %1").arg(id),
+                   [id, notes = r.notes](hearth::sqlite::Connection& db) { hearth::runedits::setNotes(db, id, notes); });
+        break;
+    default: return false;
     }
     Q_EMIT dataChanged(index, index);
     return true;
+}
+
+void HistoryModel::submitEdit(const QString& what, std::function<void(hearth::sqlite::Connection&)> edit)
+{
+    hearth::RunWriter* target = nullptr;
+    try {
+        target = &writer();
+    } catch (const std::exception& e) {
+        Q_EMIT storeError(tr("%1: %2").arg(what, qstr(e.what())));
+        refresh();
+        return;
+    }
+    ++m_pendingEdits;
+    submitToWriter(
+        *target, this, std::move(edit),
+        [this] {
+            --m_pendingEdits;
+            refresh();
+        },
+        [this, what](const QString& message) {
+            --m_pendingEdits;
+            Q_EMIT storeError(tr("%1: %2").arg(what, message));
+            refresh();   // show what the store has
+        });
+}
+
+hearth::RunWriter& HistoryModel::writer()
+{
+    if (!m_writer)
+        m_writer = sharedRunWriter(m_dbPath);   // the session's, when the window has one
+    return *m_writer;
 }
 
 int HistoryModel::rowOf(qint64 runId) const
@@ -221,8 +285,8 @@ QStringList HistoryModel::allTags() const
 
 void HistoryModel::deleteRun(qint64 runId)
 {
-    m_store->deleteRun(runId);
-    refresh();
+    submitEdit(tr("Could not delete run %1").arg(runId),
+               [runId](hearth::sqlite::Connection& db) { hearth::runedits::deleteRun(db, static_cast<int64_t>(runId)); });
 }
 
 HistoryFilterModel::HistoryFilterModel(QObject* parent) : QSortFilterProxyModel(parent)

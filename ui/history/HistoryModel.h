@@ -1,7 +1,8 @@
 #pragma once
 // HistoryModel: every run in the store as a table (one row per run, newest first), refreshed
 // when the store's change counter moves — so runs added by hearth-cli appear within a second.
-// Name, tags and notes are editable and written back to the store.
+// Name, tags and notes are editable. Reads go through the model's own StoreLoader and edits
+// are jobs on the process's RunWriter: the GUI thread never waits on the database.
 
 #include "storage/RunStore.h"
 
@@ -9,10 +10,21 @@
 #include <QSortFilterProxyModel>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
+namespace hearth {
+class RunWriter;
+namespace sqlite {
+class Connection;
+}
+}  // namespace hearth
+
 namespace hearth::ui {
+
+class StoreLoader;
 
 class HistoryModel final : public QAbstractTableModel {
     Q_OBJECT
@@ -23,23 +35,30 @@ public:
     static constexpr int SortRole = Qt::UserRole;      // numbers sort as numbers
     static constexpr int RunIdRole = Qt::UserRole + 1;
 
-    explicit HistoryModel(std::shared_ptr<hearth::RunStore> store, QObject* parent = nullptr);
+    // Starts loading at once; rows appear when the first load arrives.
+    explicit HistoryModel(const QString& dbPath, QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
+    // Shows the edit at once and writes it by a writer job; a failure comes as storeError and
+    // the row is read again from the store.
     bool setData(const QModelIndex& index, const QVariant& value, int role) override;
 
     const hearth::RunSummary& run(int row) const { return m_runs.at(static_cast<size_t>(row)); }
     int rowOf(qint64 runId) const;   // -1 when absent
     QStringList allTags() const;
-    void deleteRun(qint64 runId);    // throws hearth::StoreError
+    // A writer job: the row goes when the store has deleted it; a failure comes as storeError.
+    void deleteRun(qint64 runId);
     void setPollInterval(int ms) { m_poll.setInterval(ms); }
+    bool hasLoaded() const { return m_loaded; }   // the first load has arrived
+    bool isLoading() const;
+    int pendingEdits() const { return m_pendingEdits; }
 
 public Q_SLOTS:
-    void refresh();                  // re-reads the store now
+    void refresh();                  // re-reads the store now (off the GUI thread)
     void refreshIfChanged();         // re-reads only when the store changed
 
 Q_SIGNALS:
@@ -47,12 +66,25 @@ Q_SIGNALS:
     void storeError(const QString& message);
 
 private:
+    struct Snapshot {
+        int64_t change = 0;
+        std::optional<std::vector<hearth::RunSummary>> runs;   // none when nothing changed
+    };
+
+    void load(bool onlyIfChanged);
+    void apply(Snapshot snapshot);
+    void submitEdit(const QString& what, std::function<void(hearth::sqlite::Connection&)> edit);
+    hearth::RunWriter& writer();
     QVariant display(const hearth::RunSummary& r, int column) const;
     QVariant sortValue(const hearth::RunSummary& r, int column) const;
 
-    std::shared_ptr<hearth::RunStore> m_store;
+    QString m_dbPath;
+    StoreLoader* m_loader;
+    std::shared_ptr<hearth::RunWriter> m_writer;   // the process's writer, on the first edit
     std::vector<hearth::RunSummary> m_runs;
     int64_t m_lastChange = -1;
+    int m_pendingEdits = 0;          // edits not yet written: loads meanwhile may predate them
+    bool m_loaded = false;
     QTimer m_poll;
 };
 

@@ -2,6 +2,7 @@
 
 #include "ui/history/HistoryModel.h"
 #include "ui/widgets/Format.h"
+#include "ui/widgets/ValidatedField.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -16,11 +17,14 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace hearth::ui {
 
-HistoryView::HistoryView(std::shared_ptr<hearth::RunStore> store, QWidget* parent)
-    : QWidget(parent), m_model(new HistoryModel(std::move(store), this)), m_filter(new HistoryFilterModel(this)),
-      m_table(new QTableView), m_search(new QLineEdit), m_status(new QComboBox), m_tag(new QComboBox),
+HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
+    : QWidget(parent), m_model(new HistoryModel(dbPath, this)), m_filter(new HistoryFilterModel(this)),
+      m_table(new QTableView), m_status(new QLabel), m_search(new QLineEdit), m_statusFilter(new QComboBox),
+      m_tag(new QComboBox),
       m_open(new QPushButton(tr("Open Report"))), m_compare(new QPushButton(tr("Compare"))),
       m_delete(new QPushButton(tr("Delete…")))
 {
@@ -42,15 +46,18 @@ HistoryView::HistoryView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
 
     m_search->setPlaceholderText(tr("Filter by name, tag, notes…"));
     m_search->setClearButtonEnabled(true);
-    m_status->addItem(tr("Any status"), QString());
+    m_statusFilter->addItem(tr("Any status"), QString());
     for (const char* s : {"completed", "running", "stopped", "failed", "interrupted"})
-        m_status->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+        m_statusFilter->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+    m_status->setObjectName(QStringLiteral("historyStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_compare->setToolTip(tr("Select two or more runs to compare them."));
     m_open->setDefault(false);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_search, 2);
-    bar->addWidget(m_status);
+    bar->addWidget(m_statusFilter);
     bar->addWidget(m_tag);
     bar->addStretch(1);
     bar->addWidget(m_open);
@@ -58,11 +65,12 @@ HistoryView::HistoryView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
     bar->addWidget(m_delete);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_status);
     layout->addWidget(m_table, 1);
 
     connect(m_search, &QLineEdit::textChanged, m_filter, &HistoryFilterModel::setText);
-    connect(m_status, &QComboBox::currentIndexChanged, this,
-            [this] { m_filter->setStatus(m_status->currentData().toString()); });
+    connect(m_statusFilter, &QComboBox::currentIndexChanged, this,
+            [this] { m_filter->setStatus(m_statusFilter->currentData().toString()); });
     connect(m_tag, &QComboBox::currentIndexChanged, this, [this] { m_filter->setTag(m_tag->currentData().toString()); });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryView::updateActions);
     connect(m_model, &HistoryModel::modelReset, this, &HistoryView::updateActions);
@@ -77,10 +85,31 @@ HistoryView::HistoryView(std::shared_ptr<hearth::RunStore> store, QWidget* paren
     });
     connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRunIds()); });
     connect(m_delete, &QPushButton::clicked, this, &HistoryView::deleteSelected);
-    connect(m_model, &HistoryModel::storeError, this,
-            [this](const QString& message) { QMessageBox::warning(this, tr("Run Store"), message); });
+    connect(m_model, &HistoryModel::storeError, this, [this](const QString& message) { showStatus(message, true); });
+    connect(m_model, &HistoryModel::refreshed, this, [this] {
+        if (!m_status->property("problem").toBool())
+            showStatus(QString(), false);   // loaded: "Loading runs…" goes
+        if (!m_selectWhenLoaded.isEmpty())
+            selectRuns(std::exchange(m_selectWhenLoaded, {}));
+    });
+    showStatus(tr("Loading runs…"), false);
     updateTagFilter();
     updateActions();
+}
+
+void HistoryView::showStatus(const QString& text, bool problem)
+{
+    m_status->setText(text);
+    m_status->setProperty("problem", problem);
+    QPalette palette = m_status->palette();
+    palette.setColor(QPalette::WindowText, problem ? errorColor() : this->palette().color(QPalette::PlaceholderText));
+    m_status->setPalette(palette);
+    m_status->setVisible(!text.isEmpty());
+}
+
+QString HistoryView::statusText() const
+{
+    return m_status->isVisibleTo(this) ? m_status->text() : QString();
 }
 
 QList<qint64> HistoryView::selectedRunIds() const
@@ -94,6 +123,10 @@ QList<qint64> HistoryView::selectedRunIds() const
 
 void HistoryView::selectRuns(const QList<qint64>& ids)
 {
+    if (!m_model->hasLoaded()) {
+        m_selectWhenLoaded = ids;
+        return;
+    }
     QItemSelection selection;
     for (qint64 id : ids) {
         const int row = m_model->rowOf(id);
@@ -152,6 +185,7 @@ void HistoryView::showContextMenu(const QPoint& pos)
 
 void HistoryView::renameSelected()
 {
+    showStatus(QString(), false);
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid())
         m_table->edit(current.siblingAtColumn(HistoryModel::Name));
@@ -159,6 +193,7 @@ void HistoryView::renameSelected()
 
 void HistoryView::editTags()
 {
+    showStatus(QString(), false);
     const QList<qint64> ids = selectedRunIds();
     if (ids.isEmpty())
         return;
@@ -177,6 +212,7 @@ void HistoryView::editTags()
 
 void HistoryView::editNotes()
 {
+    showStatus(QString(), false);
     const QList<qint64> ids = selectedRunIds();
     if (ids.size() != 1)
         return;
@@ -209,12 +245,9 @@ void HistoryView::deleteSelected()
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    try {
-        for (qint64 id : ids)
-            m_model->deleteRun(id);
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Delete Runs"), qstr(e.what()));
-    }
+    showStatus(QString(), false);
+    for (qint64 id : ids)
+        m_model->deleteRun(id);   // writer jobs; a failure shows above the table
 }
 
 QByteArray HistoryView::saveHeaderState() const

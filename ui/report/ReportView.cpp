@@ -3,6 +3,7 @@
 #include "storage/RunStore.h"
 #include "ui/report/ConfusionMatrixView.h"
 #include "ui/report/SampleBrowser.h"
+#include "ui/session/StoreLoader.h"
 #include "ui/widgets/Format.h"
 #include "ui/widgets/PlotTheme.h"
 
@@ -37,10 +38,21 @@ QStringList classNames(const hearth::EvalReport* e)
     return names;
 }
 
+// Runs on the loader's thread.
+ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
+{
+    ReportView::Loaded loaded;
+    loaded.report = loadRunReport(store, runId);
+    if (const hearth::EvalReport* e = loaded.report.primary())
+        loaded.mistakes = store.predictions(runId, e->split, /*misclassified_only=*/true);
+    loaded.steps = store.steps(runId);
+    return loaded;
+}
+
 }  // namespace
 
-ReportView::ReportView(std::shared_ptr<hearth::RunStore> store, QWidget* parent)
-    : QWidget(parent), m_store(std::move(store)), m_title(new QLabel), m_subtitle(new QLabel),
+ReportView::ReportView(const QString& dbPath, QWidget* parent)
+    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_title(new QLabel), m_subtitle(new QLabel),
       m_export(new QPushButton(tr("Export Report…"))), m_savePlots(new QPushButton(tr("Save Plots…"))),
       m_tabs(new QTabWidget), m_table(new QTableWidget), m_matrix(new ConfusionMatrixView), m_curves(new QCustomPlot),
       m_samples(new SampleBrowser), m_details(new QTreeWidget)
@@ -117,32 +129,44 @@ void ReportView::clearAll(const QString& message)
     m_savePlots->setEnabled(false);
 }
 
-bool ReportView::showRun(qint64 runId)
+bool ReportView::isLoading() const
 {
-    // Every part reads the store (predictions, steps): a failing read shows its message in the
-    // view instead of escaping into Qt's event loop.
-    try {
-        m_report = loadRunReport(*m_store, runId);
-        m_runId = runId;
-        const auto& s = m_report.run;
-        m_title->setText(tr("Run %1 — %2").arg(s.id).arg(qstr(s.name)));
-        QString subtitle =
-            tr("%1 · %2 · started %3").arg(qstr(s.status), qstr(s.device), formatTimestamp(s.started_at));
-        if (s.test_accuracy) subtitle += tr(" · test accuracy %1").arg(formatPercent(*s.test_accuracy));
-        if (s.train_time_s) subtitle += tr(" · trained in %1").arg(formatDuration(*s.train_time_s));
-        if (!s.failure_message.empty()) subtitle += QStringLiteral("\n") + qstr(s.failure_message);
-        m_subtitle->setText(subtitle);
-        fillClassification();
-        fillCurves();
-        fillDetails();
-    } catch (const std::exception& e) {
+    return m_loader->isLoading();
+}
+
+void ReportView::showRun(qint64 runId)
+{
+    if (runId != m_runId) {
+        clearAll(tr("Loading run %1…").arg(runId));
         m_runId = 0;
-        clearAll(qstr(e.what()));
-        return false;
     }
+    m_loader->load([runId](const hearth::RunStore& store) { return loadReport(store, runId); },
+                   [this](const Loaded& data) { display(data); },
+                   [this, runId](const QString& message) {
+                       // A failing read shows its message in the view.
+                       m_runId = 0;
+                       clearAll(message);
+                       Q_EMIT loadFailed(runId, message);
+                   });
+}
+
+void ReportView::display(const Loaded& data)
+{
+    m_report = data.report;
+    const auto& s = m_report.run;
+    m_runId = s.id;
+    m_title->setText(tr("Run %1 — %2").arg(s.id).arg(qstr(s.name)));
+    QString subtitle = tr("%1 · %2 · started %3").arg(qstr(s.status), qstr(s.device), formatTimestamp(s.started_at));
+    if (s.test_accuracy) subtitle += tr(" · test accuracy %1").arg(formatPercent(*s.test_accuracy));
+    if (s.train_time_s) subtitle += tr(" · trained in %1").arg(formatDuration(*s.train_time_s));
+    if (!s.failure_message.empty()) subtitle += QStringLiteral("\n") + qstr(s.failure_message);
+    m_subtitle->setText(subtitle);
+    fillClassification(data.mistakes);
+    fillCurves(data.steps);
+    fillDetails();
     m_export->setEnabled(true);
     m_savePlots->setEnabled(true);
-    return true;
+    Q_EMIT loaded(m_runId);
 }
 
 void ReportView::reload()
@@ -151,7 +175,7 @@ void ReportView::reload()
         showRun(m_runId);
 }
 
-void ReportView::fillClassification()
+void ReportView::fillClassification(const std::vector<hearth::Prediction>& mistakes)
 {
     const hearth::EvalReport* e = m_report.primary();
     m_table->clear();
@@ -188,14 +212,12 @@ void ReportView::fillClassification()
     m_table->setMinimumWidth(width);
     m_classificationSplit->setSizes({width, std::max(300, m_classificationSplit->width() - width)});
     m_matrix->setMatrix(e->report.confusion, classNames(e));
-    m_samples->setRun(qstr(m_report.run.config_json), classNames(e),
-                      m_store->predictions(m_runId, e->split, /*misclassified_only=*/true));
+    m_samples->setRun(qstr(m_report.run.config_json), classNames(e), mistakes);
 }
 
-void ReportView::fillCurves()
+void ReportView::fillCurves(const std::vector<hearth::StepMetrics>& steps)
 {
     m_curves->clearGraphs();
-    const auto steps = m_store->steps(m_runId);
     QVector<double> x, loss;
     for (const auto& s : steps) {
         x << static_cast<double>(s.global_step);

@@ -1,5 +1,7 @@
 // CompareView over two real (tiny) runs recorded in a temporary store: one curve per run,
-// only the differing config keys listed, speed-up against the baseline, bars per run.
+// only the differing config keys listed, speed-up against the baseline, bars per run. The runs
+// are read off the GUI thread: a store that cannot be read yet holds up the view, not the window.
+#include "RawDb.h"
 #include "UiTestSupport.h"
 
 #include "engine/run/RunController.h"
@@ -7,8 +9,13 @@
 #include "storage/RunWriter.h"
 #include "ui/compare/CompareView.h"
 
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+
+#include <optional>
 
 #include <qcustomplot.h>
 
@@ -34,6 +41,14 @@ private:
         return id;
     }
 
+    // Asks for the runs and waits until the loader has delivered them.
+    static void load(CompareView& view, const QList<qint64>& ids)
+    {
+        view.setRuns(ids);
+        QVERIFY(view.isLoading());
+        QTRY_VERIFY(!view.isLoading());
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -50,8 +65,8 @@ private Q_SLOTS:
 
     void drawsOneCurvePerRun()
     {
-        CompareView view(std::make_shared<hearth::RunStore>(m_db.toStdString()));
-        view.setRuns({m_first, m_second});
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
         QCOMPARE(view.runIds(), (QList<qint64>{m_first, m_second}));
         QCOMPARE(view.curveCount(), 2);
         QCOMPARE(view.curves()->graph(0)->name(), QStringLiteral("#%1 compare-a").arg(m_first));
@@ -73,8 +88,8 @@ private Q_SLOTS:
 
     void listsOnlyTheDifferingKeys()
     {
-        CompareView view(std::make_shared<hearth::RunStore>(m_db.toStdString()));
-        view.setRuns({m_first, m_second});
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
         QCOMPARE(view.differingKeys(), (QStringList{"optimizer.lr", "trainer.batch_size"}));
         QCOMPARE(view.diffTable()->rowCount(), 2);
         QCOMPARE(view.diffTable()->item(0, 0)->text(), QStringLiteral("optimizer.lr"));
@@ -83,8 +98,8 @@ private Q_SLOTS:
 
     void metricsShowSpeedupAgainstTheBaseline()
     {
-        CompareView view(std::make_shared<hearth::RunStore>(m_db.toStdString()));
-        view.setRuns({m_first, m_second});
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
         view.setBaseline(m_first);
         QTableWidget* t = view.metricsTable();
         QCOMPARE(t->rowCount(), 2);
@@ -100,8 +115,8 @@ private Q_SLOTS:
 
     void barsShowTimeAndAccuracyPerRun()
     {
-        CompareView view(std::make_shared<hearth::RunStore>(m_db.toStdString()));
-        view.setRuns({m_first, m_second});
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
         QCOMPARE(view.bars()->plottableCount(), 2);
         auto* accuracy = qobject_cast<QCPBars*>(view.bars()->plottable(1));
         QVERIFY(accuracy);
@@ -112,11 +127,54 @@ private Q_SLOTS:
 
     void fewerThanTwoRunsShowsTheHint()
     {
-        CompareView view(std::make_shared<hearth::RunStore>(m_db.toStdString()));
-        view.setRuns({m_first, 999999});   // an unknown id is skipped
+        CompareView view(m_db);
+        load(view, {m_first, 999999});   // an unknown id is skipped
         QCOMPARE(view.runIds(), (QList<qint64>{m_first}));
         QCOMPARE(view.curveCount(), 1);
         QVERIFY(view.differingKeys().isEmpty());
+    }
+
+    void aNewerSelectionReplacesOneStillLoading()
+    {
+        CompareView view(m_db);
+        QSignalSpy loaded(&view, &CompareView::loaded);
+        view.setRuns({m_first, m_second});
+        view.setRuns({m_second, m_first});
+        auto* hint = view.findChild<QLabel*>(QStringLiteral("compareHint"));
+        QVERIFY(hint && hint->text() == QStringLiteral("Loading 2 run(s)…"));
+        QTRY_COMPARE(loaded.count(), 1);
+        QTest::qWait(200);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(view.runIds(), (QList<qint64>{m_second, m_first}));
+    }
+
+    // Another program holds the database exclusively, so every read waits: setRuns returns at
+    // once, the event loop keeps turning, and the curves come when the store can be read.
+    void loadingWaitsForTheStoreNotTheWindow()
+    {
+        CompareView view(m_db);   // its loader opens the store at the first load
+        // Exclusive locking in WAL needs every other connection closed, which they are here.
+        std::optional<hearth::testing::RawDb> other;
+        other.emplace(m_db.toStdString());
+        other->exec("PRAGMA locking_mode = EXCLUSIVE");
+        other->exec("BEGIN EXCLUSIVE");
+        other->exec("UPDATE runs SET notes = notes");
+        other->exec("COMMIT");   // exclusive mode keeps the lock after the commit
+
+        QElapsedTimer clock;
+        clock.start();
+        view.setRuns({m_first, m_second});
+        QVERIFY2(clock.elapsed() < 200, qPrintable(QString("setRuns took %1 ms").arg(clock.elapsed())));
+        hearth::test::EventLoopProbe probe;
+        QTest::qWait(1200);
+        QVERIFY2(probe.longestGapMs() < 500, qPrintable(QString("event loop stalled %1 ms").arg(probe.longestGapMs())));
+        QVERIFY(view.isLoading());
+        QVERIFY(view.runIds().isEmpty());
+
+        other.reset();   // the other program closes the database
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isLoading(), 20000);
+        QCOMPARE(view.runIds(), (QList<qint64>{m_first, m_second}));
+        QCOMPARE(view.curveCount(), 2);
     }
 };
 

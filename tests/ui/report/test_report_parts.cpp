@@ -20,7 +20,10 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 using namespace hearth::ui;
 
@@ -59,7 +62,7 @@ private Q_SLOTS:
     void initTestCase() { hearth::test::isolateSettings(m_dir); }
 
     // A run whose steps cannot be read (the table is gone): the view shows the store's message
-    // and returns false; nothing escapes into Qt's event loop.
+    // when the load fails; nothing escapes into Qt's event loop.
     void reportViewShowsAStoreErrorInsteadOfThrowing() {
         const std::string path = m_dir.filePath("broken.sqlite").toStdString();
         int64_t id = 0;
@@ -72,17 +75,60 @@ private Q_SLOTS:
             writer->flush();
         }
         hearth::testing::RawDb(path).exec("DROP TABLE step_metrics");
-        ReportView view(std::make_shared<hearth::RunStore>(path));
-        bool shown = true;
+        ReportView view(QString::fromStdString(path));
+        QSignalSpy failed(&view, &ReportView::loadFailed);
         try {
-            shown = view.showRun(id);
+            view.showRun(id);
+            QTRY_COMPARE(failed.count(), 1);
         } catch (const std::exception& e) {
             QFAIL(qPrintable(QString("showRun let a store error escape: ") + e.what()));
         }
-        QVERIFY(!shown);
+        QCOMPARE(view.runId(), qint64(0));
+        QVERIFY(failed.at(0).at(1).toString().contains("step_metrics"));
         const auto labels = view.findChildren<QLabel*>();
         QVERIFY(std::any_of(labels.begin(), labels.end(),
                             [](const QLabel* l) { return l->text().contains("step_metrics"); }));
+    }
+
+    // showRun returns before the store is read ("Loading run N…"); when another run is picked
+    // meanwhile, only that one is shown.
+    void reportViewLoadsOffTheGuiThreadAndDropsAStaleRun() {
+        const std::string path = m_dir.filePath("two-runs.sqlite").toStdString();
+        std::vector<int64_t> ids;
+        {
+            auto writer = std::make_shared<hearth::RunWriter>(path);
+            for (const char* name : {"first", "second"}) {
+                const int64_t id = writer->createRun(name, "{}");
+                hearth::RunRecorder recorder(writer, id);
+                recorder.onEvent(hearth::testing::startedEvent(name));
+                for (int64_t i = 1; i <= 40; ++i) recorder.onEvent(hearth::testing::stepEvent(i));
+                recorder.onEvent(hearth::testing::epochEvent(0, 0.8));
+                recorder.onEvent(hearth::testing::reportEvent("test", 60));
+                recorder.onEvent(hearth::testing::predictionsEvent("test", 60));
+                recorder.onEvent(hearth::testing::finishedEvent());
+                ids.push_back(id);
+            }
+            writer->flush();
+        }
+        ReportView view(QString::fromStdString(path));
+        QSignalSpy loaded(&view, &ReportView::loaded);
+        view.showRun(ids[0]);
+        view.showRun(ids[1]);
+        QVERIFY(view.isLoading());
+        QCOMPARE(view.runId(), qint64(0));   // nothing read on this thread yet
+        const auto labels = view.findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) {
+            return l->text() == QStringLiteral("Loading run %1…").arg(ids[1]);
+        }));
+        QTRY_COMPARE(loaded.count(), 1);
+        QTest::qWait(200);
+        QCOMPARE(loaded.count(), 1);   // the first run's result was dropped
+        QCOMPARE(loaded.at(0).at(0).toLongLong(), ids[1]);
+        QCOMPARE(view.runId(), ids[1]);
+        QCOMPARE(view.report().run.name, std::string("second"));
+        QCOMPARE(view.classificationTable()->rowCount(), 3 + 3);   // cat, dog, bird + summaries
+        QCOMPARE(view.curves()->graph(0)->dataCount(), 40);         // the step curve
+        QVERIFY(view.sampleBrowser()->visibleCount() > 0);          // mistakes from the loader
     }
 
     void idxReaderDecodesFashionMnistTestImages()

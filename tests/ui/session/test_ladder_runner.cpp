@@ -118,7 +118,7 @@ private Q_SLOTS:
         QCOMPARE(seenAndExpected.size(), 2);
         for (const auto& [seen, expected] : seenAndExpected) QCOMPARE(seen, expected);
         QCOMPARE(window.currentTab(), ui::MainWindow::Tab::Compare);
-        QCOMPARE(window.compareView()->runIds().size(), 3);
+        QTRY_COMPARE(window.compareView()->runIds().size(), 3);
     }
 };
 
