@@ -34,15 +34,16 @@ double unixNow() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string BatchWriter::write(const std::vector<QueuedEvent>& batch) {
-    if (batch.empty()) return {};
-    // Checksums before taking the write lock: hashing a large checkpoint must not hold up the
-    // other processes writing to the same database.
+std::vector<BatchWriter::FileDigest> BatchWriter::digestCheckpoints(const std::vector<QueuedEvent>& batch) {
     std::vector<FileDigest> digests(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)
         if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event))
             digests[i].sha256 = Sha256::ofFile(c->path, &digests[i].bytes);
+    return digests;
+}
 
+std::string BatchWriter::write(const std::vector<QueuedEvent>& batch, const std::vector<FileDigest>& digests) {
+    if (batch.empty()) return {};
     std::set<int64_t> touched;
     try {
         sqlite::Transaction tx(db_);

@@ -20,12 +20,22 @@ struct QueuedEvent {
 
 class BatchWriter final {
 public:
+    struct FileDigest {
+        std::string sha256;                  // empty when the file could not be read
+        int64_t bytes = -1;
+    };
+
     explicit BatchWriter(sqlite::Connection& db) : db_(db) {}
+
+    // The checksums of the batch's checkpoints (one entry per event; empty for other events).
+    // Needs no connection: the writer hashes before it takes the connection and the write lock,
+    // so a large checkpoint holds up neither other processes nor the writer's own jobs.
+    static std::vector<FileDigest> digestCheckpoints(const std::vector<QueuedEvent>& batch);
 
     // Writes `batch` in one transaction. On failure (disk full, I/O error) the transaction is
     // rolled back, the runs in the batch stop being written and are marked failed when
     // possible; the returned message (empty on success) says what happened.
-    std::string write(const std::vector<QueuedEvent>& batch);
+    std::string write(const std::vector<QueuedEvent>& batch, const std::vector<FileDigest>& digests);
 
 private:
     struct RunState {
@@ -33,11 +43,6 @@ private:
         std::vector<StepMetrics> open;       // steps of the open block
         bool dirty = false;                  // open block changed since last written
         bool broken = false;                 // a write failed: further events are dropped
-    };
-
-    struct FileDigest {
-        std::string sha256;                  // empty when the file could not be read
-        int64_t bytes = -1;
     };
 
     void apply(int64_t run_id, const Event& event, const FileDigest& digest);

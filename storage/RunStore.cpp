@@ -1,6 +1,7 @@
 #include "storage/RunStore.h"
 
 #include "storage/ProcessIdentity.h"
+#include "storage/RunEdits.h"
 #include "storage/RunStoreImpl.h"
 #include "storage/Schema.h"
 
@@ -164,53 +165,26 @@ int64_t RunStore::resolveRun(const std::string& id_or_prefix) const {
 
 void RunStore::rename(int64_t run_id, const std::string& name) {
     std::lock_guard lock(impl_->mutex);
-    sqlite::Transaction tx(*impl_->db);
-    impl_->db->cached("UPDATE runs SET name = ?2 WHERE id = ?1").bind(1, run_id).bind(2, name).run();
-    if (sqlite3_changes(impl_->db->handle()) == 0)
-        throw StoreError("No run #" + std::to_string(run_id) + " in '" + impl_->path + "'.");
-    tx.commit();
+    runedits::rename(*impl_->db, run_id, name);
     ++impl_->own_writes;
 }
 
 void RunStore::setTags(int64_t run_id, const std::vector<std::string>& tags) {
     std::lock_guard lock(impl_->mutex);
-    sqlite::Transaction tx(*impl_->db);
-    {
-        sqlite::StatementUse exists(impl_->db->cached("SELECT 1 FROM runs WHERE id = ?1"));
-        exists->bind(1, run_id);
-        if (!exists->step()) throw StoreError("No run #" + std::to_string(run_id) + " in '" + impl_->path + "'.");
-    }
-    impl_->db->cached("DELETE FROM tags WHERE run_id = ?1").bind(1, run_id).run();
-    auto& insert = impl_->db->cached("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)");
-    for (const auto& tag : tags)
-        if (!tag.empty()) insert.bind(1, run_id).bind(2, tag).run();
-    tx.commit();
+    runedits::setTags(*impl_->db, run_id, tags);
     ++impl_->own_writes;
 }
 
 void RunStore::setNotes(int64_t run_id, const std::string& notes) {
     std::lock_guard lock(impl_->mutex);
-    sqlite::Transaction tx(*impl_->db);
-    impl_->db->cached("UPDATE runs SET notes = ?2 WHERE id = ?1").bind(1, run_id).bind(2, notes).run();
-    if (sqlite3_changes(impl_->db->handle()) == 0)
-        throw StoreError("No run #" + std::to_string(run_id) + " in '" + impl_->path + "'.");
-    tx.commit();
+    runedits::setNotes(*impl_->db, run_id, notes);
     ++impl_->own_writes;
 }
 
 void RunStore::deleteRun(int64_t run_id) {
     std::lock_guard lock(impl_->mutex);
-    sqlite::Transaction tx(*impl_->db);
-    // Child rows go with ON DELETE CASCADE (foreign_keys = ON on every connection).
-    impl_->db->cached("DELETE FROM runs WHERE id = ?1").bind(1, run_id).run();
-    if (sqlite3_changes(impl_->db->handle()) == 0)
-        throw StoreError("No run #" + std::to_string(run_id) + " in '" + impl_->path + "'.");
-    tx.commit();
+    runedits::deleteRun(*impl_->db, run_id);
     ++impl_->own_writes;
-    // Files only after the rows are gone: a failed commit must not leave rows without files.
-    // Only our own folder is removed; artifacts recorded elsewhere belong to the user.
-    std::error_code ec;
-    fs::remove_all(fs::path(artifactsRootFor(impl_->path)) / std::to_string(run_id), ec);
 }
 
 int64_t RunStore::changeCounter() const {

@@ -1,7 +1,7 @@
 #include "storage/RunWriter.h"
 
 #include "storage/BatchWriter.h"
-#include "storage/ProcessIdentity.h"
+#include "storage/RunEdits.h"
 #include "storage/RunStoreImpl.h"
 #include "storage/Schema.h"
 
@@ -29,19 +29,25 @@ bool forcesCommit(const Event& event) {
 }  // namespace
 
 struct RunWriter::Impl {
-    std::string path;
-    process::Identity self;
+    struct Job {
+        std::function<void(sqlite::Connection&)> work;
+        std::function<void()> deliver;
+    };
 
-    // The connection: used by the writer thread and by the synchronous calls (createRun, ...).
+    std::string path;
+
+    // The connection: used by the writer thread (batches, jobs) and by the synchronous calls
+    // (createRun, ...) of other threads.
     std::mutex db_mutex;
     std::unique_ptr<sqlite::Connection> db;
     std::unique_ptr<BatchWriter> batch_writer;
 
-    // The queue, guarded by `mutex`; the writer holds it only to swap the queue out.
+    // The queues, guarded by `mutex`; the writer holds it only to swap them out.
     mutable std::mutex mutex;
     std::condition_variable wake;       // writer: new work / flush / stop
     std::condition_variable committed_cv;
     std::vector<QueuedEvent> queue;
+    std::vector<Job> jobs;              // submitted jobs, in order
     Clock::time_point oldest;           // when the first event of `queue` arrived
     uint64_t enqueued = 0;              // events ever queued
     uint64_t committed = 0;             // events ever written (or dropped after an error)
@@ -53,11 +59,15 @@ struct RunWriter::Impl {
 
     void run();
     bool waitForWork(std::unique_lock<std::mutex>& lock);
+    std::string writeBatch(const std::vector<QueuedEvent>& batch);
+    void runJobs(std::vector<Job>& taken);
 };
 
 bool RunWriter::Impl::waitForWork(std::unique_lock<std::mutex>& lock) {
     for (;;) {
-        if (force || stopping || committed < flush_target || queue.size() >= kEarlyWriteQueueLength) return true;
+        if (force || stopping || !jobs.empty() || committed < flush_target ||
+            queue.size() >= kEarlyWriteQueueLength)
+            return true;
         if (queue.empty()) {
             wake.wait(lock);
         } else if (wake.wait_until(lock, oldest + kCommitInterval) == std::cv_status::timeout) {
@@ -68,38 +78,69 @@ bool RunWriter::Impl::waitForWork(std::unique_lock<std::mutex>& lock) {
 
 void RunWriter::Impl::run() {
     std::vector<QueuedEvent> batch;
+    std::vector<Job> taken;
     for (;;) {
         uint64_t target = 0;
         {
             std::unique_lock lock(mutex);
             waitForWork(lock);
-            if (queue.empty() && stopping) {
+            if (queue.empty() && jobs.empty() && stopping) {
                 committed = enqueued;
                 committed_cv.notify_all();
                 return;
             }
+            // Events and jobs are taken together: a job then runs after every event that was
+            // enqueued before it.
             batch.clear();
             batch.swap(queue);
+            taken.clear();
+            taken.swap(jobs);
             force = false;
             target = enqueued;
         }
-        std::string error;
+        const std::string error = writeBatch(batch);
+        {
+            std::lock_guard lock(mutex);
+            if (!error.empty()) last_error = error;
+            committed = target;
+            committed_cv.notify_all();
+        }
+        runJobs(taken);
+    }
+}
+
+std::string RunWriter::Impl::writeBatch(const std::vector<QueuedEvent>& batch) {
+    if (batch.empty()) return {};
+    try {   // never let an exception end the thread
+        // Hash checkpoints before taking the connection: the synchronous calls of other threads
+        // and the jobs need not wait for a large file to be read.
+        const auto digests = BatchWriter::digestCheckpoints(batch);
+        std::lock_guard db_lock(db_mutex);
+        return batch_writer->write(batch, digests);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+void RunWriter::Impl::runJobs(std::vector<Job>& taken) {
+    for (Job& job : taken) {
+        // Each job reports its own failure through `deliver`; these catches only keep the
+        // thread alive when a job or a delivery breaks that promise.
         try {
             std::lock_guard db_lock(db_mutex);
-            error = batch_writer->write(batch);
-        } catch (const std::exception& e) {   // never let an exception end the thread
-            error = e.what();
+            job.work(*db);
+        } catch (...) {
         }
-        std::lock_guard lock(mutex);
-        if (!error.empty()) last_error = error;
-        committed = target;
-        committed_cv.notify_all();
+        try {
+            job.deliver();
+        } catch (...) {
+        }
     }
+    taken.clear();   // release what the jobs captured here, on the writer thread
 }
 
 RunWriter::RunWriter(const std::string& path) : impl_(std::make_unique<Impl>()) {
     impl_->path = path;
-    impl_->self = process::self();
     impl_->db = schema::openStore(path);
     impl_->batch_writer = std::make_unique<BatchWriter>(*impl_->db);
     impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
@@ -117,34 +158,12 @@ RunWriter::~RunWriter() {
 int64_t RunWriter::createRun(const std::string& name, const std::string& config_json,
                              std::optional<int64_t> sweep_id) {
     std::lock_guard lock(impl_->db_mutex);
-    auto& db = *impl_->db;
-    sqlite::Transaction tx(db);
-    db.cached(R"sql(
-INSERT INTO runs (name, status, started_at, pid, hostname, process_start, config_json, sweep_id)
-VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7))sql")
-        .bind(1, name)
-        .bind(2, unixNow())
-        .bind(3, impl_->self.pid)
-        .bind(4, impl_->self.hostname)
-        .bind(5, impl_->self.start_ticks)
-        .bind(6, config_json.empty() ? std::string("{}") : config_json)
-        .bind(7, sweep_id)
-        .run();
-    const int64_t id = sqlite3_last_insert_rowid(db.handle());
-    tx.commit();
-    return id;
+    return runedits::createRun(*impl_->db, name, config_json, sweep_id);
 }
 
 int64_t RunWriter::createSweep(const std::string& name, const std::string& kind) {
     std::lock_guard lock(impl_->db_mutex);
-    auto& db = *impl_->db;
-    sqlite::Transaction tx(db);
-    db.cached("INSERT INTO sweeps (name, kind, created_at) VALUES (?1, ?2, ?3)")
-        .bind(1, name).bind(2, kind).bind(3, unixNow())
-        .run();
-    const int64_t id = sqlite3_last_insert_rowid(db.handle());
-    tx.commit();
-    return id;
+    return runedits::createSweep(*impl_->db, name, kind);
 }
 
 std::string RunWriter::artifactsDir(int64_t run_id) const {
@@ -182,6 +201,14 @@ void RunWriter::flush() {
     impl_->flush_target = std::max(impl_->flush_target, target);
     impl_->wake.notify_one();
     impl_->committed_cv.wait(lock, [&] { return impl_->committed >= target; });
+}
+
+void RunWriter::post(std::function<void(sqlite::Connection&)> work, std::function<void()> deliver) {
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->jobs.push_back({std::move(work), std::move(deliver)});
+    }
+    impl_->wake.notify_one();
 }
 
 std::string RunWriter::lastError() const {

@@ -8,6 +8,7 @@ target_sources(hearth_storage PRIVATE
   RunJson.cpp
   RunStore.cpp
   RunStoreSeries.cpp
+  RunEdits.cpp
   BatchWriter.cpp
   RunWriter.cpp
   TextTable.cpp

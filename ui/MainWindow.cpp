@@ -1,17 +1,14 @@
 #include "ui/MainWindow.h"
 
 #include "engine/config/DeviceInfo.h"
-#include "storage/RunStore.h"
-#include "ui/CompareView.h"
-#include "ui/ExperimentPanel.h"
-#include "ui/Format.h"
-#include "ui/HistoryModel.h"
-#include "ui/HistoryView.h"
-#include "ui/LadderRunner.h"
-#include "ui/LiveView.h"
-#include "ui/MetaTypes.h"
-#include "ui/ReportView.h"
-#include "ui/TrainingSession.h"
+#include "ui/compare/CompareView.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/history/HistoryView.h"
+#include "ui/live/LiveView.h"
+#include "ui/report/ReportView.h"
+#include "ui/session/LadderRunner.h"
+#include "ui/session/MetaTypes.h"
+#include "ui/session/TrainingSession.h"
 
 #include <QAction>
 #include <QApplication>
@@ -24,7 +21,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -46,10 +42,9 @@ bool isDataSource(const QFileInfo& info)
 }  // namespace
 
 MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), m_store(std::make_shared<hearth::RunStore>(options.dbPath.toStdString())),
-      m_session(new TrainingSession(options.dbPath, this)), m_panel(new ExperimentPanel), m_tabs(new QTabWidget),
-      m_live(new LiveView), m_report(new ReportView(m_store)), m_history(new HistoryView(m_store)),
-      m_compare(new CompareView(m_store)), m_dock(new QDockWidget(tr("Experiment"), this)),
+    : QMainWindow(parent), m_dbPath(options.dbPath), m_session(new TrainingSession(options.dbPath, this)),
+      m_panel(new ExperimentPanel), m_tabs(new QTabWidget), m_live(new LiveView), m_report(new ReportView(m_dbPath)),
+      m_history(new HistoryView(m_dbPath)), m_compare(new CompareView(m_dbPath)), m_dock(new QDockWidget(tr("Experiment"), this)),
       m_runStatus(new QLabel), m_deviceStatus(new QLabel)
 {
     registerMetaTypes();
@@ -70,10 +65,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     setCentralWidget(m_tabs);
 
     m_ladder = new LadderRunner(m_session, this);
+    m_controller = new WorkbenchController(m_session, m_ladder, {m_panel, m_live, m_report, m_history, m_compare}, this);
+    connect(m_controller, &WorkbenchController::tabRequested, this, &MainWindow::showTab);
     buildActions();
     buildMenus();
     buildStatusBar();
-    connectSession();
     loadInitialConfig(options.configPath);
     restoreLayout();
 }
@@ -93,9 +89,9 @@ void MainWindow::buildActions()
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopRun);
     addAction(m_startAction);
     addAction(m_stopAction);
-    m_startAction->setEnabled(m_panel->isValid());
-    connect(m_panel, &ExperimentPanel::validityChanged, this,
-            [this](bool valid) { m_startAction->setEnabled(valid && !m_session->isRunning()); });
+    m_startAction->setEnabled(m_controller->canStart());
+    connect(m_controller, &WorkbenchController::canStartChanged, m_startAction, &QAction::setEnabled);
+    connect(m_controller, &WorkbenchController::busyChanged, m_stopAction, &QAction::setEnabled);
     connect(m_panel, &ExperimentPanel::startRequested, this, &MainWindow::startRun);
     connect(m_panel, &ExperimentPanel::stopRequested, this, &MainWindow::stopRun);
     connect(m_panel, &ExperimentPanel::ladderRequested, this, &MainWindow::startLadder);
@@ -137,7 +133,7 @@ void MainWindow::buildMenus()
         QMessageBox::about(this, tr("About Hearth"),
                            tr("<h3>Hearth %1</h3><p>A desktop workbench for training LibTorch models.</p>"
                               "<p>Runs are stored in<br><tt>%2</tt></p>")
-                               .arg(QApplication::applicationVersion(), QString::fromStdString(m_store->path()).toHtmlEscaped()));
+                               .arg(QApplication::applicationVersion(), QDir::toNativeSeparators(m_dbPath).toHtmlEscaped()));
     });
 }
 
@@ -148,123 +144,49 @@ void MainWindow::buildStatusBar()
                                 ? tr("%n CUDA device(s)", nullptr, static_cast<int>(caps.cuda_device_count))
                                 : tr("CPU only"));
     m_runStatus->setText(tr("Idle"));
+    connect(m_controller, &WorkbenchController::runStatusChanged, m_runStatus, &QLabel::setText);
+    connect(m_controller, &WorkbenchController::statusMessage, statusBar(), &QStatusBar::showMessage);
     m_runStatus->setObjectName(QStringLiteral("runStatus"));
-    auto* db = new QLabel(QFileInfo(QString::fromStdString(m_store->path())).fileName());
-    db->setToolTip(tr("Run store: %1").arg(QString::fromStdString(m_store->path())));
+    auto* db = new QLabel(QFileInfo(m_dbPath).fileName());
+    db->setToolTip(tr("Run store: %1").arg(QDir::toNativeSeparators(m_dbPath)));
     statusBar()->addPermanentWidget(m_runStatus);
     statusBar()->addPermanentWidget(m_deviceStatus);
     statusBar()->addPermanentWidget(db);
 }
 
-void MainWindow::connectSession()
-{
-    connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString& name) {
-        m_live->beginRun(runId, name);
-        m_runStatus->setText(tr("Running run %1").arg(runId));
-        showTab(Tab::Live);
-    });
-    connect(m_session, &TrainingSession::eventsReady, m_live, &LiveView::handleEvents);
-    connect(m_session, &TrainingSession::runningChanged, this, [this](bool running) {
-        m_panel->setRunning(running);
-        m_startAction->setEnabled(!running && m_panel->isValid());
-        m_stopAction->setEnabled(running);
-        m_history->model()->refresh();
-    });
-    connect(m_session, &TrainingSession::runEnded, this,
-            [this](qint64 runId, hearth::RunStatus status, const QString& message) {
-                onRunEnded(runId, static_cast<int>(status), message);
-            });
-    connect(m_ladder, &LadderRunner::stepStarted, this, [this](int index, int count, const QString& label) {
-        statusBar()->showMessage(tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label));
-    });
-    connect(m_ladder, &LadderRunner::finished, this, [this](const QList<qint64>& runIds, bool complete) {
-        statusBar()->showMessage(complete ? tr("Technique ladder finished: %n run(s) compared.", nullptr, runIds.size())
-                                          : tr("Technique ladder ended early."),
-                                 10000);
-        if (runIds.size() >= 2)
-            compareRuns(runIds);
-    });
-    connect(m_history, &HistoryView::openReportRequested, this, &MainWindow::openReport);
-    connect(m_history, &HistoryView::compareRequested, this, &MainWindow::compareRuns);
-}
-
-void MainWindow::onRunEnded(qint64 runId, int status, const QString& message)
-{
-    m_history->model()->refresh();
-    m_report->showRun(runId);
-    switch (static_cast<hearth::RunStatus>(status)) {
-    case hearth::RunStatus::Completed:
-        m_runStatus->setText(tr("Run %1 completed").arg(runId));
-        statusBar()->showMessage(tr("Run %1 completed — its report is in the Report tab (Ctrl+2).").arg(runId));
-        break;
-    case hearth::RunStatus::Stopped:
-        m_runStatus->setText(tr("Run %1 stopped").arg(runId));
-        break;
-    case hearth::RunStatus::Failed:
-        m_runStatus->setText(tr("Run %1 failed").arg(runId));
-        statusBar()->showMessage(message, 10000);
-        break;
-    }
-}
-
 bool MainWindow::startRun()
 {
-    if (m_session->isRunning() || !m_panel->isValid())
-        return false;
-    const hearth::ExperimentConfig config = m_panel->config();
-    m_panel->rememberConfig();
-    QString error;
-    if (!m_session->start(config, &error)) {
-        m_live->showProblem(tr("The run could not start"), error);
-        showTab(Tab::Live);
-        return false;
-    }
-    return true;
+    return m_controller->startRun();
 }
 
 bool MainWindow::startLadder()
 {
-    if (m_session->isRunning() || m_ladder->isRunning() || !m_panel->isValid())
+    if (!m_controller->canStart())
         return false;
-    const hearth::ExperimentConfig config = m_panel->config();
     bool ok = false;
     const int target = QInputDialog::getInt(
         this, tr("Technique ladder"),
         tr("The experiment runs as a 32-true baseline, then with mixed precision, then with loader workers.\n"
            "Effective batch size for a further gradient-accumulation step (0: no such step):"),
-        0, 0, 1 << 20, static_cast<int>(config.trainer.batch_size), &ok);
+        0, 0, 1 << 20, static_cast<int>(m_panel->config().trainer.batch_size), &ok);
     if (!ok)
         return false;
-    m_panel->rememberConfig();
-    QString error;
-    if (!m_ladder->start(config, target > 0 ? std::optional<int64_t>(target) : std::nullopt, &error)) {
-        m_live->showProblem(tr("The technique ladder could not start"), error);
-        showTab(Tab::Live);
-        return false;
-    }
-    return true;
+    return m_controller->startLadder(target > 0 ? std::optional<int64_t>(target) : std::nullopt);
 }
 
 void MainWindow::stopRun()
 {
-    if (m_session->isRunning()) {
-        m_ladder->stop();   // no further ladder steps (does nothing outside a ladder)
-        m_session->stop();
-        m_runStatus->setText(tr("Stopping after this step…"));
-    }
+    m_controller->stopRun();
 }
 
 void MainWindow::openReport(qint64 runId)
 {
-    m_report->showRun(runId);
-    showTab(Tab::Report);
+    m_controller->openReport(runId);
 }
 
 void MainWindow::compareRuns(const QList<qint64>& runIds)
 {
-    m_compare->setRuns(runIds);
-    m_history->selectRuns(runIds);
-    showTab(Tab::Compare);
+    m_controller->compareRuns(runIds);
 }
 
 void MainWindow::showTab(Tab tab)
@@ -316,7 +238,7 @@ void MainWindow::saveLayout() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (m_session->isRunning()) {
+    if (m_controller->isBusy()) {
         const auto answer = QMessageBox::question(this, tr("Quit Hearth"),
             tr("A run is in progress. Stop it and quit? The run is kept as 'stopped'."),
             QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);

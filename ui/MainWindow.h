@@ -1,22 +1,17 @@
 #pragma once
 // MainWindow: the workbench — experiment panel in a left dock; Live, Report, History and
-// Compare tabs in the centre; a status bar. Wires the TrainingSession to the views and keeps
-// the window's geometry and layout between starts.
+// Compare tabs in the centre; menus and a status bar. It assembles the views, hands them to the
+// WorkbenchController (which decides what happens when) and keeps the window's geometry and
+// layout between starts.
 
-#include "engine/config/ExperimentConfig.h"
+#include "ui/WorkbenchController.h"
 
 #include <QMainWindow>
-
-#include <memory>
 
 class QAction;
 class QDockWidget;
 class QLabel;
 class QTabWidget;
-
-namespace hearth {
-class RunStore;
-}
 
 namespace hearth::ui {
 
@@ -37,9 +32,9 @@ class MainWindow final : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Tab { Live, Report, History, Compare };
+    using Tab = WorkbenchTab;
 
-    // Throws hearth::StoreError when the database cannot be opened.
+    // Throws hearth::StoreError when the database cannot be opened (by the session's writer).
     explicit MainWindow(const MainWindowOptions& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -50,6 +45,7 @@ public:
     CompareView* compareView() const { return m_compare; }
     TrainingSession* session() const { return m_session; }
     LadderRunner* ladderRunner() const { return m_ladder; }
+    WorkbenchController* controller() const { return m_controller; }
     QAction* startAction() const { return m_startAction; }
     QAction* stopAction() const { return m_stopAction; }
     void showTab(Tab tab);
@@ -72,15 +68,14 @@ private:
     void buildActions();
     void buildMenus();
     void buildStatusBar();
-    void connectSession();
     void loadInitialConfig(const QString& configPath);
     void restoreLayout();
     void saveLayout() const;
-    void onRunEnded(qint64 runId, int status, const QString& message);
 
-    std::shared_ptr<hearth::RunStore> m_store;
+    QString m_dbPath;
     TrainingSession* m_session;
     LadderRunner* m_ladder = nullptr;
+    WorkbenchController* m_controller = nullptr;
     ExperimentPanel* m_panel;
     QTabWidget* m_tabs;
     LiveView* m_live;

@@ -4,10 +4,14 @@
 
 #include "engine/config/ExperimentConfig.h"
 
+#include <QElapsedTimer>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtGlobal>
+
+#include <algorithm>
 
 namespace hearth::test {
 
@@ -35,5 +39,30 @@ inline hearth::ExperimentConfig tinyExperiment(const std::string& name = "tiny")
     c.trainer.log_every_n_steps = 1;
     return c;
 }
+
+// Measures whether the GUI thread's event loop keeps turning: a 20 ms timer that records its
+// ticks and the longest gap between two of them.
+class EventLoopProbe {
+public:
+    EventLoopProbe()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(20);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            m_longestGapMs = std::max(m_longestGapMs, m_clock.restart());
+            ++m_ticks;
+        });
+        m_clock.start();
+        m_timer.start();
+    }
+    int ticks() const { return m_ticks; }
+    qint64 longestGapMs() const { return m_longestGapMs; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    int m_ticks = 0;
+    qint64 m_longestGapMs = 0;
+};
 
 }  // namespace hearth::test

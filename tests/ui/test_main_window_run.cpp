@@ -6,22 +6,22 @@
 
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
-#include "ui/CompareView.h"
-#include "ui/DeviceMonitorPanel.h"
-#include "ui/ExperimentForm.h"
-#include "ui/ExperimentPanel.h"
-#include "ui/FailureBanner.h"
-#include "ui/HistoryModel.h"
-#include "ui/HistoryView.h"
-#include "ui/LivePlots.h"
-#include "ui/LiveView.h"
-#include "ui/LogPane.h"
 #include "ui/MainWindow.h"
-#include "ui/MemoryGauge.h"
-#include "ui/ProgressPanel.h"
-#include "ui/ReportView.h"
-#include "ui/SampleBrowser.h"
-#include "ui/TrainingSession.h"
+#include "ui/compare/CompareView.h"
+#include "ui/experiment/ExperimentForm.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/history/HistoryModel.h"
+#include "ui/history/HistoryView.h"
+#include "ui/live/DeviceMonitorPanel.h"
+#include "ui/live/FailureBanner.h"
+#include "ui/live/LivePlots.h"
+#include "ui/live/LiveView.h"
+#include "ui/live/LogPane.h"
+#include "ui/live/MemoryGauge.h"
+#include "ui/live/ProgressPanel.h"
+#include "ui/report/ReportView.h"
+#include "ui/report/SampleBrowser.h"
+#include "ui/session/TrainingSession.h"
 
 #include <QAction>
 #include <QPushButton>
@@ -70,9 +70,10 @@ private Q_SLOTS:
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.experimentPanel()->isValid());
         QTest::mouseClick(window.experimentPanel()->startButton(), Qt::LeftButton);
-        QVERIFY(window.session()->isRunning());
+        QVERIFY(window.session()->isRunning());   // from the click on, while the row is created
         QVERIFY(window.stopAction()->isEnabled());
         QVERIFY(!window.experimentPanel()->startButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Live);
         const qint64 runId = window.session()->currentRunId();
 
@@ -89,7 +90,7 @@ private Q_SLOTS:
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());
 
         ReportView* report = window.reportView();
-        QCOMPARE(report->runId(), runId);
+        QTRY_COMPARE(report->runId(), runId);   // read off the GUI thread after the run's end
         QTableWidget* table = report->classificationTable();
         QCOMPARE(table->rowCount(), 10 + 3);   // Fashion-MNIST classes + accuracy, macro, weighted
         QCOMPARE(table->item(10, 0)->text(), QStringLiteral("accuracy"));
@@ -102,11 +103,11 @@ private Q_SLOTS:
         QVERIFY(report->sampleBrowser()->visibleCount() > 0);   // a 1-epoch tiny cnn makes mistakes
 
         HistoryModel* history = window.historyView()->model();
-        QCOMPARE(history->rowCount(), 1);
+        QTRY_COMPARE(history->rowCount(), 1);
         QCOMPARE(history->data(history->index(0, HistoryModel::Name), Qt::DisplayRole).toString(),
                  QStringLiteral("window-run"));
-        QCOMPARE(history->data(history->index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
-                 QStringLiteral("completed"));
+        QTRY_COMPARE(history->data(history->index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
+                     QStringLiteral("completed"));
         const QString json = m_dir.filePath(QStringLiteral("report.json"));
         QVERIFY(exportReport(report->report(), json));
     }
@@ -119,6 +120,7 @@ private Q_SLOTS:
         config.trainer.max_epochs = 20;
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         const qint64 runId = window.session()->currentRunId();
         QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 0, 120000);
         window.stopAction()->trigger();
@@ -135,6 +137,7 @@ private Q_SLOTS:
         config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         const qint64 runId = window.session()->currentRunId();
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
         FailureBanner* banner = window.liveView()->banner();
@@ -182,10 +185,12 @@ private Q_SLOTS:
         MainWindow window(MainWindowOptions{db, QString()});
         window.openReport(ids[0]);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Report);
-        QCOMPARE(window.reportView()->runId(), ids[0]);
+        QTRY_COMPARE(window.reportView()->runId(), ids[0]);
         window.compareRuns({ids[0], ids[1]});
         QCOMPARE(window.currentTab(), MainWindow::Tab::Compare);
-        QCOMPARE(window.compareView()->runIds().size(), 2);
+        QTRY_COMPARE(window.compareView()->runIds().size(), 2);
+        // Selected in History too, also when History's rows arrive after the request.
+        QTRY_COMPARE(window.historyView()->selectedRunIds(), (QList<qint64>{ids[0], ids[1]}));
     }
 };
 

@@ -1,0 +1,29 @@
+#pragma once
+// Writes of single rows on a store connection: creating a run or sweep, renaming, tagging,
+// noting and deleting a run. RunStore's edits (the CLI) and RunWriter jobs (the GUI, on the
+// writer thread) both go through these, so either way the same rows change the same way.
+// Each is one BEGIN IMMEDIATE transaction; failures throw StoreError naming the run and path.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearth::sqlite {
+class Connection;
+}
+
+namespace hearth::runedits {
+
+// A `running` run row owned by this process (pid, host, start time); returns its id.
+int64_t createRun(sqlite::Connection& db, const std::string& name, const std::string& config_json,
+                  std::optional<int64_t> sweep_id = std::nullopt);
+int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind);
+
+void rename(sqlite::Connection& db, int64_t run_id, const std::string& name);
+void setTags(sqlite::Connection& db, int64_t run_id, const std::vector<std::string>& tags);
+void setNotes(sqlite::Connection& db, int64_t run_id, const std::string& notes);
+// The rows (children by ON DELETE CASCADE), then the run's own artifacts folder.
+void deleteRun(sqlite::Connection& db, int64_t run_id);
+
+}  // namespace hearth::runedits

@@ -1,0 +1,249 @@
+// ExperimentPanel: the form mirrors ExperimentConfig, flags problems in place with the CLI's
+// messages, blocks Start while invalid, and reads/writes the CLI's JSON files.
+#include "UiTestSupport.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "ui/experiment/ExperimentForm.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/session/MetaTypes.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+using hearth::ui::ExperimentPanel;
+
+namespace {
+
+std::string messageFor(const hearth::ExperimentConfig& c, const std::string& key)
+{
+    for (const auto& issue : hearth::validate(c, hearth::queryDeviceCapabilities()))
+        if (issue.key == key)
+            return issue.message;
+    return {};
+}
+
+}  // namespace
+
+class TestExperimentPanel : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    template <typename W> W* field(ExperimentPanel& panel, const char* key)
+    {
+        auto* w = panel.form()->findChild<W*>(QString::fromLatin1(key));
+        if (!w)
+            qFatal("no editor %s", key);
+        return w;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        hearth::test::isolateSettings(m_dir);
+        hearth::ui::registerMetaTypes();
+    }
+
+    void defaultsMatchTheBuiltInExperiment()
+    {
+        ExperimentPanel panel;
+        QCOMPARE(hearth::configToJson(panel.config()), hearth::configToJson(hearth::ExperimentConfig{}));
+        QVERIFY(panel.isValid());
+        QVERIFY(panel.startButton()->isEnabled());
+    }
+
+    void everyFieldRoundTripsThroughTheForm()
+    {
+        hearth::ExperimentConfig c;
+        c.name = "round-trip";
+        c.seed = 7;
+        c.data.kind = "csv";
+        c.data.path = "/tmp/train.csv";
+        c.data.test_path = "/tmp/test.csv";
+        c.data.label_column = "target";
+        c.data.val_fraction = 0.2;
+        c.data.test_fraction = 0.15;
+        c.data.limit = 1234;
+        c.model.name = "mlp";
+        c.model.hidden = {64, 32, 16};
+        c.model.dropout = 0.1;
+        c.optimizer = {"sgd", 0.05, 1e-4, 0.8, 0.85, 0.95, 1e-7};
+        c.scheduler = {"cosine", 2, 0.5, 10, 1e-5};
+        c.trainer.max_epochs = 5;
+        c.trainer.batch_size = 128;
+        c.trainer.precision = "bf16-mixed";
+        c.trainer.accumulate_grad_batches = 4;
+        c.trainer.num_workers = 3;
+        c.trainer.pin_memory = false;
+        c.trainer.prefetch_factor = 3;
+        c.trainer.persistent_workers = true;
+        c.trainer.gradient_clip_val = 1.5;
+        c.trainer.deterministic = true;
+        c.trainer.log_every_n_steps = 5;
+        c.trainer.num_threads = 2;
+        c.trainer.tf32 = true;
+        c.trainer.checkpoint = {"val_loss", "min"};
+        ExperimentPanel panel;
+        panel.setConfig(c);
+        QCOMPARE(hearth::configToJson(panel.config()), hearth::configToJson(c));
+        QCOMPARE(field<QLineEdit>(panel, "model.hidden")->text(), QStringLiteral("64, 32, 16"));
+    }
+
+    void invalidBatchSizeBlocksStartWithTheCliMessage()
+    {
+        ExperimentPanel panel;
+        QSignalSpy validity(&panel, &ExperimentPanel::validityChanged);
+        field<QSpinBox>(panel, "trainer.batch_size")->setValue(0);
+        QVERIFY(!panel.isValid());
+        QVERIFY(!panel.startButton()->isEnabled());
+        QCOMPARE(validity.count(), 1);
+        hearth::ExperimentConfig expected;
+        expected.trainer.batch_size = 0;
+        const QString message = QString::fromStdString(messageFor(expected, "trainer.batch_size"));
+        QVERIFY(!message.isEmpty());
+        QCOMPARE(panel.form()->fieldMessage("trainer.batch_size"), message);
+        QVERIFY(field<QSpinBox>(panel, "trainer.batch_size")->toolTip().contains(message));
+        QSignalSpy start(&panel, &ExperimentPanel::startRequested);
+        panel.requestStart();
+        QCOMPARE(start.count(), 0);
+
+        field<QSpinBox>(panel, "trainer.batch_size")->setValue(32);
+        QVERIFY(panel.isValid());
+        QVERIFY(panel.startButton()->isEnabled());
+        QVERIFY(panel.form()->fieldMessage("trainer.batch_size").isEmpty());
+        QTest::mouseClick(panel.startButton(), Qt::LeftButton);
+        QCOMPARE(start.count(), 1);
+        QCOMPARE(start.first().first().value<hearth::ExperimentConfig>().trainer.batch_size, int64_t(32));
+    }
+
+    void textThatIsNotANumberIsFlaggedInPlace()
+    {
+        ExperimentPanel panel;
+        field<QLineEdit>(panel, "optimizer.lr")->setText(QStringLiteral("fast"));
+        QVERIFY(!panel.isValid());
+        QVERIFY(panel.form()->fieldMessage("optimizer.lr").contains(QStringLiteral("must be a number")));
+        field<QLineEdit>(panel, "optimizer.lr")->setText(QStringLiteral("3e-4"));
+        QVERIFY(panel.isValid());
+        QCOMPARE(panel.config().optimizer.lr, 3e-4);
+        field<QLineEdit>(panel, "model.channels")->setText(QStringLiteral("32, wide"));
+        QVERIFY(panel.form()->fieldMessage("model.channels").contains(QStringLiteral("whole numbers")));
+    }
+
+    void crossFieldConflictsShowValidateMessages()
+    {
+        ExperimentPanel panel;
+        field<QCheckBox>(panel, "trainer.persistent_workers")->setChecked(true);
+        field<QSpinBox>(panel, "trainer.num_workers")->setValue(0);
+        hearth::ExperimentConfig expected;
+        expected.trainer.persistent_workers = true;
+        expected.trainer.num_workers = 0;
+        QCOMPARE(panel.form()->fieldMessage("trainer.persistent_workers"),
+                 QString::fromStdString(messageFor(expected, "trainer.persistent_workers")));
+        QVERIFY(!panel.startButton()->isEnabled());
+        QVERIFY(panel.issues().join('\n').contains(QStringLiteral("trainer.persistent_workers")));
+
+        ExperimentPanel strategy;
+        auto* combo = field<QComboBox>(strategy, "trainer.strategy");
+        combo->setCurrentIndex(combo->findData(QStringLiteral("ddp")));
+        QVERIFY(!strategy.isValid());
+        QVERIFY(!strategy.form()->fieldMessage("trainer.strategy").isEmpty());
+    }
+
+    void capabilitiesAreShown()
+    {
+        ExperimentPanel panel;
+        const auto caps = hearth::queryDeviceCapabilities();
+        auto* label = panel.form()->findChild<QLabel*>(QStringLiteral("capabilities"));
+        QVERIFY(label);
+        if (!caps.cuda_available)
+            QVERIFY(label->text().contains(QStringLiteral("No CUDA device")));
+        else
+            QVERIFY(label->text().contains(QStringLiteral("CUDA device")));
+    }
+
+    void savedJsonIsTheCliFormatAndOpensAgain()
+    {
+        ExperimentPanel panel;
+        field<QLineEdit>(panel, "name")->setText(QStringLiteral("saved"));
+        field<QSpinBox>(panel, "trainer.max_epochs")->setValue(7);
+        const QString path = m_dir.filePath(QStringLiteral("saved.json"));
+        QString error;
+        QVERIFY2(panel.saveFile(path, &error), qPrintable(error));
+        const hearth::ExperimentConfig loaded = hearth::loadConfigFile(path.toStdString());
+        QCOMPARE(loaded.name, std::string("saved"));
+        QCOMPARE(loaded.trainer.max_epochs, int64_t(7));
+
+        ExperimentPanel other;
+        QVERIFY(other.openFile(path, &error));
+        QCOMPARE(hearth::configToJson(other.config()), hearth::configToJson(loaded));
+        QCOMPARE(other.recentMenu()->actions().first()->toolTip(), QFileInfo(path).absoluteFilePath());
+    }
+
+    void brokenJsonIsRefusedWithTheKey()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"trainer": {"batch_sise": 3}})");
+        f.close();
+        ExperimentPanel panel;
+        QString error;
+        QVERIFY(!panel.openFile(path, &error));
+        QVERIFY2(error.contains(QStringLiteral("batch_sise")), qPrintable(error));
+    }
+
+    void lastConfigIsRestoredAtStart()
+    {
+        {
+            ExperimentPanel panel;
+            field<QLineEdit>(panel, "name")->setText(QStringLiteral("remembered"));
+            panel.rememberConfig();
+        }
+        ExperimentPanel next;
+        QVERIFY(next.restoreLastConfig());
+        QCOMPARE(next.config().name, std::string("remembered"));
+    }
+
+    void droppedCsvSelectsTabularDataAndAnMlp()
+    {
+        const QString csv = m_dir.filePath(QStringLiteral("table.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("a,b,label\n1,2,x\n");
+        f.close();
+        ExperimentPanel panel;
+        panel.setDataSource(csv);
+        const auto c = panel.config();
+        QCOMPARE(c.data.kind, std::string("csv"));
+        QCOMPARE(c.model.name, std::string("mlp"));
+        QCOMPARE(QString::fromStdString(c.data.path), QFileInfo(csv).absoluteFilePath());
+        panel.setDataSource(m_dir.path());
+        QCOMPARE(panel.config().data.kind, std::string("idx"));
+    }
+
+    void runningDisablesStartAndEnablesStop()
+    {
+        ExperimentPanel panel;
+        panel.setRunning(true);
+        QVERIFY(!panel.startButton()->isEnabled());
+        QVERIFY(panel.stopButton()->isEnabled());
+        QSignalSpy stop(&panel, &ExperimentPanel::stopRequested);
+        QTest::mouseClick(panel.stopButton(), Qt::LeftButton);
+        QCOMPARE(stop.count(), 1);
+        panel.setRunning(false);
+        QVERIFY(panel.startButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestExperimentPanel)
+#include "test_experiment_panel.moc"

@@ -1,0 +1,230 @@
+// HistoryModel / HistoryView: every stored run is listed, sortable and filterable; rename, tags
+// and notes reach the store (as writer jobs: a locked store holds up the edit, not the window,
+// and a failed edit says so in the view); runs added by another writer (e.g. hearth-cli) appear
+// by polling.
+#include "RawDb.h"
+#include "UiTestSupport.h"
+
+#include "storage/RunStore.h"
+#include "storage/RunWriter.h"
+#include "ui/history/HistoryModel.h"
+#include "ui/history/HistoryView.h"
+
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+using namespace hearth::ui;
+
+namespace {
+
+// Records a finished run the way the engine's events would.
+int64_t recordRun(hearth::RunWriter& writer, const std::string& name, double testAccuracy, double trainTime)
+{
+    hearth::ExperimentConfig config;
+    config.name = name;
+    const int64_t id = writer.createRun(name, hearth::configToJson(config));
+    hearth::RunStarted started;
+    started.run_name = name;
+    started.config_json = hearth::configToJson(config);
+    started.device = "cpu";
+    started.max_epochs = 1;
+    writer.enqueue(id, started);
+    hearth::RunFinished finished;
+    finished.status = "completed";
+    finished.test_accuracy = testAccuracy;
+    finished.best_val_accuracy = testAccuracy;
+    finished.train_time_s = trainTime;
+    finished.total_time_s = trainTime + 1;
+    finished.epochs_completed = 1;
+    writer.enqueue(id, finished);
+    writer.flush();
+    return id;
+}
+
+}  // namespace
+
+class TestHistoryView : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        hearth::test::isolateSettings(m_dir);
+        m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
+        hearth::RunWriter writer(m_db.toStdString());
+        recordRun(writer, "alpha", 0.81, 20.0);
+        recordRun(writer, "beta", 0.87, 10.0);
+        recordRun(writer, "gamma", 0.84, 30.0);
+    }
+
+    void listsEveryRunNewestFirst()
+    {
+        HistoryModel model(m_db);
+        QVERIFY(model.isLoading());   // read off the GUI thread
+        QCOMPARE(model.rowCount(), 0);
+        QTRY_COMPARE(model.rowCount(), 3);
+        QCOMPARE(model.data(model.index(0, HistoryModel::Name), Qt::DisplayRole).toString(), QStringLiteral("gamma"));
+        QCOMPARE(model.data(model.index(0, HistoryModel::Status), Qt::DisplayRole).toString(),
+                 QStringLiteral("completed"));
+        QCOMPARE(model.data(model.index(0, HistoryModel::TestAcc), Qt::DisplayRole).toString(), QStringLiteral("84.00 %"));
+    }
+
+    void sortsNumbersAsNumbersAndFiltersByText()
+    {
+        HistoryView view(m_db);
+        QCOMPARE(view.statusText(), QStringLiteral("Loading runs…"));
+        QTRY_VERIFY(view.model()->hasLoaded());
+        QCOMPARE(view.statusText(), QString());
+        view.filter()->sort(HistoryModel::TestAcc, Qt::DescendingOrder);
+        QCOMPARE(view.filter()->index(0, HistoryModel::Name).data().toString(), QStringLiteral("beta"));
+        view.filter()->sort(HistoryModel::TrainTime, Qt::AscendingOrder);
+        QCOMPARE(view.filter()->index(0, HistoryModel::Name).data().toString(), QStringLiteral("beta"));
+        QCOMPARE(view.filter()->index(2, HistoryModel::Name).data().toString(), QStringLiteral("gamma"));
+        view.filter()->setText(QStringLiteral("alp"));
+        QCOMPARE(view.filter()->rowCount(), 1);
+        view.filter()->setText(QString());
+        view.filter()->setStatus(QStringLiteral("failed"));
+        QCOMPARE(view.filter()->rowCount(), 0);
+        view.filter()->setStatus(QString());
+        QCOMPARE(view.filter()->rowCount(), 3);
+    }
+
+    void renameTagsAndNotesReachTheStore()
+    {
+        HistoryModel model(m_db);
+        QTRY_VERIFY(model.hasLoaded());
+        const int row = model.rowOf(1);
+        QVERIFY(row >= 0);
+        QVERIFY(model.setData(model.index(row, HistoryModel::Name), QStringLiteral("alpha-renamed"), Qt::EditRole));
+        QVERIFY(model.setData(model.index(row, HistoryModel::Tags), QStringLiteral("baseline, cpu ,baseline"), Qt::EditRole));
+        QVERIFY(model.setData(model.index(row, HistoryModel::Notes), QStringLiteral("first try"), Qt::EditRole));
+        QCOMPARE(model.data(model.index(row, HistoryModel::Name), Qt::DisplayRole).toString(),
+                 QStringLiteral("alpha-renamed"));   // shown at once
+        QTRY_COMPARE(model.pendingEdits(), 0);
+        hearth::RunStore reader(m_db.toStdString());
+        const auto run = reader.run(1);
+        QVERIFY(run);
+        QCOMPARE(run->name, std::string("alpha-renamed"));
+        QCOMPARE(run->tags, (std::vector<std::string>{"baseline", "cpu"}));
+        QCOMPARE(run->notes, std::string("first try"));
+        QCOMPARE(model.allTags(), (QStringList{"baseline", "cpu"}));
+
+        HistoryFilterModel filter;
+        filter.setSourceModel(&model);
+        filter.setTag(QStringLiteral("baseline"));
+        QCOMPARE(filter.rowCount(), 1);
+        filter.setTag(QString());
+        filter.setText(QStringLiteral("first"));   // notes are searched too
+        QCOMPARE(filter.rowCount(), 1);
+    }
+
+    void runsAddedByAnotherWriterAppearWithinASecond()
+    {
+        HistoryModel model(m_db);
+        model.setPollInterval(100);
+        QTRY_VERIFY(model.hasLoaded());
+        const int before = model.rowCount();
+        {
+            hearth::RunWriter cli(m_db.toStdString());   // another connection, as hearth-cli would have
+            recordRun(cli, "from-cli", 0.5, 5.0);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), before + 1, 3000);
+        QCOMPARE(model.data(model.index(0, HistoryModel::Name), Qt::DisplayRole).toString(), QStringLiteral("from-cli"));
+    }
+
+    void selectionEnablesCompareAndDeleteRemovesTheRun()
+    {
+        HistoryView view(m_db);
+        QTRY_VERIFY(view.model()->hasLoaded());
+        QSignalSpy compare(&view, &HistoryView::compareRequested);
+        view.selectRuns({2, 3});
+        QCOMPARE(view.selectedRunIds(), (QList<qint64>{2, 3}));
+        auto* compareButton = [&view] {
+            for (auto* b : view.findChildren<QPushButton*>())
+                if (b->text() == QStringLiteral("Compare"))
+                    return b;
+            return static_cast<QPushButton*>(nullptr);
+        }();
+        QVERIFY(compareButton && compareButton->isEnabled());
+        QTest::mouseClick(compareButton, Qt::LeftButton);
+        QCOMPARE(compare.count(), 1);
+        QCOMPARE(compare.first().first().value<QList<qint64>>(), (QList<qint64>{2, 3}));
+
+        const int before = view.model()->rowCount();
+        view.model()->deleteRun(3);
+        QTRY_COMPARE(view.model()->rowCount(), before - 1);
+        QCOMPARE(view.model()->rowOf(3), -1);
+        QVERIFY(!hearth::RunStore(m_db.toStdString()).run(3));
+    }
+
+    // Another connection holds the write lock: the rename shows at once, the window keeps
+    // running, and the store has it once the lock is gone.
+    void renameWaitsForALockedStoreNotTheWindow()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("locked.sqlite"));
+        {
+            hearth::RunWriter writer(db.toStdString());
+            recordRun(writer, "before", 0.5, 1.0);
+        }
+        HistoryModel model(db);
+        QTRY_VERIFY(model.hasLoaded());
+        hearth::testing::RawDb other(db.toStdString());
+        other.exec("BEGIN IMMEDIATE");
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(model.setData(model.index(0, HistoryModel::Name), QStringLiteral("after"), Qt::EditRole));
+        QVERIFY2(clock.elapsed() < 500, qPrintable(QString("setData took %1 ms").arg(clock.elapsed())));
+        QCOMPARE(model.data(model.index(0, HistoryModel::Name), Qt::DisplayRole).toString(), QStringLiteral("after"));
+        hearth::test::EventLoopProbe probe;
+        QTest::qWait(1200);
+        QVERIFY2(probe.longestGapMs() < 500, qPrintable(QString("event loop stalled %1 ms").arg(probe.longestGapMs())));
+        QCOMPARE(model.pendingEdits(), 1);
+        QCOMPARE(hearth::RunStore(db.toStdString()).run(1)->name, std::string("before"));
+        // Polls meanwhile do not undo the edit on screen.
+        QCOMPARE(model.data(model.index(0, HistoryModel::Name), Qt::DisplayRole).toString(), QStringLiteral("after"));
+
+        other.exec("COMMIT");
+        QTRY_COMPARE_WITH_TIMEOUT(model.pendingEdits(), 0, 20000);
+        QCOMPARE(hearth::RunStore(db.toStdString()).run(1)->name, std::string("after"));
+        QCOMPARE(model.data(model.index(0, HistoryModel::Name), Qt::DisplayRole).toString(), QStringLiteral("after"));
+    }
+
+    // The run was deleted by another program after the view read it: the rename job fails and
+    // the store's message shows in the view (not in a dialog), then the row goes.
+    void aFailedEditShowsTheStoreMessageInTheView()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("vanishing.sqlite"));
+        int64_t id = 0;
+        {
+            hearth::RunWriter writer(db.toStdString());
+            recordRun(writer, "stays", 0.5, 1.0);
+            id = recordRun(writer, "vanishes", 0.6, 1.0);
+        }
+        HistoryView view(db);
+        view.model()->setPollInterval(3600 * 1000);
+        QTRY_VERIFY(view.model()->hasLoaded());
+        const int row = view.model()->rowOf(id);
+        QVERIFY(row >= 0);
+        hearth::testing::RawDb(db.toStdString()).exec("DELETE FROM runs WHERE id = " + std::to_string(id));
+        QSignalSpy errors(view.model(), &HistoryModel::storeError);
+        QVERIFY(view.model()->setData(view.model()->index(row, HistoryModel::Name), QStringLiteral("too late"),
+                                      Qt::EditRole));
+        QTRY_COMPARE(errors.count(), 1);
+        const QString shown = view.statusText();
+        QVERIFY2(shown.contains(QStringLiteral("Could not rename run %1").arg(id)), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("No run #%1").arg(id)), qPrintable(shown));
+        QTRY_COMPARE(view.model()->rowOf(id), -1);   // read again: the store no longer has it
+        QCOMPARE(view.model()->rowCount(), 1);
+        QCOMPARE(view.statusText(), shown);          // the problem stays visible
+    }
+};
+
+QTEST_MAIN(TestHistoryView)
+#include "test_history_view.moc"

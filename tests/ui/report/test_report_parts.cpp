@@ -1,0 +1,318 @@
+// The report's building blocks: IDX images for the sample browser, config diffs, the
+// classification table / exports, and the confusion matrix view.
+#include "UiTestSupport.h"
+
+#include "RawDb.h"
+#include "StoreTestEvents.h"
+#include "engine/config/ExperimentConfig.h"
+#include "storage/RunStore.h"
+#include "storage/RunWriter.h"
+#include "ui/experiment/ConfigDiff.h"
+#include "ui/report/ConfusionMatrixView.h"
+#include "ui/report/IdxImageReader.h"
+#include "ui/report/ReportExporter.h"
+#include "ui/report/ReportView.h"
+#include "ui/report/SampleBrowser.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+using namespace hearth::ui;
+
+namespace {
+
+const QString kFashion = QStringLiteral("/usr/share/datasets/fashion-mnist");
+const std::vector<std::string> kClasses = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                           "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
+
+hearth::EvalReport sampleReport()
+{
+    // y_true / y_pred chosen so that every class has support and some confusion.
+    std::vector<int64_t> y_true, y_pred;
+    for (int c = 0; c < 10; ++c) {
+        for (int k = 0; k < 10; ++k) {
+            y_true.push_back(c);
+            y_pred.push_back(k < 8 ? c : (c + 1) % 10);
+        }
+    }
+    hearth::EvalReport r;
+    r.split = "test";
+    r.loss = 0.5;
+    r.report = hearth::ClassificationReport::compute(y_true, y_pred, kClasses);
+    return r;
+}
+
+}  // namespace
+
+class TestReportParts : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() { hearth::test::isolateSettings(m_dir); }
+
+    // A run whose steps cannot be read (the table is gone): the view shows the store's message
+    // when the load fails; nothing escapes into Qt's event loop.
+    void reportViewShowsAStoreErrorInsteadOfThrowing() {
+        const std::string path = m_dir.filePath("broken.sqlite").toStdString();
+        int64_t id = 0;
+        {
+            auto writer = std::make_shared<hearth::RunWriter>(path);
+            id = writer->createRun("broken", "{}");
+            hearth::RunRecorder recorder(writer, id);
+            recorder.onEvent(hearth::testing::startedEvent("broken"));
+            for (int64_t i = 1; i <= 5; ++i) recorder.onEvent(hearth::testing::stepEvent(i));
+            writer->flush();
+        }
+        hearth::testing::RawDb(path).exec("DROP TABLE step_metrics");
+        ReportView view(QString::fromStdString(path));
+        QSignalSpy failed(&view, &ReportView::loadFailed);
+        try {
+            view.showRun(id);
+            QTRY_COMPARE(failed.count(), 1);
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString("showRun let a store error escape: ") + e.what()));
+        }
+        QCOMPARE(view.runId(), qint64(0));
+        QVERIFY(failed.at(0).at(1).toString().contains("step_metrics"));
+        const auto labels = view.findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(),
+                            [](const QLabel* l) { return l->text().contains("step_metrics"); }));
+    }
+
+    // showRun returns before the store is read ("Loading run N…"); when another run is picked
+    // meanwhile, only that one is shown.
+    void reportViewLoadsOffTheGuiThreadAndDropsAStaleRun() {
+        const std::string path = m_dir.filePath("two-runs.sqlite").toStdString();
+        std::vector<int64_t> ids;
+        {
+            auto writer = std::make_shared<hearth::RunWriter>(path);
+            for (const char* name : {"first", "second"}) {
+                const int64_t id = writer->createRun(name, "{}");
+                hearth::RunRecorder recorder(writer, id);
+                recorder.onEvent(hearth::testing::startedEvent(name));
+                for (int64_t i = 1; i <= 40; ++i) recorder.onEvent(hearth::testing::stepEvent(i));
+                recorder.onEvent(hearth::testing::epochEvent(0, 0.8));
+                recorder.onEvent(hearth::testing::reportEvent("test", 60));
+                recorder.onEvent(hearth::testing::predictionsEvent("test", 60));
+                recorder.onEvent(hearth::testing::finishedEvent());
+                ids.push_back(id);
+            }
+            writer->flush();
+        }
+        ReportView view(QString::fromStdString(path));
+        QSignalSpy loaded(&view, &ReportView::loaded);
+        view.showRun(ids[0]);
+        view.showRun(ids[1]);
+        QVERIFY(view.isLoading());
+        QCOMPARE(view.runId(), qint64(0));   // nothing read on this thread yet
+        const auto labels = view.findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) {
+            return l->text() == QStringLiteral("Loading run %1…").arg(ids[1]);
+        }));
+        QTRY_COMPARE(loaded.count(), 1);
+        QTest::qWait(200);
+        QCOMPARE(loaded.count(), 1);   // the first run's result was dropped
+        QCOMPARE(loaded.at(0).at(0).toLongLong(), ids[1]);
+        QCOMPARE(view.runId(), ids[1]);
+        QCOMPARE(view.report().run.name, std::string("second"));
+        QCOMPARE(view.classificationTable()->rowCount(), 3 + 3);   // cat, dog, bird + summaries
+        QCOMPARE(view.curves()->graph(0)->dataCount(), 40);         // the step curve
+        QVERIFY(view.sampleBrowser()->visibleCount() > 0);          // mistakes from the loader
+    }
+
+    void idxReaderDecodesFashionMnistTestImages()
+    {
+        const QString file = IdxImageReader::imageFileFor(kFashion, QStringLiteral("test"));
+        if (file.isEmpty())
+            QSKIP("Fashion-MNIST is not installed");
+        QVERIFY(file.contains(QStringLiteral("t10k-images")));
+        IdxImageReader reader;
+        QString error;
+        QVERIFY2(reader.open(file, &error), qPrintable(error));
+        QCOMPARE(reader.count(), int64_t(10000));
+        QCOMPARE(reader.rows(), 28);
+        QCOMPARE(reader.columns(), 28);
+        const QImage first = reader.image(0);
+        QCOMPARE(first.size(), QSize(28, 28));
+        // An ankle boot: a dark border and a bright object in the middle.
+        QCOMPARE(qGray(first.pixel(0, 0)), 0);
+        int bright = 0;
+        for (int y = 0; y < 28; ++y)
+            for (int x = 0; x < 28; ++x)
+                bright += qGray(first.pixel(x, y)) > 128;
+        QVERIFY(bright > 50);
+        QVERIFY(reader.image(10000).isNull());
+        QVERIFY(reader.image(0) != reader.image(1));
+    }
+
+    void idxReaderRejectsOtherFiles()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("not-idx"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("hello world, this is not an IDX file");
+        f.close();
+        IdxImageReader reader;
+        QString error;
+        QVERIFY(!reader.open(path, &error));
+        QVERIFY(error.contains(QStringLiteral("not an IDX image file")));
+    }
+
+    void configDiffListsOnlyDifferingDottedKeys()
+    {
+        hearth::ExperimentConfig a, b;
+        a.name = "a";
+        b.name = "b";
+        b.trainer.precision = "bf16-mixed";
+        b.optimizer.lr = 0.01;
+        b.data.limit = 500;
+        const auto diffs = diffConfigs({QString::fromStdString(hearth::configToJson(a)),
+                                        QString::fromStdString(hearth::configToJson(b))});
+        QStringList keys;
+        for (const auto& d : diffs)
+            keys << d.key;
+        QCOMPARE(keys, (QStringList{"data.limit", "optimizer.lr", "trainer.precision"}));
+        QCOMPARE(diffs[2].values, (QStringList{"32-true", "bf16-mixed"}));
+        QCOMPARE(diffs[0].values, (QStringList{"null", "500"}));
+    }
+
+    void classificationTableHasClassesThenThreeSummaryRows()
+    {
+        const hearth::EvalReport r = sampleReport();
+        const ReportTable t = classificationTable(r);
+        QCOMPARE(t.rows.size(), 13);
+        QCOMPARE(t.rows[0][0], QStringLiteral("T-shirt/top"));
+        QCOMPARE(t.rows[10][0], QStringLiteral("accuracy"));
+        QCOMPARE(t.rows[10][3], QStringLiteral("0.8000"));
+        QCOMPARE(t.rows[11][0], QStringLiteral("macro avg"));
+        QCOMPARE(t.rows[12][0], QStringLiteral("weighted avg"));
+        QCOMPARE(t.rows[12][4], QStringLiteral("100"));
+        QCOMPARE(t.rows[0][2], QStringLiteral("0.8000"));   // recall of class 0
+    }
+
+    void exportsWriteMarkdownHtmlAndJson()
+    {
+        RunReport report;
+        report.run.id = 4;
+        report.run.name = "export-me";
+        report.run.status = "completed";
+        report.run.config_json = hearth::configToJson(hearth::ExperimentConfig{});
+        report.run.test_accuracy = 0.8;
+        report.test = sampleReport();
+        hearth::EpochMetrics e;
+        e.val_accuracy = 0.79;
+        report.epochs = {e};
+        QString error;
+        const QString md = m_dir.filePath(QStringLiteral("r.md"));
+        const QString html = m_dir.filePath(QStringLiteral("r.html"));
+        const QString json = m_dir.filePath(QStringLiteral("r.json"));
+        QVERIFY2(exportReport(report, md, &error), qPrintable(error));
+        QVERIFY(exportReport(report, html, &error));
+        QVERIFY(exportReport(report, json, &error));
+        QVERIFY(!exportReport(report, m_dir.filePath(QStringLiteral("r.doc")), &error));
+        QFile mdFile(md);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly));
+        const QString mdText = QString::fromUtf8(mdFile.readAll());
+        QVERIFY(mdText.startsWith(QStringLiteral("# Run 4 — export-me")));
+        QVERIFY(mdText.contains(QStringLiteral("| weighted avg |")));
+        QVERIFY(mdText.contains(QStringLiteral("trainer.batch_size")));
+        QFile htmlFile(html);
+        QVERIFY(htmlFile.open(QIODevice::ReadOnly));
+        QVERIFY(htmlFile.readAll().contains("<td>macro avg</td>"));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QCOMPARE(root["run"].toObject()["name"].toString(), QStringLiteral("export-me"));
+        QCOMPARE(root["reports"].toObject()["test"].toObject()["accuracy"].toDouble(), 0.8);
+        QCOMPARE(root["config"].toObject()["trainer"].toObject()["batch_size"].toInt(), 64);
+    }
+
+    void confusionMatrixViewReportsClickedCells()
+    {
+        const hearth::EvalReport r = sampleReport();
+        ConfusionMatrixView view;
+        QStringList names;
+        for (const auto& n : kClasses)
+            names << QString::fromStdString(n);
+        view.resize(500, 480);
+        view.setMatrix(r.report.confusion, names);
+        QCOMPARE(view.classCount(), 10);
+        QCOMPARE(view.count(0, 0), int64_t(8));
+        QCOMPARE(view.count(0, 1), int64_t(2));
+        QSignalSpy spy(&view, &ConfusionMatrixView::cellActivated);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, view.cellRect(9, 8).center().toPoint());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.first()[0].toInt(), 9);   // true class (row)
+        QCOMPARE(spy.first()[1].toInt(), 8);   // predicted class (column)
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(2, 2));   // outside the grid
+        QCOMPARE(spy.count(), 1);
+        const QString png = m_dir.filePath(QStringLiteral("cm.png"));
+        QVERIFY(view.saveImage(png));
+        QVERIFY(QImage(png).width() > 100);
+    }
+
+    void sampleBrowserShowsMisclassifiedImagesAndFilters()
+    {
+        if (IdxImageReader::imageFileFor(kFashion, QStringLiteral("test")).isEmpty())
+            QSKIP("Fashion-MNIST is not installed");
+        hearth::ExperimentConfig c;
+        std::vector<hearth::Prediction> predictions = {{0, 9, 7, 0.9}, {1, 2, 6, 0.6}, {2, 1, 3, 0.95}};
+        QStringList names;
+        for (const auto& n : kClasses)
+            names << QString::fromStdString(n);
+        SampleBrowser browser;
+        browser.setRun(QString::fromStdString(hearth::configToJson(c)), names, predictions);
+        QCOMPARE(browser.visibleCount(), 3);
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QVERIFY(list);
+        QCOMPARE(list->viewMode(), QListView::IconMode);
+        QVERIFY(!list->item(0)->icon().isNull());
+        // Most confident mistake first: sample 2, a trouser taken for a dress.
+        QVERIFY(list->item(0)->text().startsWith(QStringLiteral("Trouser → Dress")));
+        auto* caption = browser.findChild<QLabel*>(QStringLiteral("sampleCaption"));
+        QVERIFY(caption->text().contains(QStringLiteral("Predicted: Dress")));
+        browser.setFilter(9, 7);
+        QCOMPARE(browser.visibleCount(), 1);
+        QVERIFY(caption->text().contains(QStringLiteral("True: Ankle boot")));
+        browser.setFilter(-1, -1);
+        QCOMPARE(browser.visibleCount(), 3);
+    }
+
+    void sampleBrowserShowsCsvRows()
+    {
+        const QString csv = m_dir.filePath(QStringLiteral("rows.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,y,label\n1,2,a\n3,4,b\n5,6,a\n");
+        f.close();
+        hearth::ExperimentConfig c;
+        c.data.kind = "csv";
+        c.data.path = csv.toStdString();
+        SampleBrowser browser;
+        browser.setRun(QString::fromStdString(hearth::configToJson(c)), {"a", "b"}, {{1, 1, 0, 0.7}});
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::ListMode);
+        QCOMPARE(browser.visibleCount(), 1);
+        const auto preview = browser.findChildren<QLabel*>();
+        bool found = false;
+        for (QLabel* l : preview)
+            found = found || l->text().contains(QStringLiteral("3,4,b"));
+        QVERIFY(found);
+    }
+};
+
+QTEST_MAIN(TestReportParts)
+#include "test_report_parts.moc"

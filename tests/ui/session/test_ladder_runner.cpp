@@ -1,0 +1,126 @@
+// The workbench's technique ladder: one run per step, grouped as one sweep, compared at the end.
+#include "UiTestSupport.h"
+
+#include "storage/RunStore.h"
+#include "ui/MainWindow.h"
+#include "ui/compare/CompareView.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/session/LadderRunner.h"
+#include "ui/session/TrainingSession.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+using namespace hearth;
+
+class TestLadderRunner : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString db() const { return m_dir.filePath("runs.sqlite"); }
+
+private Q_SLOTS:
+    void initTestCase() { test::isolateSettings(m_dir); }
+
+    void ladderRunsEachStepAsOneSweep() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QSignalSpy steps(&ladder, &ui::LadderRunner::stepStarted);
+        ExperimentConfig base = test::tinyExperiment("ladder");
+        QString error;
+        QVERIFY2(ladder.start(base, 64, &error), qPrintable(error));   // 64 = 2 x 32: adds accumulation
+        QCOMPARE(ladder.steps().size(), size_t(4));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QCOMPARE(steps.count(), 4);
+        const auto runIds = finished.at(0).at(0).value<QList<qint64>>();
+        QVERIFY(finished.at(0).at(1).toBool());
+        QCOMPARE(runIds.size(), 4);
+
+        RunStore store(db().toStdString());
+        std::optional<int64_t> sweep;
+        QStringList precisions;
+        for (qint64 id : runIds) {
+            const auto run = store.run(id);
+            QVERIFY(run.has_value());
+            QCOMPARE(QString::fromStdString(run->status), QString("completed"));
+            QVERIFY(run->sweep_id.has_value());
+            if (!sweep) sweep = run->sweep_id;
+            QCOMPARE(*run->sweep_id, *sweep);   // one group in the store
+            precisions << QString::fromStdString(configFromJson(run->config_json).trainer.precision);
+        }
+        QCOMPARE(precisions, (QStringList{"32-true", "bf16-mixed", "bf16-mixed", "bf16-mixed"}));
+        QCOMPARE(configFromJson(store.run(runIds[3])->config_json).trainer.accumulate_grad_batches, int64_t(2));
+    }
+
+    void badTargetBatchIsRefusedBeforeAnyRun() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QString error;
+        QVERIFY(!ladder.start(test::tinyExperiment("bad-ladder"), 50, &error));
+        QVERIFY2(error.contains("multiple of trainer.batch_size"), qPrintable(error));
+        QVERIFY(!session.isRunning());
+    }
+
+    void stopEndsTheLadderEarly() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QSignalSpy steps(&ladder, &ui::LadderRunner::stepStarted);
+        ExperimentConfig base = test::tinyExperiment("stopped-ladder");
+        base.data.limit = 3000;
+        QVERIFY(ladder.start(base, std::nullopt));
+        QTRY_COMPARE_WITH_TIMEOUT(steps.count(), 1, 30000);
+        ladder.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.at(0).at(0).value<QList<qint64>>().size(), 1);   // no later step started
+        QVERIFY(!finished.at(0).at(1).toBool());
+        QCOMPARE(RunStore(db().toStdString()).run(ladder.runIds().value(0))->status, std::string("stopped"));
+    }
+
+    // Stopped while its sweep is still being created: no step runs at all.
+    void stopBeforeTheFirstStepStartsNothing() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QVERIFY(ladder.start(test::tinyExperiment("stopped-at-once"), std::nullopt));
+        QVERIFY(ladder.isRunning());
+        ladder.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QVERIFY(finished.at(0).at(0).value<QList<qint64>>().isEmpty());
+        QVERIFY(!finished.at(0).at(1).toBool());
+        QVERIFY(!session.isRunning());
+    }
+
+    void windowShowsTheLadderInCompare() {
+        ui::MainWindowOptions options;
+        options.dbPath = db();
+        ui::MainWindow window(options);
+        window.experimentPanel()->setConfig(test::tinyExperiment("window-ladder"));
+        QVERIFY(window.experimentPanel()->ladderButton()->isEnabled());
+        QSignalSpy finished(window.ladderRunner(), &ui::LadderRunner::finished);
+        QVERIFY(window.ladderRunner()->start(window.experimentPanel()->config(), std::nullopt));
+        QVERIFY(!window.experimentPanel()->ladderButton()->isEnabled());   // one ladder at a time
+        // Once a later step has started and the event loop has turned, the window shows that run
+        // as running: the previous run's end was handled before the step started, not after.
+        auto* status = window.findChild<QLabel*>(QStringLiteral("runStatus"));
+        QVERIFY(status);
+        QList<QPair<QString, QString>> seenAndExpected;
+        connect(window.ladderRunner(), &ui::LadderRunner::stepStarted, this, [&](int index, int, const QString&) {
+            if (index == 0) return;
+            const QString expected = QString("Running run %1").arg(window.ladderRunner()->runIds().value(index));
+            QTimer::singleShot(0, this, [&, expected] { seenAndExpected.append({status->text(), expected}); });
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QCOMPARE(seenAndExpected.size(), 2);
+        for (const auto& [seen, expected] : seenAndExpected) QCOMPARE(seen, expected);
+        QCOMPARE(window.currentTab(), ui::MainWindow::Tab::Compare);
+        QTRY_COMPARE(window.compareView()->runIds().size(), 3);
+    }
+};
+
+QTEST_MAIN(TestLadderRunner)
+#include "test_ladder_runner.moc"

@@ -1,0 +1,156 @@
+#include "ui/WorkbenchController.h"
+
+#include "ui/compare/CompareView.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/history/HistoryModel.h"
+#include "ui/history/HistoryView.h"
+#include "ui/live/LiveView.h"
+#include "ui/report/ReportView.h"
+#include "ui/session/LadderRunner.h"
+#include "ui/session/TrainingSession.h"
+
+namespace hearth::ui {
+
+WorkbenchController::WorkbenchController(TrainingSession* session, LadderRunner* ladder, const WorkbenchViews& views,
+                                         QObject* parent)
+    : QObject(parent), m_session(session), m_ladder(ladder), m_views(views)
+{
+    connectSession();
+    connectLadder();
+    connect(m_views.panel, &ExperimentPanel::validityChanged, this, [this] { Q_EMIT canStartChanged(canStart()); });
+    connect(m_views.history, &HistoryView::openReportRequested, this, &WorkbenchController::openReport);
+    connect(m_views.history, &HistoryView::compareRequested, this, &WorkbenchController::compareRuns);
+}
+
+void WorkbenchController::connectSession()
+{
+    connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString& name) {
+        m_views.live->beginRun(runId, name);
+        Q_EMIT runStatusChanged(tr("Running run %1").arg(runId));
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+    });
+    connect(m_session, &TrainingSession::startFailed, this, [this](const QString& message) {
+        m_views.live->showProblem(tr("The run could not start"), message);
+        Q_EMIT runStatusChanged(tr("Idle"));
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+    });
+    connect(m_session, &TrainingSession::eventsReady, m_views.live, &LiveView::handleEvents);
+    connect(m_session, &TrainingSession::runningChanged, this, [this] {
+        m_views.history->model()->refresh();
+        updateBusy();
+    });
+    connect(m_session, &TrainingSession::runEnded, this,
+            [this](qint64 runId, hearth::RunStatus status, const QString& message) {
+                onRunEnded(runId, static_cast<int>(status), message);
+            });
+}
+
+void WorkbenchController::connectLadder()
+{
+    connect(m_ladder, &LadderRunner::runningChanged, this, &WorkbenchController::updateBusy);
+    connect(m_ladder, &LadderRunner::stepStarted, this, [this](int index, int count, const QString& label) {
+        Q_EMIT statusMessage(tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label), 0);
+    });
+    connect(m_ladder, &LadderRunner::failed, this, [this](const QString& message) {
+        m_views.live->showProblem(tr("The technique ladder could not go on"), message);
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+    });
+    connect(m_ladder, &LadderRunner::finished, this, [this](const QList<qint64>& runIds, bool complete) {
+        Q_EMIT statusMessage(complete ? tr("Technique ladder finished: %n run(s) compared.", nullptr, runIds.size())
+                                      : tr("Technique ladder ended early."),
+                             10000);
+        if (runIds.size() >= 2)
+            compareRuns(runIds);
+    });
+}
+
+void WorkbenchController::onRunEnded(qint64 runId, int status, const QString& message)
+{
+    m_views.history->model()->refresh();
+    m_views.report->showRun(runId);
+    switch (static_cast<hearth::RunStatus>(status)) {
+    case hearth::RunStatus::Completed:
+        Q_EMIT runStatusChanged(tr("Run %1 completed").arg(runId));
+        Q_EMIT statusMessage(tr("Run %1 completed — its report is in the Report tab (Ctrl+2).").arg(runId), 0);
+        break;
+    case hearth::RunStatus::Stopped:
+        Q_EMIT runStatusChanged(tr("Run %1 stopped").arg(runId));
+        break;
+    case hearth::RunStatus::Failed:
+        Q_EMIT runStatusChanged(tr("Run %1 failed").arg(runId));
+        Q_EMIT statusMessage(message, 10000);
+        break;
+    }
+}
+
+bool WorkbenchController::isBusy() const
+{
+    return m_session->isRunning() || m_ladder->isRunning();
+}
+
+bool WorkbenchController::canStart() const
+{
+    return m_views.panel->isValid() && !isBusy();
+}
+
+void WorkbenchController::updateBusy()
+{
+    const bool busy = isBusy();
+    m_views.panel->setRunning(busy);
+    Q_EMIT busyChanged(busy);
+    Q_EMIT canStartChanged(canStart());
+}
+
+bool WorkbenchController::startRun()
+{
+    if (!canStart())
+        return false;
+    const hearth::ExperimentConfig config = m_views.panel->config();
+    m_views.panel->rememberConfig();
+    QString error;
+    // The run row is created on the writer thread: runStarted or startFailed follows.
+    if (!m_session->start(config, &error)) {
+        m_views.live->showProblem(tr("The run could not start"), error);
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+        return false;
+    }
+    return true;
+}
+
+bool WorkbenchController::startLadder(std::optional<int64_t> targetBatch)
+{
+    if (!canStart())
+        return false;
+    m_views.panel->rememberConfig();
+    QString error;
+    if (!m_ladder->start(m_views.panel->config(), targetBatch, &error)) {
+        m_views.live->showProblem(tr("The technique ladder could not start"), error);
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+        return false;
+    }
+    return true;
+}
+
+void WorkbenchController::stopRun()
+{
+    if (!isBusy())
+        return;
+    m_ladder->stop();   // no further ladder steps (does nothing outside a ladder)
+    m_session->stop();
+    Q_EMIT runStatusChanged(tr("Stopping after this step…"));
+}
+
+void WorkbenchController::openReport(qint64 runId)
+{
+    m_views.report->showRun(runId);
+    Q_EMIT tabRequested(WorkbenchTab::Report);
+}
+
+void WorkbenchController::compareRuns(const QList<qint64>& runIds)
+{
+    m_views.compare->setRuns(runIds);
+    m_views.history->selectRuns(runIds);
+    Q_EMIT tabRequested(WorkbenchTab::Compare);
+}
+
+}  // namespace hearth::ui

@@ -1,0 +1,5 @@
+# The experiment panel (left dock): the form, its binding to the config, config diffs.
+target_sources(hearth_ui PRIVATE
+  experiment/ConfigDiff.h experiment/ConfigDiff.cpp
+  experiment/ExperimentForm.h experiment/ExperimentForm.cpp experiment/ExperimentFormBinding.cpp
+  experiment/ExperimentPanel.h experiment/ExperimentPanel.cpp)

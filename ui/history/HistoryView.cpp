@@ -1,0 +1,264 @@
+#include "ui/history/HistoryView.h"
+
+#include "ui/history/HistoryModel.h"
+#include "ui/widgets/Format.h"
+#include "ui/widgets/ValidatedField.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <utility>
+
+namespace hearth::ui {
+
+HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
+    : QWidget(parent), m_model(new HistoryModel(dbPath, this)), m_filter(new HistoryFilterModel(this)),
+      m_table(new QTableView), m_status(new QLabel), m_search(new QLineEdit), m_statusFilter(new QComboBox),
+      m_tag(new QComboBox),
+      m_open(new QPushButton(tr("Open Report"))), m_compare(new QPushButton(tr("Compare"))),
+      m_delete(new QPushButton(tr("Delete…")))
+{
+    m_filter->setSourceModel(m_model);
+    m_table->setObjectName(QStringLiteral("historyTable"));
+    m_table->setModel(m_filter);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(HistoryModel::Id, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::EditKeyPressed);   // F2; double-click opens the report
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->setWordWrap(false);
+    m_table->resizeColumnsToContents();
+
+    m_search->setPlaceholderText(tr("Filter by name, tag, notes…"));
+    m_search->setClearButtonEnabled(true);
+    m_statusFilter->addItem(tr("Any status"), QString());
+    for (const char* s : {"completed", "running", "stopped", "failed", "interrupted"})
+        m_statusFilter->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+    m_status->setObjectName(QStringLiteral("historyStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_compare->setToolTip(tr("Select two or more runs to compare them."));
+    m_open->setDefault(false);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_search, 2);
+    bar->addWidget(m_statusFilter);
+    bar->addWidget(m_tag);
+    bar->addStretch(1);
+    bar->addWidget(m_open);
+    bar->addWidget(m_compare);
+    bar->addWidget(m_delete);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_status);
+    layout->addWidget(m_table, 1);
+
+    connect(m_search, &QLineEdit::textChanged, m_filter, &HistoryFilterModel::setText);
+    connect(m_statusFilter, &QComboBox::currentIndexChanged, this,
+            [this] { m_filter->setStatus(m_statusFilter->currentData().toString()); });
+    connect(m_tag, &QComboBox::currentIndexChanged, this, [this] { m_filter->setTag(m_tag->currentData().toString()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryView::updateActions);
+    connect(m_model, &HistoryModel::modelReset, this, &HistoryView::updateActions);
+    connect(m_model, &HistoryModel::refreshed, this, &HistoryView::updateTagFilter);
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        Q_EMIT openReportRequested(index.data(HistoryModel::RunIdRole).toLongLong());
+    });
+    connect(m_table, &QTableView::customContextMenuRequested, this, &HistoryView::showContextMenu);
+    connect(m_open, &QPushButton::clicked, this, [this] {
+        if (const auto ids = selectedRunIds(); !ids.isEmpty())
+            Q_EMIT openReportRequested(ids.first());
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRunIds()); });
+    connect(m_delete, &QPushButton::clicked, this, &HistoryView::deleteSelected);
+    connect(m_model, &HistoryModel::storeError, this, [this](const QString& message) { showStatus(message, true); });
+    connect(m_model, &HistoryModel::refreshed, this, [this] {
+        if (!m_status->property("problem").toBool())
+            showStatus(QString(), false);   // loaded: "Loading runs…" goes
+        if (!m_selectWhenLoaded.isEmpty())
+            selectRuns(std::exchange(m_selectWhenLoaded, {}));
+    });
+    showStatus(tr("Loading runs…"), false);
+    updateTagFilter();
+    updateActions();
+}
+
+void HistoryView::showStatus(const QString& text, bool problem)
+{
+    m_status->setText(text);
+    m_status->setProperty("problem", problem);
+    QPalette palette = m_status->palette();
+    palette.setColor(QPalette::WindowText, problem ? errorColor() : this->palette().color(QPalette::PlaceholderText));
+    m_status->setPalette(palette);
+    m_status->setVisible(!text.isEmpty());
+}
+
+QString HistoryView::statusText() const
+{
+    return m_status->isVisibleTo(this) ? m_status->text() : QString();
+}
+
+QList<qint64> HistoryView::selectedRunIds() const
+{
+    QList<qint64> ids;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        ids << index.data(HistoryModel::RunIdRole).toLongLong();
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+void HistoryView::selectRuns(const QList<qint64>& ids)
+{
+    if (!m_model->hasLoaded()) {
+        m_selectWhenLoaded = ids;
+        return;
+    }
+    QItemSelection selection;
+    for (qint64 id : ids) {
+        const int row = m_model->rowOf(id);
+        if (row < 0)
+            continue;
+        const QModelIndex index = m_filter->mapFromSource(m_model->index(row, 0));
+        if (index.isValid())
+            selection.select(index, index);
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void HistoryView::updateActions()
+{
+    const int n = static_cast<int>(selectedRunIds().size());
+    m_open->setEnabled(n >= 1);
+    m_compare->setEnabled(n >= 2);
+    m_delete->setEnabled(n >= 1);
+}
+
+void HistoryView::updateTagFilter()
+{
+    const QString current = m_tag->currentData().toString();
+    const QStringList tags = m_model->allTags();
+    QStringList existing;
+    for (int i = 1; i < m_tag->count(); ++i)
+        existing << m_tag->itemData(i).toString();
+    if (existing == tags && m_tag->count() > 0)
+        return;
+    const QSignalBlocker block(m_tag);
+    m_tag->clear();
+    m_tag->addItem(tr("Any tag"), QString());
+    for (const QString& t : tags)
+        m_tag->addItem(t, t);
+    m_tag->setCurrentIndex(std::max(0, m_tag->findData(current)));
+    m_tag->setEnabled(!tags.isEmpty());
+}
+
+void HistoryView::showContextMenu(const QPoint& pos)
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty())
+        return;
+    QMenu menu(this);
+    menu.addAction(tr("Open Report"), this, [this, ids] { Q_EMIT openReportRequested(ids.first()); });
+    QAction* compare = menu.addAction(tr("Compare Selected"), this, [this, ids] { Q_EMIT compareRequested(ids); });
+    compare->setEnabled(ids.size() >= 2);
+    menu.addSeparator();
+    menu.addAction(tr("Rename…"), this, &HistoryView::renameSelected)->setEnabled(ids.size() == 1);
+    menu.addAction(tr("Edit Tags…"), this, &HistoryView::editTags);
+    menu.addAction(tr("Edit Notes…"), this, &HistoryView::editNotes)->setEnabled(ids.size() == 1);
+    menu.addSeparator();
+    menu.addAction(tr("Delete…"), this, &HistoryView::deleteSelected);
+    menu.exec(m_table->viewport()->mapToGlobal(pos));
+}
+
+void HistoryView::renameSelected()
+{
+    showStatus(QString(), false);
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid())
+        m_table->edit(current.siblingAtColumn(HistoryModel::Name));
+}
+
+void HistoryView::editTags()
+{
+    showStatus(QString(), false);
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty())
+        return;
+    const int row = m_model->rowOf(ids.first());
+    const QString current = m_model->data(m_model->index(row, HistoryModel::Tags), Qt::EditRole).toString();
+    bool ok = false;
+    const QString tags = QInputDialog::getText(this, tr("Edit Tags"),
+                                               tr("Tags for %n run(s), separated by commas:", nullptr, int(ids.size())),
+                                               QLineEdit::Normal, current, &ok);
+    if (!ok)
+        return;
+    for (qint64 id : ids)
+        m_model->setData(m_model->index(m_model->rowOf(id), HistoryModel::Tags), tags, Qt::EditRole);
+    updateTagFilter();
+}
+
+void HistoryView::editNotes()
+{
+    showStatus(QString(), false);
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.size() != 1)
+        return;
+    const int row = m_model->rowOf(ids.first());
+    bool ok = false;
+    const QString notes = QInputDialog::getMultiLineText(this, tr("Edit Notes"), tr("Notes for run %1:").arg(ids.first()),
+                                                         qstr(m_model->run(row).notes), &ok);
+    if (ok)
+        m_model->setData(m_model->index(row, HistoryModel::Notes), notes, Qt::EditRole);
+}
+
+void HistoryView::deleteSelected()
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty())
+        return;
+    QStringList names;
+    for (qint64 id : ids) {
+        const auto& r = m_model->run(m_model->rowOf(id));
+        if (r.status == "running") {
+            QMessageBox::information(this, tr("Delete Runs"), tr("Run %1 is still running. Stop it first.").arg(id));
+            return;
+        }
+        names << tr("%1 (%2)").arg(id).arg(qstr(r.name));
+    }
+    const auto answer = QMessageBox::question(
+        this, tr("Delete Runs"),
+        tr("Delete %n run(s)?\n\n%1\n\nTheir metrics, reports and checkpoint files are removed. This cannot be undone.",
+           nullptr, int(ids.size())).arg(names.join(QStringLiteral(", "))),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return;
+    showStatus(QString(), false);
+    for (qint64 id : ids)
+        m_model->deleteRun(id);   // writer jobs; a failure shows above the table
+}
+
+QByteArray HistoryView::saveHeaderState() const
+{
+    return m_table->horizontalHeader()->saveState();
+}
+
+void HistoryView::restoreHeaderState(const QByteArray& state)
+{
+    if (!state.isEmpty())
+        m_table->horizontalHeader()->restoreState(state);
+}
+
+}  // namespace hearth::ui

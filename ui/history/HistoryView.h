@@ -1,0 +1,66 @@
+#pragma once
+// HistoryView: the history of all runs — search, status and tag filters, sortable columns;
+// rename / tag / note / delete; open a run's report or compare the selected runs. Loading and
+// store problems show in a line above the table, never in a dialog that waits.
+
+#include <QList>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+
+namespace hearth::ui {
+
+class HistoryFilterModel;
+class HistoryModel;
+
+class HistoryView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HistoryView(const QString& dbPath, QWidget* parent = nullptr);
+
+    HistoryModel* model() const { return m_model; }
+    HistoryFilterModel* filter() const { return m_filter; }
+    QTableView* table() const { return m_table; }
+    // The line above the table: "Loading runs…", or the last store problem; "" when hidden.
+    QString statusText() const;
+    QList<qint64> selectedRunIds() const;
+    // Selects these runs (once the first load has arrived, when it has not yet).
+    void selectRuns(const QList<qint64>& ids);
+    QByteArray saveHeaderState() const;
+    void restoreHeaderState(const QByteArray& state);
+
+Q_SIGNALS:
+    void openReportRequested(qint64 runId);
+    void compareRequested(const QList<qint64>& runIds);
+
+public Q_SLOTS:
+    void editTags();
+    void editNotes();
+    void renameSelected();
+    void deleteSelected();
+
+private:
+    void updateActions();
+    void updateTagFilter();
+    void showContextMenu(const QPoint& pos);
+    void showStatus(const QString& text, bool problem);
+
+    HistoryModel* m_model;
+    HistoryFilterModel* m_filter;
+    QTableView* m_table;
+    QLabel* m_status;
+    QLineEdit* m_search;
+    QComboBox* m_statusFilter;
+    QComboBox* m_tag;
+    QPushButton* m_open;
+    QPushButton* m_compare;
+    QPushButton* m_delete;
+    QList<qint64> m_selectWhenLoaded;
+};
+
+}  // namespace hearth::ui

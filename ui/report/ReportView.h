@@ -1,0 +1,84 @@
+#pragma once
+// ReportView: the report of one stored run — classification report, confusion matrix heatmap,
+// training curves, misclassified samples, timings, effective config and environment — with
+// export to HTML / Markdown / JSON and the plots to PNG / PDF. The run is read through the
+// view's own StoreLoader, off the GUI thread.
+
+#include "ui/report/ReportExporter.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QSplitter;
+class QTabWidget;
+class QTableWidget;
+class QTreeWidget;
+
+namespace hearth::ui {
+
+class ConfusionMatrixView;
+class SampleBrowser;
+class StoreLoader;
+
+class ReportView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ReportView(const QString& dbPath, QWidget* parent = nullptr);
+
+    qint64 runId() const { return m_runId; }   // the run shown; 0 while none
+    bool isLoading() const;
+    QTableWidget* classificationTable() const { return m_table; }
+    ConfusionMatrixView* confusionMatrix() const { return m_matrix; }
+    SampleBrowser* sampleBrowser() const { return m_samples; }
+    QCustomPlot* curves() const { return m_curves; }
+    const RunReport& report() const { return m_report; }
+
+    // What one load reads: the report, the misclassified test samples and the step curve.
+    struct Loaded {
+        RunReport report;
+        std::vector<hearth::Prediction> mistakes;
+        std::vector<hearth::StepMetrics> steps;
+    };
+
+public Q_SLOTS:
+    // Reads the run off the GUI thread ("Loading run N…" meanwhile) and shows it when it
+    // arrives (loaded), or the store's message in the view when it cannot be read (loadFailed).
+    // A run asked for later replaces one still loading.
+    void showRun(qint64 runId);
+    void reload();
+    void exportInteractively();
+    void savePlotsInteractively();
+
+Q_SIGNALS:
+    void loaded(qint64 runId);
+    void loadFailed(qint64 runId, const QString& message);
+
+private:
+    void display(const Loaded& data);
+    void fillClassification(const std::vector<hearth::Prediction>& mistakes);
+    void fillCurves(const std::vector<hearth::StepMetrics>& steps);
+    void fillDetails();
+    void clearAll(const QString& message);
+
+    StoreLoader* m_loader;
+    qint64 m_runId = 0;
+    RunReport m_report;
+    QLabel* m_title;
+    QLabel* m_subtitle;
+    QPushButton* m_export;
+    QPushButton* m_savePlots;
+    QTabWidget* m_tabs;
+    QSplitter* m_classificationSplit;
+    QTableWidget* m_table;
+    ConfusionMatrixView* m_matrix;
+    QCustomPlot* m_curves;
+    SampleBrowser* m_samples;
+    QTreeWidget* m_details;
+};
+
+}  // namespace hearth::ui

@@ -1,0 +1,210 @@
+#include "ui/report/SampleBrowser.h"
+
+#include "ui/report/IdxImageReader.h"
+#include "ui/widgets/Format.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTextStream>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace hearth::ui {
+
+namespace {
+constexpr int kMaxShown = 600;   // the most confident mistakes first; more is noise in a list
+constexpr int kThumb = 56;
+}  // namespace
+
+SampleBrowser::SampleBrowser(QWidget* parent)
+    : QWidget(parent), m_trueFilter(new QComboBox), m_predFilter(new QComboBox), m_list(new QListWidget),
+      m_preview(new QLabel), m_caption(new QLabel), m_status(new QLabel), m_images(new IdxImageReader)
+{
+    m_list->setObjectName(QStringLiteral("sampleList"));
+    m_list->setUniformItemSizes(true);
+    m_list->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_preview->setMinimumSize(224, 224);
+    m_preview->setAlignment(Qt::AlignCenter);
+    m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_preview->setWordWrap(true);
+    m_caption->setWordWrap(true);
+    m_caption->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_caption->setObjectName(QStringLiteral("sampleCaption"));
+    m_status->setObjectName(QStringLiteral("sampleStatus"));
+
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(new QLabel(tr("True")));
+    filters->addWidget(m_trueFilter);
+    filters->addWidget(new QLabel(tr("Predicted")));
+    filters->addWidget(m_predFilter);
+    filters->addStretch(1);
+    filters->addWidget(m_status);
+    auto* detail = new QWidget;
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->addWidget(m_preview, 0, Qt::AlignHCenter);
+    detailLayout->addWidget(m_caption);
+    detailLayout->addStretch(1);
+    auto* split = new QSplitter;
+    split->addWidget(m_list);
+    split->addWidget(detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(filters);
+    layout->addWidget(split, 1);
+
+    const auto refilter = [this] { rebuild(); };
+    connect(m_trueFilter, &QComboBox::currentIndexChanged, this, refilter);
+    connect(m_predFilter, &QComboBox::currentIndexChanged, this, refilter);
+    connect(m_list, &QListWidget::currentRowChanged, this, &SampleBrowser::showSample);
+}
+
+SampleBrowser::~SampleBrowser() = default;
+
+void SampleBrowser::clear()
+{
+    setRun(QString(), {}, {});
+}
+
+void SampleBrowser::setRun(const QString& configJson, const QStringList& classNames,
+                           std::vector<hearth::Prediction> predictions)
+{
+    const QJsonObject data = QJsonDocument::fromJson(configJson.toUtf8()).object().value("data").toObject();
+    m_dataKind = data.value("kind").toString();
+    m_dataPath = data.value("path").toString();
+    m_testPath = data.value("test_path").toString();
+    m_classNames = classNames;
+    m_predictions = std::move(predictions);
+    std::stable_sort(m_predictions.begin(), m_predictions.end(),
+                     [](const auto& a, const auto& b) { return a.confidence > b.confidence; });
+    if (m_dataKind == QLatin1String("idx")) {
+        const QString file = IdxImageReader::imageFileFor(m_dataPath, QStringLiteral("test"));
+        if (file != m_images->path()) {
+            m_images = std::make_unique<IdxImageReader>();
+            if (!file.isEmpty())
+                m_images->open(file);
+        }
+    }
+    const bool icons = m_dataKind == QLatin1String("idx") && m_images->isOpen();
+    m_list->setViewMode(icons ? QListView::IconMode : QListView::ListMode);
+    m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
+    m_list->setResizeMode(QListView::Adjust);
+    m_list->setGridSize(icons ? QSize(kThumb + 84, kThumb + 3 * fontMetrics().height() + 8) : QSize());
+    m_list->setWordWrap(true);
+    for (QComboBox* combo : {m_trueFilter, m_predFilter}) {
+        const QSignalBlocker block(combo);
+        combo->clear();
+        combo->addItem(tr("any"), -1);
+        for (int i = 0; i < m_classNames.size(); ++i)
+            combo->addItem(m_classNames[i], i);
+    }
+    rebuild();
+}
+
+void SampleBrowser::setFilter(int trueClass, int predicted)
+{
+    {
+        const QSignalBlocker a(m_trueFilter), b(m_predFilter);
+        m_trueFilter->setCurrentIndex(std::max(0, m_trueFilter->findData(trueClass)));
+        m_predFilter->setCurrentIndex(std::max(0, m_predFilter->findData(predicted)));
+    }
+    rebuild();
+}
+
+void SampleBrowser::rebuild()
+{
+    const int wantTrue = m_trueFilter->currentData().isValid() ? m_trueFilter->currentData().toInt() : -1;
+    const int wantPred = m_predFilter->currentData().isValid() ? m_predFilter->currentData().toInt() : -1;
+    m_visible.clear();
+    for (size_t i = 0; i < m_predictions.size(); ++i) {
+        const auto& p = m_predictions[i];
+        if ((wantTrue < 0 || p.true_label == wantTrue) && (wantPred < 0 || p.predicted == wantPred))
+            m_visible.push_back(i);
+    }
+    const size_t total = m_visible.size();
+    if (m_visible.size() > static_cast<size_t>(kMaxShown))
+        m_visible.resize(kMaxShown);
+    const QSignalBlocker block(m_list);
+    m_list->clear();
+    const auto name = [this](int64_t c) { return c >= 0 && c < m_classNames.size() ? m_classNames[int(c)] : QString::number(c); };
+    for (size_t i : m_visible) {
+        const auto& p = m_predictions[i];
+        auto* item = new QListWidgetItem(tr("%1 → %2\n%3").arg(name(p.true_label), name(p.predicted),
+                                                            formatPercent(p.confidence, 0)));
+        if (m_list->viewMode() == QListView::IconMode)
+            item->setIcon(QIcon(QPixmap::fromImage(sampleImage(p).scaled(kThumb, kThumb))));
+        else
+            item->setText(tr("#%1  %2 → %3 (%4)").arg(p.index).arg(name(p.true_label), name(p.predicted),
+                                                                   formatPercent(p.confidence, 0)));
+        item->setTextAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        m_list->addItem(item);
+    }
+    m_status->setText(total == 0 ? tr("No misclassified samples.")
+                                 : total > m_visible.size() ? tr("%1 misclassified (showing the %2 most confident)")
+                                                                  .arg(total).arg(m_visible.size())
+                                                            : tr("%1 misclassified").arg(total));
+    m_preview->clear();
+    m_caption->clear();
+    if (!m_visible.empty())
+        m_list->setCurrentRow(0);
+    showSample(m_list->currentRow());
+}
+
+void SampleBrowser::showSample(int row)
+{
+    if (row < 0 || row >= static_cast<int>(m_visible.size())) {
+        m_preview->setText(m_predictions.empty() ? tr("Misclassified test samples appear here after a run.")
+                                                 : QString());
+        m_caption->clear();
+        return;
+    }
+    const auto& p = m_predictions[m_visible[static_cast<size_t>(row)]];
+    const QImage img = sampleImage(p);
+    if (!img.isNull())
+        m_preview->setPixmap(QPixmap::fromImage(img.scaled(224, 224, Qt::KeepAspectRatio, Qt::FastTransformation)));
+    else
+        m_preview->setText(sampleText(p));
+    const auto name = [this](int64_t c) { return c >= 0 && c < m_classNames.size() ? m_classNames[int(c)] : QString::number(c); };
+    m_caption->setText(tr("Test sample #%1\nTrue: %2\nPredicted: %3 (confidence %4)")
+                           .arg(p.index)
+                           .arg(name(p.true_label), name(p.predicted), formatPercent(p.confidence, 1)));
+}
+
+QImage SampleBrowser::sampleImage(const hearth::Prediction& p) const
+{
+    return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(p.index) : QImage();
+}
+
+QString SampleBrowser::sampleText(const hearth::Prediction& p) const
+{
+    // CSV: the index counts data rows of the split's source file (header excluded).
+    const QString path = m_testPath.isEmpty() ? m_dataPath : m_testPath;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return tr("(%1 is not readable)").arg(path);
+    QTextStream in(&file);
+    const QString header = in.readLine();
+    for (int64_t i = 0; i < p.index && !in.atEnd(); ++i)
+        in.readLine();
+    const QString row = in.readLine();
+    return row.isEmpty() ? tr("(row %1 not found in %2)").arg(p.index).arg(path) : header + QLatin1Char('\n') + row;
+}
+
+int SampleBrowser::visibleCount() const
+{
+    return static_cast<int>(m_visible.size());
+}
+
+QString SampleBrowser::statusText() const
+{
+    return m_status->text();
+}
+
+}  // namespace hearth::ui

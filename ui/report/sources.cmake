@@ -1,0 +1,7 @@
+# The Report tab: one stored run's report, confusion matrix, samples and exports.
+target_sources(hearth_ui PRIVATE
+  report/IdxImageReader.h report/IdxImageReader.cpp
+  report/SampleBrowser.h report/SampleBrowser.cpp
+  report/ConfusionMatrixView.h report/ConfusionMatrixView.cpp
+  report/ReportExporter.h report/ReportExporter.cpp
+  report/ReportView.h report/ReportView.cpp)

@@ -1,0 +1,125 @@
+#include "ui/session/LadderRunner.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "storage/RunEdits.h"
+#include "ui/session/TrainingSession.h"
+#include "ui/session/WriterJobs.h"
+
+#include <QTimer>
+
+namespace hearth::ui {
+
+LadderRunner::LadderRunner(TrainingSession* session, QObject* parent) : QObject(parent), m_session(session)
+{
+    connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString&) { onStepRunStarted(runId); });
+    connect(m_session, &TrainingSession::startFailed, this, [this](const QString& message) {
+        if (m_waitingForRun)
+            fail(message);
+    });
+    connect(m_session, &TrainingSession::runEnded, this,
+            [this](qint64 runId, hearth::RunStatus status, const QString&) { onRunEnded(runId, static_cast<int>(status)); });
+}
+
+bool LadderRunner::start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error)
+{
+    if (m_session->isRunning() || !m_done) {
+        if (error)
+            *error = tr("A run is already in progress.");
+        return false;
+    }
+    try {
+        hearth::LadderOptions options;
+        options.target_batch = targetBatch;
+        m_steps = hearth::buildTechniqueLadder(base, hearth::queryDeviceCapabilities(), options);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_runIds.clear();
+    m_sweepId.reset();
+    m_next = 0;
+    m_done = false;
+    m_waitingForRun = false;
+    m_stopRequested = false;
+    Q_EMIT runningChanged(true);
+    submitToWriter(
+        *m_session->writer(), this,
+        [name = base.name + " ladder"](hearth::sqlite::Connection& db) {
+            return hearth::runedits::createSweep(db, name, "ladder");
+        },
+        [this](int64_t sweepId) {
+            m_sweepId = sweepId;
+            if (m_stopRequested)
+                end(false);
+            else
+                startStep();
+        },
+        [this](const QString& message) { fail(tr("Could not record the ladder: %1").arg(message)); });
+    return true;
+}
+
+void LadderRunner::startStep()
+{
+    const auto& step = m_steps[static_cast<size_t>(m_next)];
+    ++m_next;
+    QString error;
+    m_waitingForRun = true;
+    if (!m_session->start(step.config, &error, m_sweepId))
+        fail(error);
+}
+
+void LadderRunner::onStepRunStarted(qint64 runId)
+{
+    if (!m_waitingForRun)
+        return;   // a run the ladder did not start
+    m_waitingForRun = false;
+    m_runIds << runId;
+    const auto& step = m_steps[static_cast<size_t>(m_next - 1)];
+    Q_EMIT stepStarted(m_next - 1, static_cast<int>(m_steps.size()), QString::fromStdString(step.label));
+}
+
+void LadderRunner::stop()
+{
+    if (m_done)
+        return;
+    m_stopRequested = true;
+    m_session->stop();   // also a step whose run is still being created
+}
+
+void LadderRunner::fail(const QString& message)
+{
+    m_waitingForRun = false;
+    Q_EMIT failed(message);
+    end(false);
+}
+
+void LadderRunner::end(bool complete)
+{
+    m_done = true;
+    Q_EMIT runningChanged(false);
+    Q_EMIT finished(m_runIds, complete);
+}
+
+void LadderRunner::onRunEnded(qint64 runId, int status)
+{
+    if (m_done || m_runIds.isEmpty() || m_runIds.back() != runId)
+        return;   // a run the ladder did not start
+    const bool completed = static_cast<hearth::RunStatus>(status) == hearth::RunStatus::Completed;
+    if (!completed || m_stopRequested || m_next >= static_cast<int>(m_steps.size())) {
+        end(completed && !m_stopRequested);
+        return;
+    }
+    // The next step starts once this run's end has reached every receiver (the window shows the
+    // ended run's status and report first), not from inside the signal that announces it.
+    QTimer::singleShot(0, this, [this] {
+        if (m_done)
+            return;
+        if (m_stopRequested)
+            end(false);
+        else
+            startStep();   // fails the ladder itself when the step cannot start
+    });
+}
+
+}  // namespace hearth::ui

@@ -1,0 +1,63 @@
+#pragma once
+// LadderRunner: runs the technique ladder (engine/run/TechniqueLadder.h) from the workbench —
+// one run per step through the TrainingSession, grouped as one sweep in the store — and reports
+// the run ids when the last step ends, for the Compare view's speed-study chart. The sweep and
+// each step's run are created by writer jobs: nothing here waits on the database.
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/run/TechniqueLadder.h"
+
+#include <QList>
+#include <QObject>
+
+#include <optional>
+#include <vector>
+
+namespace hearth::ui {
+
+class TrainingSession;
+
+class LadderRunner final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LadderRunner)
+
+public:
+    explicit LadderRunner(TrainingSession* session, QObject* parent = nullptr);
+
+    // Builds the steps for `base` on this machine, then asks for the sweep and starts the first
+    // step once it exists. False with `error` set when nothing started (e.g. a run is in
+    // progress, bad target batch); later problems come as failed() and finished(.., false).
+    bool start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error = nullptr);
+    void stop();                          // stops the current step; later steps do not start
+    bool isRunning() const { return !m_done; }
+    const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
+    const QList<qint64>& runIds() const { return m_runIds; }  // the steps' runs so far
+
+Q_SIGNALS:
+    // From start() until finished: the window keeps Start disabled in between, also while the
+    // sweep is being created and between two steps.
+    void runningChanged(bool running);
+    void stepStarted(int index, int count, const QString& label);
+    // The sweep or a step's run could not be created; finished(.., false) follows.
+    void failed(const QString& message);
+    // After the last step, or after a step that did not complete (complete == false).
+    void finished(const QList<qint64>& runIds, bool complete);
+
+private:
+    void startStep();
+    void onStepRunStarted(qint64 runId);
+    void onRunEnded(qint64 runId, int status);
+    void fail(const QString& message);
+    void end(bool complete);
+
+    TrainingSession* m_session;
+    std::vector<hearth::LadderStep> m_steps;
+    QList<qint64> m_runIds;
+    std::optional<int64_t> m_sweepId;
+    int m_next = 0;
+    bool m_done = true;
+    bool m_waitingForRun = false;         // a step was asked of the session; its run not started yet
+    bool m_stopRequested = false;
+};
+
+}  // namespace hearth::ui

@@ -1,0 +1,5 @@
+# Small pieces every view uses: number formats, plot theme, the validated field.
+target_sources(hearth_ui PRIVATE
+  widgets/Format.h widgets/Format.cpp
+  widgets/PlotTheme.h widgets/PlotTheme.cpp
+  widgets/ValidatedField.h widgets/ValidatedField.cpp)
