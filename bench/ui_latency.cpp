@@ -7,9 +7,9 @@
 //     and zoomed in. Target: < 33 ms per replot (30 fps).
 // Usage: QT_QPA_PLATFORM=offscreen ui_latency [--samples N] [--epochs N] [--threads N]
 #include "engine/config/ExperimentConfig.h"
-#include "ui/LivePlots.h"
-#include "ui/LiveView.h"
-#include "ui/TrainingSession.h"
+#include "ui/live/LivePlots.h"
+#include "ui/live/LiveView.h"
+#include "ui/session/TrainingSession.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -91,6 +91,11 @@ LatencyResult measureEventLoopDuringTraining(int64_t samples, int64_t epochs, in
                              std::printf("    run ended at t=%.3f s\n", clock.nsecsElapsed() / 1e9);
                          loop.quit();
                      });
+    // The run row is created on the writer thread; a store that refuses it ends the measurement.
+    QObject::connect(&session, &hearth::ui::TrainingSession::startFailed, &loop, [&](const QString& message) {
+        result.status = message;
+        loop.quit();
+    });
 
     qint64 last = 0;
     double lastCpu = 0.0;

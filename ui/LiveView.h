@@ -1,4 +1,0 @@
-#pragma once
-// Forwarding header for bench/ui_latency.cpp, which still includes the flat ui/ path (bench/ is
-// edited on another branch). Remove once it includes "ui/live/LiveView.h".
-#include "ui/live/LiveView.h"
