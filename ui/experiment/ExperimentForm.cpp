@@ -1,5 +1,7 @@
 #include "ui/experiment/ExperimentForm.h"
 
+#include "engine/config/ConfigSchema.h"
+
 #include "ui/widgets/Format.h"
 #include "ui/widgets/ValidatedField.h"
 
@@ -26,12 +28,7 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(buildGeneral());
-    layout->addWidget(buildData());
-    layout->addWidget(buildModel());
-    layout->addWidget(buildOptimization());
-    layout->addWidget(buildSpeed());
-    layout->addWidget(buildDevices());
+    buildGroups(layout);
     layout->addStretch(1);
     setConfig(hearth::ExperimentConfig{});
 }
@@ -146,125 +143,72 @@ QLineEdit* ExperimentForm::addPath(QFormLayout* form, const std::string& key, co
     return edit;
 }
 
-QWidget* ExperimentForm::buildGeneral()
+// One group per ConfigKey::group, in the key table's order; each key's editor follows from its
+// description (type, choices, range, widget hint), its label and help text too.
+void ExperimentForm::buildGroups(QVBoxLayout* layout)
 {
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Experiment"), &group);
-    addText(f, "name", tr("Name"), tr("The run's name in the history."));
-    addText(f, "seed", tr("Seed"), tr("Seeds the split, the model's initial weights and shuffling."));
-    return group;
+    std::map<std::string, QFormLayout*> groups;
+    for (const hearth::ConfigKey& key : hearth::configSchema()) {
+        QFormLayout*& f = groups[key.group];
+        if (!f) {
+            QWidget* group = nullptr;
+            f = newGroup(qstr(key.group), &group);
+            layout->addWidget(group);
+            if (key.group == "Devices") {
+                m_capabilities = new QLabel(this);
+                m_capabilities->setObjectName(QStringLiteral("capabilities"));
+                m_capabilities->setWordWrap(true);
+                f->addRow(m_capabilities);
+            }
+        }
+        addKey(f, key);
+    }
 }
 
-QWidget* ExperimentForm::buildData()
+void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
 {
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Data"), &group);
-    addChoice(f, "data.kind", tr("Kind"), {QStringLiteral("idx"), QStringLiteral("csv")},
-              tr("idx: MNIST/Fashion-MNIST files in a folder; csv: a table with a label column."));
-    addPath(f, "data.path", tr("Source"), tr("idx: the folder with the *-idx?-ubyte(.gz) files; csv: the training "
-                                             "file. Drop a folder or CSV file onto the window to set it."), true);
-    addPath(f, "data.val_path", tr("Validation file"), tr("csv only: an explicit validation file "
-                                                          "(empty: split off data.val_fraction)."), false);
-    addPath(f, "data.test_path", tr("Test file"), tr("csv only: an explicit test file "
-                                                     "(empty: split off data.test_fraction)."), false);
-    addText(f, "data.label_column", tr("Label column"), tr("csv only: the column holding the class label."));
-    addFraction(f, "data.val_fraction", tr("Validation share"), tr("Share of the training data held out for "
-                                                                    "validation."));
-    addFraction(f, "data.test_fraction", tr("Test share"), tr("csv without a test file: share held out for test."));
-    QSpinBox* limit = addInt(f, "data.limit", tr("Limit"), 0, std::numeric_limits<int>::max(),
-                             tr("Use only the first N training samples (validation and test scaled alike) "
-                                "for quick experiments."));
-    limit->setSpecialValueText(tr("all samples"));
-    limit->setSingleStep(100);
-    return group;
-}
-
-QWidget* ExperimentForm::buildModel()
-{
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Model"), &group);
-    addChoice(f, "model.name", tr("Architecture"), {QStringLiteral("cnn"), QStringLiteral("mlp")},
-              tr("cnn: convolution blocks for images; mlp: fully connected layers for any input."));
-    addText(f, "model.hidden", tr("Hidden widths"), tr("mlp: widths of the hidden layers, e.g. 256, 128."));
-    addText(f, "model.channels", tr("Channels"), tr("cnn: output channels of each convolution block (1 to 4), "
-                                                    "e.g. 32, 64."));
-    addFraction(f, "model.dropout", tr("Dropout"), tr("Probability of zeroing activations during training."));
-    return group;
-}
-
-QWidget* ExperimentForm::buildOptimization()
-{
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Optimization"), &group);
-    addInt(f, "trainer.max_epochs", tr("Epochs"), 0, 100000, tr("Passes over the training data."));
-    addInt(f, "trainer.batch_size", tr("Batch size"), 0, 1 << 20, tr("Samples per micro-batch."));
-    addChoice(f, "optimizer.name", tr("Optimizer"), {"adam", "adamw", "sgd", "adagrad"}, tr("The update rule."));
-    addText(f, "optimizer.lr", tr("Learning rate"), tr("Step size, e.g. 0.001 or 1e-3."));
-    addText(f, "optimizer.weight_decay", tr("Weight decay"), tr("L2 penalty (adamw: decoupled)."));
-    addText(f, "optimizer.momentum", tr("Momentum"), tr("sgd only."));
-    addText(f, "optimizer.beta1", tr("Beta 1"), tr("adam/adamw: decay of the first moment."));
-    addText(f, "optimizer.beta2", tr("Beta 2"), tr("adam/adamw: decay of the second moment."));
-    addText(f, "optimizer.eps", tr("Epsilon"), tr("adam/adamw/adagrad: added to the denominator."));
-    addChoice(f, "scheduler.name", tr("LR schedule"), {"none", "step", "cosine", "linear-warmup"},
-              tr("How the learning rate changes over the run."));
-    addInt(f, "scheduler.step_size", tr("Step every"), 0, 100000, tr("step: epochs between decays."));
-    addText(f, "scheduler.gamma", tr("Decay factor"), tr("step: multiply the learning rate by this."));
-    addInt(f, "scheduler.warmup_steps", tr("Warm-up steps"), -1, 10000000, tr("linear-warmup: optimizer steps of "
-                                                                               "warm-up."));
-    addText(f, "scheduler.min_lr", tr("Final LR"), tr("cosine / linear-warmup: the learning rate at the end."));
-    addText(f, "trainer.gradient_clip_val", tr("Clip gradients"), tr("Clip the gradient norm to this value; "
-                                                                     "empty: no clipping."), tr("off"));
-    addInt(f, "trainer.log_every_n_steps", tr("Log every"), 0, 100000, tr("Optimizer steps between logged "
-                                                                          "metrics (plots and history)."));
-    addChoice(f, "trainer.checkpoint.monitor", tr("Keep best by"), {"val_acc", "val_loss"},
-              tr("The validation metric that picks the best checkpoint (tested at the end)."));
-    addChoice(f, "trainer.checkpoint.mode", tr("Best is"), {"max", "min"}, tr("Whether higher or lower is better."));
-    addFlag(f, "trainer.deterministic", tr("Deterministic algorithms"), tr("Reproducible results, possibly slower."));
-    return group;
-}
-
-QWidget* ExperimentForm::buildSpeed()
-{
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Speed"), &group);
-    addChoice(f, "trainer.precision", tr("Precision"), {"32-true", "16-mixed", "bf16-mixed"},
-              tr("32-true: float32; 16-mixed: float16 autocast with a gradient scaler (CUDA); bf16-mixed: "
-                 "bfloat16 autocast."));
-    addInt(f, "trainer.accumulate_grad_batches", tr("Accumulate batches"), 0, 4096,
-           tr("Micro-batches per optimizer step (a larger effective batch in the same memory)."));
-    addInt(f, "trainer.num_workers", tr("Loader workers"), -1, 256, tr("Threads preparing batches; 0 loads on the "
-                                                                       "training thread."));
-    addInt(f, "trainer.prefetch_factor", tr("Prefetch per worker"), 0, 64, tr("Batches each worker prepares "
-                                                                              "ahead."));
-    addFlag(f, "trainer.persistent_workers", tr("Persistent workers"), tr("Keep loader workers between epochs."));
-    addFlag(f, "trainer.pin_memory", tr("Pin memory"), tr("Page-locked host buffers for faster, asynchronous "
-                                                          "copies to the GPU."));
-    QSpinBox* threads = addInt(f, "trainer.num_threads", tr("CPU threads"), -1, 1024,
-                               tr("LibTorch intra-op threads."));
-    threads->setSpecialValueText(tr("default"));
-    threads->setMinimum(0);
-    addFlag(f, "trainer.cudnn_benchmark", tr("cuDNN benchmark"), tr("CUDA: let cuDNN time kernels and pick the "
-                                                                    "fastest."));
-    addFlag(f, "trainer.tf32", tr("TF32 matmuls"), tr("CUDA Ampere+: TensorFloat-32 for float32 matrix products."));
-    addFlag(f, "trainer.channels_last", tr("Channels last"), tr("cnn: NHWC memory layout (faster convolutions on "
-                                                                "tensor cores)."));
-    return group;
-}
-
-QWidget* ExperimentForm::buildDevices()
-{
-    QWidget* group = nullptr;
-    QFormLayout* f = newGroup(tr("Devices"), &group);
-    m_capabilities = new QLabel(this);
-    m_capabilities->setObjectName(QStringLiteral("capabilities"));
-    m_capabilities->setWordWrap(true);
-    f->addRow(m_capabilities);
-    addChoice(f, "trainer.accelerator", tr("Accelerator"), {"auto", "cpu", "cuda"},
-              tr("auto: the GPU when there is one, else the CPU."));
-    addInt(f, "trainer.devices", tr("GPU count"), 0, 64, tr("Devices to train on."));
-    addChoice(f, "trainer.strategy", tr("Strategy"), {"auto", "ddp", "zero1", "zero2"},
-              tr("How several devices share the work."));
-    return group;
+    using hearth::ConfigType;
+    using hearth::ConfigWidget;
+    const QString label = qstr(key.label);
+    const QString help = qstr(key.help);
+    switch (key.type) {
+    case ConfigType::Bool:
+        addFlag(f, key.key, label, help);
+        return;
+    case ConfigType::String:
+        if (!key.choices.empty()) {
+            QStringList values;
+            for (const auto& c : key.choices)
+                values << qstr(c);
+            addChoice(f, key.key, label, values, help);
+        } else if (key.widget == ConfigWidget::Path || key.widget == ConfigWidget::DirectoryOrFile) {
+            addPath(f, key.key, label, help, key.widget == ConfigWidget::DirectoryOrFile);
+        } else {
+            addText(f, key.key, label, help);
+        }
+        return;
+    case ConfigType::Int: {
+        // One below the allowed minimum, so an impossible value can be typed and is explained,
+        // not silently clamped; a key whose 0 means "unset" starts at 0 and shows what that means.
+        const double lowest = key.zero_is_null ? 0.0 : key.min.value_or(0.0) - 1.0;
+        const double highest = std::min<double>(key.max.value_or(std::numeric_limits<int>::max()),
+                                                std::numeric_limits<int>::max());
+        QSpinBox* spin = addInt(f, key.key, label, static_cast<int>(lowest), static_cast<int>(highest), help);
+        if (key.zero_is_null)
+            spin->setSpecialValueText(qstr(key.null_label));
+        return;
+    }
+    case ConfigType::Double:
+        if (key.widget == ConfigWidget::Fraction)
+            addFraction(f, key.key, label, help);
+        else
+            addText(f, key.key, label, help, key.nullable ? qstr(key.null_label) : QString());
+        return;
+    case ConfigType::UInt:
+    case ConfigType::IntList:
+        addText(f, key.key, label, help);
+        return;
+    }
 }
 
 void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
@@ -281,6 +225,29 @@ void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
     }
     text += caps.distributed ? tr(" · distributed available") : QString();
     m_capabilities->setText(text);
+    offerWhatCanRun(caps);
+}
+
+// Choices and ranges follow what validation accepts on this machine: 16-mixed only with CUDA (or
+// CPU float16 autocast), cuda only with a GPU, one device and strategy auto until a distributed
+// strategy exists. A loaded value outside them stays selectable, so validation names it.
+void ExperimentForm::offerWhatCanRun(const hearth::DeviceCapabilities& caps)
+{
+    const bool wasLoading = m_loading;
+    m_loading = true;
+    for (const hearth::ConfigKey& key : hearth::configSchema()) {
+        if (const auto combo = m_choices.find(key.key); combo != m_choices.end()) {
+            const std::string current = choice(key.key);
+            combo->second->clear();
+            for (const auto& value : hearth::offeredChoices(key, caps))
+                combo->second->addItem(qstr(value), qstr(value));
+            setChoice(key.key, current);
+        } else if (const auto spin = m_ints.find(key.key); spin != m_ints.end()) {
+            if (const auto max = hearth::offeredMax(key, caps))
+                spin->second->setMaximum(static_cast<int>(std::min<double>(*max, std::numeric_limits<int>::max())));
+        }
+    }
+    m_loading = wasLoading;
 }
 
 void ExperimentForm::setDataSource(const QString& path)

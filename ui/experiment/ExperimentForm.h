@@ -1,8 +1,9 @@
 #pragma once
-// ExperimentForm: every ExperimentConfig field as an editor, grouped Data / Model /
-// Optimization / Speed / Devices, converting to and from the config and showing problems in
-// place. Each editor's objectName is its dotted config key ("trainer.batch_size").
+// ExperimentForm: every ExperimentConfig key as an editor, built from the key table
+// (ConfigSchema: group, label, help, type, choices, range), converting to and from the config and
+// showing problems in place. Each editor's objectName is its dotted config key ("trainer.batch_size").
 
+#include "engine/config/ConfigSchema.h"
 #include "engine/config/ExperimentConfig.h"
 
 #include <QWidget>
@@ -18,6 +19,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QVBoxLayout;
 
 namespace hearth::ui {
 
@@ -44,12 +46,9 @@ Q_SIGNALS:
     void changed();
 
 private:
-    QWidget* buildGeneral();
-    QWidget* buildData();
-    QWidget* buildModel();
-    QWidget* buildOptimization();
-    QWidget* buildSpeed();
-    QWidget* buildDevices();
+    void buildGroups(QVBoxLayout* layout);
+    void addKey(QFormLayout* form, const hearth::ConfigKey& key);
+    void offerWhatCanRun(const hearth::DeviceCapabilities& caps);
 
     QFormLayout* newGroup(const QString& title, QWidget** group);
     void addField(QFormLayout* form, const std::string& key, const QString& label, QWidget* editor,
@@ -65,8 +64,9 @@ private:
     QLineEdit* addPath(QFormLayout* form, const std::string& key, const QString& label, const QString& tip,
                        bool folderChoice);
 
-    void setTrainer(const hearth::TrainerConfig& trainer);
-    void readTrainer(hearth::TrainerConfig& trainer, TextReader& read) const;
+    // One key's editor <-> its config field, by the key's type (ConfigSchema).
+    void showValue(const hearth::ConfigKey& key, const hearth::ExperimentConfig& config);
+    void readValue(const hearth::ConfigKey& key, hearth::ExperimentConfig& config, TextReader& read) const;
     void browse(const std::string& key, bool folder);
     void updateApplicability();
     void onEdited();

@@ -1,5 +1,8 @@
-// ExperimentForm <-> ExperimentConfig: which editor holds which field, and how text becomes values.
+// ExperimentForm <-> ExperimentConfig through the key table: each key's editor shows and reads its
+// field by the field's type; text that is not a number becomes an issue under its key.
 #include "ui/experiment/ExperimentForm.h"
+
+#include "engine/config/ConfigSchema.h"
 
 #include "ui/widgets/Format.h"
 
@@ -11,8 +14,10 @@
 #include <QRegularExpression>
 #include <QSpinBox>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 namespace hearth::ui {
 
@@ -105,91 +110,11 @@ double ExperimentForm::fraction(const std::string& key) const
 void ExperimentForm::setConfig(const hearth::ExperimentConfig& c)
 {
     m_loading = true;
-    setText("name", qstr(c.name));
-    setText("seed", QString::number(c.seed));
-    setChoice("data.kind", c.data.kind);
-    setText("data.path", qstr(c.data.path));
-    setText("data.val_path", qstr(c.data.val_path.value_or(std::string())));
-    setText("data.test_path", qstr(c.data.test_path.value_or(std::string())));
-    setText("data.label_column", qstr(c.data.label_column));
-    setFraction("data.val_fraction", c.data.val_fraction);
-    setFraction("data.test_fraction", c.data.test_fraction);
-    m_ints.at("data.limit")->setValue(static_cast<int>(std::min<int64_t>(c.data.limit.value_or(0),
-                                                                         std::numeric_limits<int>::max())));
-    setChoice("model.name", c.model.name);
-    setText("model.hidden", joinInts(c.model.hidden));
-    setText("model.channels", joinInts(c.model.channels));
-    setFraction("model.dropout", c.model.dropout);
-    const auto& o = c.optimizer;
-    setChoice("optimizer.name", o.name);
-    setText("optimizer.lr", number(o.lr));
-    setText("optimizer.weight_decay", number(o.weight_decay));
-    setText("optimizer.momentum", number(o.momentum));
-    setText("optimizer.beta1", number(o.beta1));
-    setText("optimizer.beta2", number(o.beta2));
-    setText("optimizer.eps", number(o.eps));
-    const auto& s = c.scheduler;
-    setChoice("scheduler.name", s.name);
-    m_ints.at("scheduler.step_size")->setValue(static_cast<int>(s.step_size));
-    setText("scheduler.gamma", number(s.gamma));
-    m_ints.at("scheduler.warmup_steps")->setValue(static_cast<int>(s.warmup_steps));
-    setText("scheduler.min_lr", number(s.min_lr));
-    setTrainer(c.trainer);
+    for (const hearth::ConfigKey& key : hearth::configSchema())
+        showValue(key, c);
     m_loading = false;
     updateApplicability();
     Q_EMIT changed();
-}
-
-void ExperimentForm::setTrainer(const hearth::TrainerConfig& t)
-{
-    const auto setInt = [this](const std::string& key, int64_t v) {
-        m_ints.at(key)->setValue(static_cast<int>(std::clamp<int64_t>(v, std::numeric_limits<int>::min(),
-                                                                      std::numeric_limits<int>::max())));
-    };
-    setInt("trainer.max_epochs", t.max_epochs);
-    setInt("trainer.batch_size", t.batch_size);
-    setInt("trainer.accumulate_grad_batches", t.accumulate_grad_batches);
-    setInt("trainer.devices", t.devices);
-    setInt("trainer.num_workers", t.num_workers);
-    setInt("trainer.prefetch_factor", t.prefetch_factor);
-    setInt("trainer.log_every_n_steps", t.log_every_n_steps);
-    setInt("trainer.num_threads", t.num_threads);
-    setChoice("trainer.precision", t.precision);
-    setChoice("trainer.accelerator", t.accelerator);
-    setChoice("trainer.strategy", t.strategy);
-    setChoice("trainer.checkpoint.monitor", t.checkpoint.monitor);
-    setChoice("trainer.checkpoint.mode", t.checkpoint.mode);
-    m_flags.at("trainer.pin_memory")->setChecked(t.pin_memory);
-    m_flags.at("trainer.persistent_workers")->setChecked(t.persistent_workers);
-    m_flags.at("trainer.deterministic")->setChecked(t.deterministic);
-    m_flags.at("trainer.cudnn_benchmark")->setChecked(t.cudnn_benchmark);
-    m_flags.at("trainer.tf32")->setChecked(t.tf32);
-    m_flags.at("trainer.channels_last")->setChecked(t.channels_last);
-    setText("trainer.gradient_clip_val", t.gradient_clip_val ? number(*t.gradient_clip_val) : QString());
-}
-
-void ExperimentForm::readTrainer(hearth::TrainerConfig& t, TextReader& read) const
-{
-    t.max_epochs = m_ints.at("trainer.max_epochs")->value();
-    t.batch_size = m_ints.at("trainer.batch_size")->value();
-    t.accumulate_grad_batches = m_ints.at("trainer.accumulate_grad_batches")->value();
-    t.devices = m_ints.at("trainer.devices")->value();
-    t.num_workers = m_ints.at("trainer.num_workers")->value();
-    t.prefetch_factor = m_ints.at("trainer.prefetch_factor")->value();
-    t.log_every_n_steps = m_ints.at("trainer.log_every_n_steps")->value();
-    t.num_threads = m_ints.at("trainer.num_threads")->value();
-    t.precision = choice("trainer.precision");
-    t.accelerator = choice("trainer.accelerator");
-    t.strategy = choice("trainer.strategy");
-    t.checkpoint.monitor = choice("trainer.checkpoint.monitor");
-    t.checkpoint.mode = choice("trainer.checkpoint.mode");
-    t.pin_memory = m_flags.at("trainer.pin_memory")->isChecked();
-    t.persistent_workers = m_flags.at("trainer.persistent_workers")->isChecked();
-    t.deterministic = m_flags.at("trainer.deterministic")->isChecked();
-    t.cudnn_benchmark = m_flags.at("trainer.cudnn_benchmark")->isChecked();
-    t.tf32 = m_flags.at("trainer.tf32")->isChecked();
-    t.channels_last = m_flags.at("trainer.channels_last")->isChecked();
-    t.gradient_clip_val = read.optionalReal("trainer.gradient_clip_val", text("trainer.gradient_clip_val"));
 }
 
 hearth::ExperimentConfig ExperimentForm::config(std::vector<hearth::ConfigIssue>* parseIssues) const
@@ -197,41 +122,78 @@ hearth::ExperimentConfig ExperimentForm::config(std::vector<hearth::ConfigIssue>
     std::vector<hearth::ConfigIssue> local;
     TextReader read(parseIssues ? parseIssues : &local);
     hearth::ExperimentConfig c;
-    c.name = text("name").trimmed().toStdString();
-    c.seed = read.unsignedInt("seed", text("seed"), c.seed);
-    c.data.kind = choice("data.kind");
-    c.data.path = text("data.path").trimmed().toStdString();
-    const auto optionalPath = [this](const std::string& key) -> std::optional<std::string> {
-        const QString t = text(key).trimmed();
-        return t.isEmpty() ? std::nullopt : std::optional<std::string>(t.toStdString());
-    };
-    c.data.val_path = optionalPath("data.val_path");
-    c.data.test_path = optionalPath("data.test_path");
-    c.data.label_column = text("data.label_column").trimmed().toStdString();
-    c.data.val_fraction = fraction("data.val_fraction");
-    c.data.test_fraction = fraction("data.test_fraction");
-    const int limit = m_ints.at("data.limit")->value();
-    c.data.limit = limit > 0 ? std::optional<int64_t>(limit) : std::nullopt;
-    c.model.name = choice("model.name");
-    c.model.hidden = read.ints("model.hidden", text("model.hidden"), c.model.hidden);
-    c.model.channels = read.ints("model.channels", text("model.channels"), c.model.channels);
-    c.model.dropout = fraction("model.dropout");
-    auto& o = c.optimizer;
-    o.name = choice("optimizer.name");
-    o.lr = read.real("optimizer.lr", text("optimizer.lr"), o.lr);
-    o.weight_decay = read.real("optimizer.weight_decay", text("optimizer.weight_decay"), o.weight_decay);
-    o.momentum = read.real("optimizer.momentum", text("optimizer.momentum"), o.momentum);
-    o.beta1 = read.real("optimizer.beta1", text("optimizer.beta1"), o.beta1);
-    o.beta2 = read.real("optimizer.beta2", text("optimizer.beta2"), o.beta2);
-    o.eps = read.real("optimizer.eps", text("optimizer.eps"), o.eps);
-    auto& s = c.scheduler;
-    s.name = choice("scheduler.name");
-    s.step_size = m_ints.at("scheduler.step_size")->value();
-    s.gamma = read.real("scheduler.gamma", text("scheduler.gamma"), s.gamma);
-    s.warmup_steps = m_ints.at("scheduler.warmup_steps")->value();
-    s.min_lr = read.real("scheduler.min_lr", text("scheduler.min_lr"), s.min_lr);
-    readTrainer(c.trainer, read);
+    for (const hearth::ConfigKey& key : hearth::configSchema())
+        readValue(key, c, read);
     return c;
+}
+
+void ExperimentForm::showValue(const hearth::ConfigKey& key, const hearth::ExperimentConfig& config)
+{
+    const std::string& k = key.key;
+    const auto clampInt = [](int64_t v) {
+        return static_cast<int>(std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+    };
+    std::visit(
+        [&](auto* field) {
+            using V = std::remove_pointer_t<decltype(field)>;
+            if constexpr (std::is_same_v<V, std::string>) {
+                if (m_choices.count(k))
+                    setChoice(k, *field);
+                else
+                    setText(k, qstr(*field));
+            } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
+                setText(k, qstr(field->value_or(std::string())));
+            } else if constexpr (std::is_same_v<V, bool>) {
+                m_flags.at(k)->setChecked(*field);
+            } else if constexpr (std::is_same_v<V, int64_t>) {
+                m_ints.at(k)->setValue(clampInt(*field));
+            } else if constexpr (std::is_same_v<V, std::optional<int64_t>>) {
+                m_ints.at(k)->setValue(clampInt(field->value_or(0)));   // 0: the special "unset" value
+            } else if constexpr (std::is_same_v<V, uint64_t>) {
+                setText(k, QString::number(*field));
+            } else if constexpr (std::is_same_v<V, double>) {
+                if (m_fractions.count(k))
+                    setFraction(k, *field);
+                else
+                    setText(k, number(*field));
+            } else if constexpr (std::is_same_v<V, std::optional<double>>) {
+                setText(k, *field ? number(**field) : QString());
+            } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+                setText(k, joinInts(*field));
+            }
+        },
+        key.field(const_cast<hearth::ExperimentConfig&>(config)));
+}
+
+void ExperimentForm::readValue(const hearth::ConfigKey& key, hearth::ExperimentConfig& config, TextReader& read) const
+{
+    const std::string& k = key.key;
+    std::visit(
+        [&](auto* field) {
+            using V = std::remove_pointer_t<decltype(field)>;
+            if constexpr (std::is_same_v<V, std::string>) {
+                *field = m_choices.count(k) ? choice(k) : text(k).trimmed().toStdString();
+            } else if constexpr (std::is_same_v<V, std::optional<std::string>>) {
+                const QString t = text(k).trimmed();
+                *field = t.isEmpty() ? std::nullopt : std::optional<std::string>(t.toStdString());
+            } else if constexpr (std::is_same_v<V, bool>) {
+                *field = m_flags.at(k)->isChecked();
+            } else if constexpr (std::is_same_v<V, int64_t>) {
+                *field = m_ints.at(k)->value();
+            } else if constexpr (std::is_same_v<V, std::optional<int64_t>>) {
+                const int v = m_ints.at(k)->value();
+                *field = v > 0 ? std::optional<int64_t>(v) : std::nullopt;
+            } else if constexpr (std::is_same_v<V, uint64_t>) {
+                *field = read.unsignedInt(k, text(k), *field);
+            } else if constexpr (std::is_same_v<V, double>) {
+                *field = m_fractions.count(k) ? fraction(k) : read.real(k, text(k), *field);
+            } else if constexpr (std::is_same_v<V, std::optional<double>>) {
+                *field = read.optionalReal(k, text(k));
+            } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+                *field = read.ints(k, text(k), *field);
+            }
+        },
+        key.field(config));
 }
 
 }  // namespace hearth::ui

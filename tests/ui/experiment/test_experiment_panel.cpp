@@ -2,6 +2,7 @@
 // messages, blocks Start while invalid, and reads/writes the CLI's JSON files.
 #include "UiTestSupport.h"
 
+#include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
 #include "ui/experiment/ExperimentForm.h"
 #include "ui/experiment/ExperimentPanel.h"
@@ -157,6 +158,53 @@ private Q_SLOTS:
         combo->setCurrentIndex(combo->findData(QStringLiteral("ddp")));
         QVERIFY(!strategy.isValid());
         QVERIFY(!strategy.form()->fieldMessage("trainer.strategy").isEmpty());
+    }
+
+    void everyKeyHasItsEditorLabelledFromTheKeyTable()
+    {
+        ExperimentPanel panel;
+        for (const auto& key : hearth::configSchema()) {
+            QWidget* editor = panel.form()->findChild<QWidget*>(QString::fromStdString(key.key));
+            QVERIFY2(editor, key.key.c_str());
+            // The help text of the table is the editor's tooltip (with the key appended).
+            const QWidget* tipped = editor;
+            while (tipped && tipped->toolTip().isEmpty())
+                tipped = tipped->parentWidget();
+            QVERIFY2(tipped && tipped->toolTip().contains(QString::fromStdString(key.help)), key.key.c_str());
+        }
+        QCOMPARE(field<QSpinBox>(panel, "data.limit")->specialValueText(), QString("all samples"));
+        QCOMPARE(field<QSpinBox>(panel, "trainer.num_threads")->specialValueText(), QString("default"));
+    }
+
+    void theFormOffersOnlyWhatValidationAccepts()
+    {
+        ExperimentPanel panel;
+        hearth::DeviceCapabilities cpu;   // no GPU, no CPU float16 autocast
+        panel.form()->setCapabilities(cpu);
+        const auto items = [](QComboBox* combo) {
+            QStringList out;
+            for (int i = 0; i < combo->count(); ++i)
+                out << combo->itemData(i).toString();
+            return out;
+        };
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.precision")), (QStringList{"32-true", "bf16-mixed"}));
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.accelerator")), (QStringList{"auto", "cpu"}));
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), QStringList{"auto"});
+        QCOMPARE(field<QSpinBox>(panel, "trainer.devices")->maximum(), 1);
+        hearth::DeviceCapabilities gpu;
+        gpu.cuda_available = true;
+        gpu.cuda_device_count = 4;
+        gpu.cuda_bf16 = true;
+        panel.form()->setCapabilities(gpu);
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.precision")),
+                 (QStringList{"32-true", "16-mixed", "bf16-mixed"}));
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), QStringList{"auto"});
+        // A config file asking for what is not offered still shows it, and validation names it.
+        auto c = panel.config();
+        c.trainer.strategy = "ddp";
+        panel.form()->setConfig(c);
+        QCOMPARE(field<QComboBox>(panel, "trainer.strategy")->currentData().toString(), QString("ddp"));
+        QCOMPARE(panel.config().trainer.strategy, std::string("ddp"));
     }
 
     void capabilitiesAreShown()
