@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 namespace hearth {
 namespace {
@@ -39,7 +40,7 @@ FileContent readContent(const std::string& path) {
     if (!fs::is_regular_file(path, ec))
         throw DataError(path + ": no such file");
     gzFile file = gzopen(path.c_str(), "rb");
-    if (!file) throw DataError(path + ": cannot open: " + std::strerror(errno));
+    if (!file) throw DataError(path + ": cannot open: " + std::generic_category().message(errno));
     gzbuffer(file, 1 << 18);
     FileContent content;
     const auto file_size = static_cast<size_t>(fs::file_size(path, ec));
@@ -105,7 +106,7 @@ IdxFile readIdxFile(const std::string& path, int expected_rank) {
                         std::to_string(idx.header_size));
     int64_t payload = 1;
     for (int d = 0; d < expected_rank; ++d) {
-        const int64_t dim = bigEndian32(content.bytes.data() + 4 + 4 * d);
+        const int64_t dim = bigEndian32(content.bytes.data() + 4 + 4 * static_cast<std::ptrdiff_t>(d));
         if (dim <= 0 || dim > (int64_t{1} << 31) || (d > 0 && dim > 65536))
             throw DataError(path + ": implausible dimension " + std::to_string(dim) + " in the header");
         idx.dims.push_back(dim);

@@ -36,8 +36,9 @@ int defaultThreadCount() {
 void tuneHostAllocator() {
 #if defined(__GLIBC__)
     static const bool tuned = [] {
-        mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
-        mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+        // Once per process (a function-local static), before the first run allocates.
+        mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);   // NOLINT(concurrency-mt-unsafe)
+        mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);  // NOLINT(concurrency-mt-unsafe)
         return true;
     }();
     (void)tuned;
@@ -73,7 +74,8 @@ void applyGlobalSettings(const ExperimentConfig& config, torch::Device device) {
         torch::cuda::manual_seed_all(config.seed);
         if (t.deterministic) {
             // cuBLAS is deterministic only with a fixed workspace; must be set before its first use.
-            setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+            // Before the run's first cuBLAS call; only the run thread reads it.
+            setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);  // NOLINT(concurrency-mt-unsafe)
         }
     }
     auto& ctx = at::globalContext();
