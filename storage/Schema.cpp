@@ -1,7 +1,9 @@
 #include "storage/Schema.h"
 
+#include <chrono>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 
 namespace hearth::schema {
@@ -168,6 +170,23 @@ void refuseNewerOrForeign(const std::string& path) {
     }
 }
 
+// Switches a connection to WAL and returns the journal mode now in effect. Switching a new file
+// needs an exclusive lock, and SQLite answers SQLITE_BUSY at once (without its busy handler)
+// while another process is creating or switching the same file: retried here for up to 30 s.
+static std::string journalModeWal(sqlite::Connection& db) {
+    std::string mode;
+    const auto collect = [](void* out, int, char** values, char**) {
+        *static_cast<std::string*>(out) = values && values[0] ? values[0] : "";
+        return 0;
+    };
+    for (int attempt = 0;; ++attempt) {
+        const int rc = sqlite3_exec(db.handle(), "PRAGMA journal_mode = WAL", collect, &mode, nullptr);
+        if (rc == SQLITE_OK) return mode;
+        if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || attempt >= 1500) db.fail(rc, "PRAGMA journal_mode = WAL");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 void migrate(sqlite::Connection& db) {
     for (const auto& m : migrations()) {
         if (db.queryInt("PRAGMA user_version") >= m.version) continue;
@@ -212,12 +231,9 @@ std::unique_ptr<sqlite::Connection> openStore(const std::string& path) {
     if (sqlite3_db_readonly(db->handle(), "main") == 1)
         throw StoreError("The run database '" + path + "' is read-only: Hearth needs write access to the file "
                          "and its folder.");
-    {
-        sqlite::StatementUse mode(db->cached("PRAGMA journal_mode = WAL"));
-        if (!mode->step() || mode->text(0) != "wal")
-            throw StoreError("The run database '" + path + "' cannot use write-ahead logging (WAL); is it on a "
-                             "network file system?");
-    }
+    if (journalModeWal(*db) != "wal")
+        throw StoreError("The run database '" + path + "' cannot use write-ahead logging (WAL); is it on a "
+                         "network file system?");
     // mmap: a 1,000,000-step curve is ~100 MB of blob pages; reading them through the map
     // instead of one pread() per 4 KiB page makes that read 3-5x faster.
     db->exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824;");

@@ -3,6 +3,7 @@
 #include "ProgressPrinter.h"
 
 #include "engine/config/DeviceInfo.h"
+#include "engine/dist/Rendezvous.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
@@ -39,6 +40,21 @@ private:
     double wait_share_sum_ = 0.0;
     int64_t epochs_ = 0;
 };
+
+// A data-parallel rank other than 0 (torchrun / srun started it): it trains its share, and rank
+// 0 alone records the run. Its progress stays quiet; failures are printed with the rank.
+int trainWorkerRank(const ExperimentConfig& config, int64_t rank) {
+    struct Silent final : EventSink {
+        void onEvent(const Event&) override {}
+    } silent;
+    g_stop_requested.store(false);
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const RunOutcome outcome = runExperiment(config, RunOptions{}, silent, g_stop_requested);
+    if (outcome.status == RunStatus::Failed)
+        std::fprintf(stderr, "error: rank %lld: %s\n", static_cast<long long>(rank), outcome.message.c_str());
+    return exitCodeFor(outcome);
+}
 
 }  // namespace
 
@@ -168,6 +184,16 @@ int runCommand(const RunCommandOptions& options) {
     if (options.print_config) {
         std::printf("%s\n", configToJson(*config).c_str());
         return kExitOk;
+    }
+    if (config->trainer.strategy != "auto") {
+        std::optional<dist::DistEnv> env;
+        try {
+            env = dist::readDistEnv();
+        } catch (const std::invalid_argument& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return kExitBadConfig;
+        }
+        if (env && env->rank != 0) return trainWorkerRank(*config, env->rank);
     }
     const std::string db_path = resolveDbPath(options);
     const auto writer = openWriter(db_path);

@@ -170,6 +170,21 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.checkpoint.mode", T::String, "Optimization", "Best is",
                       "Whether higher or lower is better.", HEARTH_FIELD(trainer.checkpoint.mode))
                     .choices({"max", "min"}));
+    s.push_back(Entry("trainer.ddp.backend", T::String, "Devices", "Backend",
+                      "ddp: how processes talk. auto: nccl on CUDA, gloo on CPU; gloo also runs several ranks "
+                      "on one GPU.", HEARTH_FIELD(trainer.ddp.backend)).choices({"auto", "gloo", "nccl"}).toggle());
+    s.push_back(Entry("trainer.ddp.find_unused_parameters", T::Bool, "Devices", "Find unused parameters",
+                      "ddp: allow parameters that take no part in a step's loss (costs a graph walk per step).",
+                      HEARTH_FIELD(trainer.ddp.find_unused_parameters)).toggle());
+    s.push_back(Entry("trainer.ddp.gradient_as_bucket_view", T::Bool, "Devices", "Gradients as bucket views",
+                      "ddp: gradients live in the allreduce buckets (saves one copy of the gradients).",
+                      HEARTH_FIELD(trainer.ddp.gradient_as_bucket_view)).toggle());
+    s.push_back(Entry("trainer.ddp.bucket_cap_mb", T::Double, "Devices", "Bucket size (MB)",
+                      "ddp: gradients are allreduced in buckets of about this size, overlapping backward.",
+                      HEARTH_FIELD(trainer.ddp.bucket_cap_mb)).above(0).toggle());
+    s.push_back(Entry("trainer.ddp.timeout_s", T::Int, "Devices", "Timeout (s)",
+                      "ddp: how long a rank waits for the others (rendezvous and each collective) before "
+                      "the run fails.", HEARTH_FIELD(trainer.ddp.timeout_s)).atLeast(1).toggle());
     return s;
 }
 
@@ -283,8 +298,10 @@ std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabi
             continue;
         }
         if (key.key == "trainer.accelerator" && c == "cuda" && !caps.cuda_available) continue;
-        // Multi-device strategies are refused by validate() in this version of Hearth.
-        if (key.key == "trainer.strategy" && c != "auto") continue;
+        // ddp runs where c10d is built in (one process per device, started by torchrun or srun);
+        // ZeRO is refused by validate() in this version of Hearth.
+        if (key.key == "trainer.strategy" && c != "auto" && !(c == "ddp" && caps.distributed)) continue;
+        if (key.key == "trainer.ddp.backend" && c == "nccl" && !caps.cuda_available) continue;
         out.push_back(c);
     }
     return out;

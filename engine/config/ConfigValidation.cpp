@@ -87,19 +87,23 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
                                     "CPU; use bf16-mixed on CPU");
     if (t.precision == "bf16-mixed" && on_cuda && caps.cuda_available && !caps.cuda_bf16)
         c.fail("trainer.precision", "bf16-mixed needs a GPU with bfloat16 support (Ampere or newer); use 16-mixed");
+    if (t.strategy == "zero1" || t.strategy == "zero2")
+        c.fail("trainer.strategy", "'" + t.strategy + "' (sharded optimizer state) is not available in this "
+                                   "version of Hearth yet; use ddp or auto");
+    else if (t.strategy == "ddp" && !caps.distributed)
+        c.fail("trainer.strategy", "ddp needs PyTorch's distributed engine (c10d), which this build of Hearth "
+                                   "does not have; use auto (one device)");
     if (t.devices > 1) {
-        if (!on_cuda)
-            c.fail("trainer.devices", "more than one device needs CUDA GPUs; this run uses the CPU");
-        else if (t.devices > caps.cuda_device_count)
+        if (on_cuda && t.devices > caps.cuda_device_count)
             c.fail("trainer.devices", "asks for " + std::to_string(t.devices) + " GPUs but this machine has " +
                                           std::to_string(caps.cuda_device_count));
+        else
+            c.fail("trainer.devices", "hearth-cli does not start several processes itself yet: keep devices=1 "
+                                      "and start one process per device with torchrun --nproc-per-node=N "
+                                      "--no-python hearth-cli run --set trainer.strategy=ddp");
     }
-    if (t.strategy != "auto")
-        c.fail("trainer.strategy", "'" + t.strategy + "' (multi-device training) is not available in this "
-                                   "version of Hearth yet; use auto (one device)");
-    else if (t.devices > 1)
-        c.fail("trainer.devices", "training on several devices needs a distributed strategy, which this "
-                                  "version of Hearth does not have yet; use devices=1");
+    if (t.strategy == "ddp" && t.ddp.backend == "nccl" && !on_cuda)
+        c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }
 
 }  // namespace

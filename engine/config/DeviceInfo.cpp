@@ -138,7 +138,7 @@ DeviceCapabilities queryDeviceCapabilities() {
     }
 #endif
     caps.cpu_fp16_autocast = compat::kCpuFp16Autocast;
-#if defined(USE_C10D_GLOO) || defined(USE_C10D_NCCL)
+#ifdef HEARTH_WITH_C10D
     caps.distributed = true;
 #endif
     return caps;

@@ -53,6 +53,15 @@ struct CheckpointConfig {
     std::string mode = "max";                         // max | min
 };
 
+// Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.
+struct DdpConfig {
+    std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
+    bool find_unused_parameters = false;
+    bool gradient_as_bucket_view = false;
+    double bucket_cap_mb = 25.0;
+    int64_t timeout_s = 300;                          // collectives and rendezvous
+};
+
 struct TrainerConfig {
     int64_t max_epochs = 3;
     int64_t batch_size = 64;
@@ -73,6 +82,7 @@ struct TrainerConfig {
     bool tf32 = false;
     bool channels_last = false;
     CheckpointConfig checkpoint;
+    DdpConfig ddp;
 };
 
 struct ExperimentConfig {

@@ -48,9 +48,9 @@ void tuneHostAllocator() {
 }  // namespace
 
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
-    if (trainer.devices != 1 || (trainer.strategy != "auto")) {
-        throw ConfigError(trainer.devices != 1 ? "trainer.devices" : "trainer.strategy",
-                          "this engine trains on a single device; set trainer.devices=1 and trainer.strategy=auto");
+    if (trainer.devices != 1) {
+        throw ConfigError("trainer.devices", "one process trains on one device; start one process per device "
+                                             "(torchrun --nproc-per-node=N --no-python hearth-cli run ...)");
     }
     if (trainer.accelerator == "cuda" || (trainer.accelerator == "auto" && caps.cuda_available)) {
         if (!caps.cuda_available) {
@@ -98,11 +98,15 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
         if (key.toggle) e[key.key] = configValueText(key, config);
     }
     e["trainer.accelerator"] = device.str();
-    e["trainer.devices"] = "1";
+    const auto& strategy = trainer.strategyInUse();
+    e["trainer.devices"] = strategy.worldSize() == 1
+                               ? std::string("1")
+                               : std::to_string(strategy.worldSize()) + " processes, one device each";
+    e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch and device, " +
+                              std::to_string(t.batch_size * t.accumulate_grad_batches * strategy.worldSize()) +
+                              " per optimizer step";
     e["trainer.strategy"] = trainer.strategyInUse().describe();
     e["trainer.precision"] = trainer.strategyInUse().precision().describe();
-    e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch, " +
-                              std::to_string(t.batch_size * t.accumulate_grad_batches) + " per optimizer step";
     e["trainer.accumulate_grad_batches"] = std::to_string(t.accumulate_grad_batches) + " (" +
                                            std::to_string(trainer.optimizerStepsPerEpoch()) +
                                            " optimizer steps per epoch)";

@@ -12,7 +12,7 @@
 namespace hearth {
 
 // accelerator auto -> cuda when available, else cpu. Throws ConfigError for what this engine
-// cannot run (CUDA absent, more than one device or a distributed strategy).
+// cannot run (CUDA absent, more than one device in one process).
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 
 // Seeds, intra-op threads, deterministic algorithms, cuDNN benchmark and TF32. These are

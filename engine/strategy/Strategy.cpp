@@ -1,9 +1,14 @@
 #include "engine/strategy/Strategy.h"
 
 #include "engine/TorchCompat.h"
+#ifdef HEARTH_WITH_C10D
+#include "engine/dist/Rendezvous.h"
+#include "engine/strategy/DdpStrategy.h"
+#endif
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/train/Optimizers.h"
 
+#include <chrono>
 #include <cmath>
 
 namespace hearth {
@@ -39,7 +44,7 @@ std::unique_ptr<torch::optim::Optimizer> Strategy::setupOptimizer(const Optimize
     return createOptimizer(config, model.parameters());
 }
 
-LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint64_t seed) const {
+LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint64_t seed, bool shard) const {
     LoaderOptions o;
     o.batch_size = t.batch_size;
     o.shuffle = shuffle;
@@ -50,8 +55,8 @@ LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint
     o.pin_memory = t.pin_memory;
     o.device = device();
     o.copy_to_device = false;
-    o.rank = rank();
-    o.world_size = worldSize();
+    o.rank = shard ? rank() : 0;
+    o.world_size = shard ? worldSize() : 1;
     return o;
 }
 
@@ -68,11 +73,11 @@ Batch Strategy::toDevice(const Batch& batch, bool pinned) const {
     });
 }
 
-torch::Tensor Strategy::forward(ClassifierImpl& model, const Batch& batch) const {
+torch::Tensor Strategy::forward(ClassifierImpl& model, const Batch& batch) {
     return precision_->forward(model, batch);
 }
 
-void Strategy::backward(const torch::Tensor& loss) {
+void Strategy::backward(const torch::Tensor& loss, bool /*closes_group*/) {
     precision_->backward(loss);
 }
 
@@ -106,7 +111,7 @@ bool Strategy::watchLoss(const torch::Tensor& loss, int64_t step) {
     return false;
 }
 
-int64_t Strategy::firstNonFiniteStep() const {
+int64_t Strategy::firstNonFiniteStep() {
     if (precision_->scalesLoss() || !first_bad_step_.defined()) {
         return 0;
     }
@@ -130,11 +135,40 @@ std::string SingleDeviceStrategy::describe() const {
 }
 
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
-    if (trainer.strategy != "auto" || trainer.devices != 1) {
-        throw ConfigError(trainer.devices != 1 ? "trainer.devices" : "trainer.strategy",
-                          "this engine trains on a single device; set trainer.devices=1 and trainer.strategy=auto");
+    if (trainer.devices != 1) {
+        throw ConfigError("trainer.devices", "one process trains on one device; start one process per device "
+                                             "(torchrun --nproc-per-node=N --no-python hearth-cli run ...)");
     }
-    return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
+    if (trainer.strategy == "auto") {
+        return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
+    }
+    if (trainer.strategy == "ddp") {
+#ifdef HEARTH_WITH_C10D
+        // The launcher's world (torchrun, srun, Hearth's own), else a world of one on this host.
+        dist::DistEnv env;
+        try {
+            if (auto launched = dist::readDistEnv()) env = *launched;
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError("trainer.strategy", e.what());
+        }
+        dist::GroupOptions group;
+        group.backend = trainer.ddp.backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : trainer.ddp.backend;
+        group.timeout = std::chrono::seconds(trainer.ddp.timeout_s);
+        if (device.is_cuda()) {
+            device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+        }
+        dist::ReducerOptions reducer;
+        reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
+        reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
+        reducer.gradient_as_bucket_view = trainer.ddp.gradient_as_bucket_view;
+        return std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, group), device, trainer.precision, reducer);
+#else
+        throw ConfigError("trainer.strategy", "ddp needs PyTorch's distributed engine (c10d), which this build of "
+                                              "Hearth does not have; use auto");
+#endif
+    }
+    throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
+                                          "use auto or ddp");
 }
 
 }  // namespace hearth

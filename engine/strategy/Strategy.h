@@ -44,13 +44,17 @@ public:
                                                                     ClassifierImpl& model);
     // Loader options for one split: this rank's shard, pinned staging when the device wants it.
     // The loader hands out host batches; toDevice() copies them.
-    virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed) const;
+    // shard: this rank takes its share of every epoch (training); false: the whole split.
+    virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed,
+                                        bool shard = true) const;
     // A loader batch on the device, images in the model's memory layout.
     virtual Batch toDevice(const Batch& batch, bool pinned) const;
 
     // The model's output for a batch (under the precision's autocast; float32 logits).
-    torch::Tensor forward(ClassifierImpl& model, const Batch& batch) const;
-    virtual void backward(const torch::Tensor& loss);
+    virtual torch::Tensor forward(ClassifierImpl& model, const Batch& batch);
+    // closes_group: this micro-batch ends an accumulation group, so gradients are synchronised
+    // now (a distributed strategy skips the allreduce on the others, as DDP's no_sync does).
+    virtual void backward(const torch::Tensor& loss, bool closes_group);
     // Unscales, clips to clip_val, steps (a 16-mixed step may be skipped), then zeroes the
     // gradients. Returns whether the optimizer stepped.
     virtual bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
@@ -66,8 +70,8 @@ public:
     // now that the loss is not finite; otherwise the check is recorded on the device and read by
     // firstNonFiniteStep() (one sync, when metrics are read anyway). Not watched under 16-mixed,
     // whose GradScaler skips such steps by design.
-    bool watchLoss(const torch::Tensor& loss, int64_t step);
-    int64_t firstNonFiniteStep() const;  // 0 when every watched loss was finite
+    virtual bool watchLoss(const torch::Tensor& loss, int64_t step);
+    virtual int64_t firstNonFiniteStep();  // 0 when every watched loss was finite
 
     // Checkpoint files: written by rank 0, readable by every rank.
     virtual void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
@@ -93,7 +97,8 @@ private:
     torch::Device device_;
 };
 
-// The strategy trainer.strategy asks for on `device` (single device is the one there is today).
+// The strategy trainer.strategy asks for on `device`: auto = one device; ddp joins the launcher's
+// process group (torchrun / srun / Hearth's variables; a world of one without them).
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device);
 
 }  // namespace hearth

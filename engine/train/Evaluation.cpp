@@ -18,7 +18,7 @@ private:
 
 }  // namespace
 
-EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Strategy& strategy,
+EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, Strategy& strategy,
                     const Task& task, bool keep_predictions, const std::function<bool()>& between_batches) {
     EvalModeGuard mode(model);
     torch::NoGradGuard no_grad;

@@ -24,7 +24,7 @@ struct EvalResult {
 
 // Batches reach the device through the strategy, the loss and predictions come from the task.
 // between_batches is called after each batch; returning false stops the pass early.
-EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, const Strategy& strategy,
+EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, Strategy& strategy,
                     const Task& task, bool keep_predictions, const std::function<bool()>& between_batches);
 
 }  // namespace hearth

@@ -55,8 +55,10 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     const auto& t = config_.trainer;
     strategy_->setupModel(*model_, t.channels_last);
     train_loader_ = std::make_unique<Loader>(splits_.train, strategy_->loaderOptions(t, true, config_.seed));
-    val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed));
-    test_loader_ = std::make_unique<Loader>(splits_.test, strategy_->loaderOptions(t, false, config_.seed));
+    // Every rank evaluates the whole validation and test split, so each sample is counted once in
+    // the reports (sharded evaluation with gathered predictions is the faster way, still to come).
+    val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed, false));
+    test_loader_ = std::make_unique<Loader>(splits_.test, strategy_->loaderOptions(t, false, config_.seed, false));
     optimizer_ = strategy_->setupOptimizer(config_.optimizer, *model_);
     schedule_ = std::make_unique<LearningRateSchedule>(config_.scheduler, config_.optimizer.lr,
                                                        optimizerStepsPerEpoch() * t.max_epochs);
@@ -202,9 +204,10 @@ void Trainer::trainMicroBatch(const Batch& batch, EpochStats& stats) {
         output = strategy_->forward(*model_, batch);
         loss = task_->loss(output, batch);
     }
+    const bool closes_group = micro + 1 == group_start + group_size;
     {
         ScopedSection section(profiler_, Section::Backward);
-        strategy_->backward(group_size == 1 ? loss : loss / static_cast<double>(group_size));
+        strategy_->backward(group_size == 1 ? loss : loss / static_cast<double>(group_size), closes_group);
     }
     interval_meter_.add(loss, task_->predict(output.detach()), task_->targets(batch));
     if (strategy_->watchLoss(loss, state_.global_step + 1)) {
@@ -212,7 +215,7 @@ void Trainer::trainMicroBatch(const Batch& batch, EpochStats& stats) {
     }
     ++state_.batch_in_epoch;
     ++state_.micro_batches;
-    if (micro + 1 == group_start + group_size) {
+    if (closes_group) {
         {
             ScopedSection section(profiler_, Section::OptimizerStep);
             if (!strategy_->optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) {
@@ -240,12 +243,24 @@ void Trainer::failOnNonFiniteLoss() {
                         "input data for NaN/inf values");
 }
 
+// The interval's loss, correct predictions and samples summed over every rank (the strategy's
+// reduction; nothing to do on one device). Batches stay this rank's: they time its steps.
+MeterTotals Trainer::reducedTotals(const MeterTotals& local) const {
+    std::vector<double> values{local.loss_sum, static_cast<double>(local.correct), static_cast<double>(local.samples)};
+    strategy_->reduceSum(values);
+    MeterTotals total = local;
+    total.loss_sum = values[0];
+    total.correct = static_cast<int64_t>(values[1]);
+    total.samples = static_cast<int64_t>(values[2]);
+    return total;
+}
+
 void Trainer::emitStepMetrics(EpochStats& stats) {
     MeterTotals totals;
     {
         ScopedSection section(profiler_, Section::Sync);
         failOnNonFiniteLoss();
-        totals = interval_meter_.read();
+        totals = reducedTotals(interval_meter_.read());
     }
     const double interval_s = secondsSince(interval_start_);
     stats.totals.add(totals);

@@ -98,6 +98,7 @@ private:
     bool trainEpoch(EpochStats& stats);
     void trainMicroBatch(const Batch& batch, EpochStats& stats);
     void emitStepMetrics(EpochStats& stats);
+    MeterTotals reducedTotals(const MeterTotals& local) const;
     void failOnNonFiniteLoss();
     // interruptible: a stop request ends the validation pass early (false: the pass completes).
     bool validateEpoch(const EpochStats& stats, FitResult& result, bool interruptible);

@@ -201,7 +201,18 @@ private Q_SLOTS:
 
         ExperimentConfig ddp;
         ddp.trainer.strategy = "ddp";
-        QVERIFY(hasIssue(validate(ddp, oneGpu()), "trainer.strategy", "not available"));
+        QVERIFY(hasIssue(validate(ddp, oneGpu()), "trainer.strategy", "distributed engine (c10d)"));
+        auto withC10d = cpuOnly();
+        withC10d.distributed = true;
+        QVERIFY2(validate(ddp, withC10d).empty(), issuesText(validate(ddp, withC10d)).c_str());
+        ddp.trainer.ddp.backend = "nccl";
+        QVERIFY(hasIssue(validate(ddp, withC10d), "trainer.ddp.backend", "needs CUDA"));
+        ExperimentConfig zero;
+        zero.trainer.strategy = "zero2";
+        QVERIFY(hasIssue(validate(zero, withC10d), "trainer.strategy", "not available"));
+        ExperimentConfig twoCpu;
+        twoCpu.trainer.devices = 2;
+        QVERIFY(hasIssue(validate(twoCpu, withC10d), "trainer.devices", "torchrun --nproc-per-node"));
     }
 
     void bf16OnCpuIsAllowed() {
@@ -276,8 +287,11 @@ private Q_SLOTS:
         QCOMPARE(offeredChoices(precision, oneGpu()), (L{"32-true", "16-mixed", "bf16-mixed"}));
         QCOMPARE(offeredChoices(accelerator, cpuOnly()), (L{"auto", "cpu"}));
         QCOMPARE(offeredChoices(accelerator, oneGpu()), (L{"auto", "cpu", "cuda"}));
-        // Validation refuses every multi-device setting in this version, so the form offers none.
+        // ddp only where c10d is built in; ZeRO is refused in this version, so never offered.
         QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
+        auto withC10d = oneGpu();
+        withC10d.distributed = true;
+        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp"}));
         QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
         for (const auto& s : strategy.choices) {
             ExperimentConfig c;

@@ -132,6 +132,25 @@ public:
     void onTestStart(TrainerContext&) override { ++calls["test_start"]; }
 };
 
+// A strategy that records what the loop asks of it: metric reductions and stop agreements.
+class RecordingStrategy final : public Strategy {
+public:
+    RecordingStrategy() : Strategy(std::make_unique<Precision>("32-true", torch::kCPU)) {}
+    std::string name() const override { return "recording"; }
+    std::string describe() const override { return "recording (cpu)"; }
+    torch::Device device() const override { return torch::kCPU; }
+    void reduceSum(std::vector<double>& values) const override {
+        reductions.push_back(values);
+        for (auto& v : values) v *= 2;  // as if a second rank had seen the same
+    }
+    bool agreeToStop(bool local) const override {
+        ++agreements;
+        return local;
+    }
+    mutable std::vector<std::vector<double>> reductions;
+    mutable int agreements = 0;
+};
+
 }  // namespace
 
 class TestTrainerSeams : public QObject {
@@ -287,6 +306,30 @@ private Q_SLOTS:
             for (const auto& l : sink.all<LogLine>()) logged = logged || l.text.rfind("stopping: test callback", 0) == 0;
             QVERIFY(logged);
         }
+    }
+
+    void metricsAreReducedAndStopsAgreedThroughTheStrategy() {
+        auto c = smallConfig();
+        const auto s = blobSplits(64, 32, 32);  // 4 micro-batches per epoch, 2 epochs
+        auto parts = defaultTrainerParts(c, torch::kCPU, "");
+        auto strategy = std::make_unique<RecordingStrategy>();
+        auto* recorded = strategy.get();
+        parts.strategy = std::move(strategy);
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, std::move(parts), createModel(c.model, ModelInput{{8}, 3}), s, sink, stop);
+        trainer.fit();
+        // Every logged interval went through reduceSum: its local samples add up to the epochs'.
+        QCOMPARE(recorded->reductions.size(), static_cast<size_t>(sink.count<StepMetrics>()));
+        double samples = 0;
+        for (const auto& r : recorded->reductions) samples += r.at(2);
+        QCOMPARE(samples, 2.0 * 64);
+        // The logged figures are the reduced ones: twice the local samples, the same mean loss.
+        const auto epochs = sink.all<EpochMetrics>();
+        QVERIFY(epochs.back().samples_per_sec > 0);
+        // After every micro-batch and at each epoch end (twice: before validation, after callbacks),
+        // plus once per validation batch.
+        QVERIFY2(recorded->agreements >= 8 + 2 * 2, qPrintable(QString::number(recorded->agreements)));
     }
 
     void loopStateTracksTheFitAndRoundTrips() {

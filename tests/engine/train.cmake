@@ -6,3 +6,13 @@ hearth_add_test(NAME test_run_experiment SOURCES test_run_experiment.cpp TrainTe
 # The CUDA paths; every test skips without a CUDA device and must run under scripts/gpu-check.
 hearth_add_test(NAME test_cuda SOURCES test_cuda.cpp TrainTestSupport.h TORCH LABELS engine train cuda)
 hearth_add_test(NAME test_trainer_seams SOURCES test_trainer_seams.cpp TrainTestSupport.h TORCH LABELS engine train)
+# DDP on c10d: two real processes (ddp_rank_child) per case, where c10d with Gloo is built in.
+if(HEARTH_WITH_C10D)
+  add_executable(ddp_rank_child ddp_rank_child.cpp DdpTestSupport.h)
+  hearth_set_warnings(ddp_rank_child)
+  target_include_directories(ddp_rank_child PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(ddp_rank_child PRIVATE hearth_engine_internal)
+  hearth_add_test(NAME test_ddp SOURCES test_ddp.cpp DdpTestSupport.h TORCH LABELS engine train dist TIMEOUT 600)
+  target_compile_definitions(test_ddp PRIVATE HEARTH_DDP_CHILD_PATH="$<TARGET_FILE:ddp_rank_child>")
+  add_dependencies(test_ddp ddp_rank_child)
+endif()

@@ -1,0 +1,80 @@
+#pragma once
+// The engine's window onto PyTorch's distributed core (c10d): a process group (Gloo, NCCL) joined
+// through a TCPStore, its collectives, and the gradient Reducer under Python's
+// DistributedDataParallel. engine/dist/C10d.cpp is the only unit that includes c10d headers; the
+// differences between LibTorch 1.13 and 2.x live there.
+
+#include "engine/dist/Rendezvous.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::dist {
+
+// Whether this build has c10d with a backend (Gloo on Debian's LibTorch).
+bool available();
+
+struct GroupOptions {
+    std::string backend = "gloo";                   // gloo | nccl
+    std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+};
+
+// One process's membership of a process group.
+class ProcessGroup {
+public:
+    // Rendezvous through the TCPStore `env` names (rank 0 hosts it unless an agent does), then
+    // builds the group. Throws std::runtime_error naming the address and the cause.
+    static std::shared_ptr<ProcessGroup> join(const DistEnv& env, const GroupOptions& options);
+    ~ProcessGroup();
+    ProcessGroup(const ProcessGroup&) = delete;
+    ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+    int64_t rank() const;
+    int64_t worldSize() const;
+    const std::string& backend() const;
+    // In place, summed over ranks.
+    void allreduceSum(std::vector<torch::Tensor>& tensors);
+    // In place: every rank ends with `root`'s values.
+    void broadcast(std::vector<torch::Tensor>& tensors, int64_t root = 0);
+    // Every rank's `tensor` (same shape on every rank), in rank order.
+    std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
+    void barrier();
+
+    struct Impl;
+    Impl& impl() { return *impl_; }
+
+private:
+    explicit ProcessGroup(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+struct ReducerOptions {
+    double bucket_cap_mb = 25.0;
+    bool find_unused_parameters = false;
+    bool gradient_as_bucket_view = false;
+};
+
+// c10d::Reducer driven the way Python's DDP drives it: identical starting weights (broadcast
+// from rank 0), gradient buckets allreduced (averaged) during backward.
+class GradientReducer {
+public:
+    GradientReducer(ProcessGroup& group, std::vector<torch::Tensor> parameters, const ReducerOptions& options);
+    ~GradientReducer();
+    GradientReducer(const GradientReducer&) = delete;
+    GradientReducer& operator=(const GradientReducer&) = delete;
+
+    // Before every forward that will be followed by a synchronised backward.
+    void prepareForward();
+    // Before backward: sync = false skips the allreduce (accumulation micro-steps, no_sync).
+    void prepareBackward(const torch::Tensor& loss, bool sync);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth::dist

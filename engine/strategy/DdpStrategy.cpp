@@ -1,0 +1,109 @@
+#include "engine/strategy/DdpStrategy.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace hearth {
+
+DdpStrategy::DdpStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
+                         const std::string& precision, dist::ReducerOptions options)
+    : Strategy(std::make_unique<Precision>(precision, device)),
+      group_(std::move(group)),
+      device_(device),
+      options_(options) {}
+
+DdpStrategy::~DdpStrategy() = default;
+
+std::string DdpStrategy::describe() const {
+    std::ostringstream s;
+    s << "ddp over " << group_->backend() << ", rank " << rank() << " of " << worldSize() << " (" << device_.str()
+      << ")";
+    if (options_.find_unused_parameters) s << ", find_unused_parameters";
+    if (options_.gradient_as_bucket_view) s << ", gradient_as_bucket_view";
+    return s.str();
+}
+
+void DdpStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    Strategy::setupModel(model, channels_last);
+    buffers_.clear();
+    for (auto& b : model.buffers()) buffers_.push_back(b);
+    std::vector<torch::Tensor> params;
+    for (auto& p : model.parameters()) {
+        if (p.requires_grad()) params.push_back(p);
+    }
+    // The reducer broadcasts rank 0's parameters; the buffers follow here.
+    reducer_ = std::make_unique<dist::GradientReducer>(*group_, std::move(params), options_);
+    if (!buffers_.empty()) {
+        torch::NoGradGuard no_grad;
+        group_->broadcast(buffers_, 0);
+    }
+}
+
+torch::Tensor DdpStrategy::forward(ClassifierImpl& model, const Batch& batch) {
+    if (torch::GradMode::is_enabled() && model.is_training()) {
+        if (!buffers_.empty()) {
+            torch::NoGradGuard no_grad;
+            group_->broadcast(buffers_, 0);  // broadcast_buffers
+        }
+        reducer_->prepareForward();
+    }
+    return Strategy::forward(model, batch);
+}
+
+void DdpStrategy::backward(const torch::Tensor& loss, bool closes_group) {
+    reducer_->prepareBackward(loss, /*sync=*/closes_group);
+    Strategy::backward(loss, closes_group);
+}
+
+void DdpStrategy::zeroGrad(torch::optim::Optimizer& optimizer) {
+    // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
+    torch::NoGradGuard no_grad;
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            if (p.grad().defined()) p.mutable_grad().zero_();
+        }
+    }
+}
+
+void DdpStrategy::reduceSum(std::vector<double>& values) const {
+    if (values.empty()) return;
+    std::vector<torch::Tensor> t{torch::tensor(values, torch::kFloat64)};
+    group_->allreduceSum(t);
+    const auto summed = t[0].contiguous();
+    std::copy(summed.data_ptr<double>(), summed.data_ptr<double>() + summed.numel(), values.begin());
+}
+
+bool DdpStrategy::agreeToStop(bool local) const {
+    std::vector<torch::Tensor> t{torch::tensor({local ? 1.0 : 0.0}, torch::kFloat64)};
+    group_->allreduceSum(t);
+    return t[0].item<double>() > 0.0;
+}
+
+bool DdpStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
+    // Recorded only: a rank must not fail alone while the others wait in a collective. The
+    // ranks agree on the first bad step at the next metric sync (firstNonFiniteStep).
+    if (precision().scalesLoss()) return false;
+    torch::NoGradGuard no_grad;
+    const auto bad = torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
+    first_bad_step_.masked_fill_(bad, step);
+    return false;
+}
+
+int64_t DdpStrategy::firstNonFiniteStep() {
+    if (precision().scalesLoss() || !first_bad_step_.defined()) return 0;
+    // The earliest bad step on any rank (0 = none): encode "none" as a large value for the min.
+    const auto local = static_cast<double>(first_bad_step_.item<int64_t>());
+    std::vector<double> bad{local > 0 ? 1.0 : 0.0};
+    reduceSum(bad);
+    if (bad[0] == 0.0) return 0;
+    // Gather every rank's value to take the smallest positive one.
+    const auto all = group_->allgather(torch::tensor({local}, torch::kFloat64));
+    double first = 0.0;
+    for (const auto& v : all) {
+        const double x = v.item<double>();
+        if (x > 0 && (first == 0.0 || x < first)) first = x;
+    }
+    return static_cast<int64_t>(first);
+}
+
+}  // namespace hearth

@@ -1,0 +1,87 @@
+#pragma once
+// The DDP tests' shared training: blob data, an MLP without dropout, and a Trainer with the
+// strategy the settings ask for; returns the final weights, flattened.
+
+#include "TrainTestSupport.h"
+
+#include "engine/models/ModelRegistry.h"
+#include "engine/train/Trainer.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+namespace hearth::testing {
+
+struct DdpSettings {
+    std::string optimizer = "sgd";
+    int64_t batch = 16;          // per rank
+    int64_t accumulate = 1;
+    bool find_unused = false;
+    bool bucket_view = false;
+    int64_t die_at_step = 0;     // 0 = never
+    bool distributed = false;    // strategy ddp (the world comes from the environment)
+
+    static DdpSettings fromEnvironment() {
+        auto get = [](const char* name, const char* fallback) {
+            const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): a test program's start
+            return std::string(v ? v : fallback);
+        };
+        DdpSettings s;
+        s.optimizer = get("DDP_OPTIMIZER", "sgd");
+        s.batch = std::stoll(get("DDP_BATCH", "16"));
+        s.accumulate = std::stoll(get("DDP_ACCUMULATE", "1"));
+        s.find_unused = get("DDP_FIND_UNUSED", "0") == "1";
+        s.bucket_view = get("DDP_BUCKET_VIEW", "0") == "1";
+        s.die_at_step = std::stoll(get("DDP_DIE_AT_STEP", "0"));
+        s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
+        return s;
+    }
+};
+
+// Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
+class DieAtStep final : public Callback {
+public:
+    explicit DieAtStep(int64_t step) : step_(step) {}
+    void onTrainBatchEnd(TrainerContext& ctx) override {
+        if (step_ > 0 && ctx.state().global_step == step_) std::_Exit(9);
+    }
+
+private:
+    int64_t step_;
+};
+
+inline torch::Tensor trainBlobs(const DdpSettings& s) {
+    torch::set_num_threads(1);
+    ExperimentConfig c;
+    c.seed = 3;
+    c.model.name = "mlp";
+    c.model.hidden = {16, 8};
+    c.model.dropout = 0.0;
+    c.optimizer.name = s.optimizer;
+    c.optimizer.lr = s.optimizer == "sgd" ? 0.1 : 0.01;
+    c.trainer.max_epochs = 2;
+    c.trainer.batch_size = s.batch;
+    c.trainer.accumulate_grad_batches = s.accumulate;
+    c.trainer.num_workers = 0;
+    c.trainer.log_every_n_steps = 1;
+    c.trainer.strategy = s.distributed ? "ddp" : "auto";
+    c.trainer.ddp.backend = "gloo";
+    c.trainer.ddp.find_unused_parameters = s.find_unused;
+    c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
+    c.trainer.ddp.timeout_s = 30;
+    const auto splits = blobSplits(256, 32, 32);  // 256 = a multiple of every global batch used
+    torch::manual_seed(5);
+    auto model = createModel(c.model, ModelInput{{8}, 3});
+    auto parts = defaultTrainerParts(c, torch::kCPU, "");
+    if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
+    RecordingSink sink;
+    std::atomic<bool> stop{false};
+    Trainer trainer(c, std::move(parts), model, splits, sink, stop);
+    trainer.fit();
+    std::vector<torch::Tensor> flat;
+    for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten());
+    return torch::cat(flat);
+}
+
+}  // namespace hearth::testing

@@ -1,0 +1,191 @@
+// DDP on c10d over Gloo with two real processes (ddp_rank_child): after K SGD or Adam steps the
+// weights equal one process training on the global batch, also with accumulation (no_sync),
+// find_unused_parameters and gradient_as_bucket_view; a world of one works; a rank that dies
+// makes the other fail with a message within the timeout.
+#include "DdpTestSupport.h"
+
+#include "engine/dist/Rendezvous.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
+
+using namespace hearth;
+using namespace hearth::testing;
+
+namespace {
+
+// A port that was free a moment ago (the kernel's choice for port 0).
+int freePort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    close(fd);
+    return ntohs(addr.sin_port);
+}
+
+struct World {
+    std::vector<torch::Tensor> weights;  // per rank (undefined when a rank failed)
+    std::vector<int> exit_codes;
+    std::vector<QString> output;
+    double seconds = 0.0;
+};
+
+World runWorld(int world, const std::map<QString, QString>& settings, const std::map<int, QString>& per_rank = {}) {
+    QTemporaryDir dir;
+    const int port = freePort();
+    std::vector<std::unique_ptr<QProcess>> procs;
+    QElapsedTimer clock;
+    clock.start();
+    for (int r = 0; r < world; ++r) {
+        auto p = std::make_unique<QProcess>();
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("RANK", QString::number(r));
+        env.insert("LOCAL_RANK", QString::number(r));
+        env.insert("WORLD_SIZE", QString::number(world));
+        env.insert("LOCAL_WORLD_SIZE", QString::number(world));
+        env.insert("MASTER_ADDR", "127.0.0.1");
+        env.insert("MASTER_PORT", QString::number(port));
+        env.insert("OMP_NUM_THREADS", "1");
+        for (const auto& [k, v] : settings) env.insert(k, v);
+        if (per_rank.count(r)) env.insert(per_rank.at(r).section('=', 0, 0), per_rank.at(r).section('=', 1));
+        p->setProcessEnvironment(env);
+        p->setProcessChannelMode(QProcess::MergedChannels);
+        p->start(QStringLiteral(HEARTH_DDP_CHILD_PATH), {dir.filePath(QString("rank%1.pt").arg(r))});
+        procs.push_back(std::move(p));
+    }
+    World w;
+    for (int r = 0; r < world; ++r) {
+        procs[r]->waitForFinished(120000);
+        w.exit_codes.push_back(procs[r]->exitStatus() == QProcess::NormalExit ? procs[r]->exitCode() : -1);
+        w.output.push_back(QString::fromUtf8(procs[r]->readAll()));
+        torch::Tensor t;
+        if (w.exit_codes.back() == 0) torch::load(t, dir.filePath(QString("rank%1.pt").arg(r)).toStdString());
+        w.weights.push_back(t);
+    }
+    w.seconds = clock.elapsed() / 1000.0;
+    return w;
+}
+
+double maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+    return (a - b).abs().max().item<double>();
+}
+
+}  // namespace
+
+class TestDdp : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void equalsOneProcessOnTheGlobalBatch_data() {
+        QTest::addColumn<QString>("optimizer");
+        QTest::addColumn<int>("accumulate");
+        QTest::addColumn<bool>("findUnused");
+        QTest::addColumn<bool>("bucketView");
+        QTest::newRow("sgd") << "sgd" << 1 << false << false;
+        QTest::newRow("adam") << "adam" << 1 << false << false;
+        QTest::newRow("adam, accumulation (no_sync)") << "adam" << 2 << false << false;
+        QTest::newRow("sgd, find_unused_parameters") << "sgd" << 1 << true << false;
+        QTest::newRow("sgd, gradient_as_bucket_view, accumulation") << "sgd" << 2 << false << true;
+    }
+
+    void equalsOneProcessOnTheGlobalBatch() {
+        QFETCH(QString, optimizer);
+        QFETCH(int, accumulate);
+        QFETCH(bool, findUnused);
+        QFETCH(bool, bucketView);
+        const World w = runWorld(2, {{"DDP_OPTIMIZER", optimizer},
+                                     {"DDP_BATCH", "16"},
+                                     {"DDP_ACCUMULATE", QString::number(accumulate)},
+                                     {"DDP_FIND_UNUSED", findUnused ? "1" : "0"},
+                                     {"DDP_BUCKET_VIEW", bucketView ? "1" : "0"}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        // Both ranks hold the same weights ...
+        QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
+        // ... which one process reaches on the global batch (2 x 16) after the same steps.
+        DdpSettings single;
+        single.optimizer = optimizer.toStdString();
+        single.batch = 32;
+        single.accumulate = accumulate;
+        const auto reference = trainBlobs(single);
+        const double diff = maxDiff(w.weights[0], reference);
+        QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+        // Not vacuous: the weights moved from their start.
+        torch::manual_seed(5);
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {16, 8};
+        auto fresh = createModel(c.model, ModelInput{{8}, 3});
+        std::vector<torch::Tensor> flat;
+        for (const auto& p : fresh->parameters()) flat.push_back(p.detach().flatten());
+        QVERIFY(maxDiff(torch::cat(flat), reference) > 1e-2);
+    }
+
+    void aWorldOfOneTrainsLikeOneDevice() {
+        const World w = runWorld(1, {{"DDP_OPTIMIZER", "adam"}, {"DDP_BATCH", "32"}});
+        QVERIFY2(w.exit_codes[0] == 0, qPrintable(w.output[0]));
+        DdpSettings single;
+        single.optimizer = "adam";
+        single.batch = 32;
+        QVERIFY(maxDiff(w.weights[0], trainBlobs(single)) < 1e-6);
+    }
+
+    void aRankThatDiesFailsTheOtherWithAMessage() {
+        const World w = runWorld(2, {{"DDP_OPTIMIZER", "sgd"}, {"DDP_BATCH", "16"}}, {{1, "DDP_DIE_AT_STEP=3"}});
+        QCOMPARE(w.exit_codes[1], 9);
+        QCOMPARE(w.exit_codes[0], 4);
+        QVERIFY2(w.output[0].contains("failed") && w.output[0].contains("2 processes"), qPrintable(w.output[0]));
+        QVERIFY2(w.seconds < 30.0 + 20.0, qPrintable(QString::number(w.seconds)));  // the 30 s timeout
+    }
+
+    void launchersEnvironmentIsRead() {
+        using Env = std::map<std::string, std::string>;
+        auto reader = [](Env env) {
+            return [env](const std::string& k) -> std::optional<std::string> {
+                auto it = env.find(k);
+                return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+            };
+        };
+        QVERIFY(!dist::readDistEnv(reader({})).has_value());
+        const auto torchrun = dist::readDistEnv(reader({{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "4"},
+                                                       {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "node0"},
+                                                       {"MASTER_PORT", "29400"},
+                                                       {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                                       {"TORCHELASTIC_RESTART_COUNT", "2"}}));
+        QVERIFY(torchrun.has_value());
+        QCOMPARE(torchrun->source, std::string("torchrun"));
+        QCOMPARE(torchrun->rank, int64_t(3));
+        QCOMPARE(torchrun->local_rank, int64_t(1));
+        QVERIFY(torchrun->agent_store);
+        QCOMPARE(torchrun->restart_count, int64_t(2));
+        const auto slurm = dist::readDistEnv(reader({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "8"},
+                                                    {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS_PER_NODE", "4"},
+                                                    {"MASTER_ADDR", "gpu01"}}));
+        QCOMPARE(slurm->source, std::string("slurm"));
+        QCOMPARE(slurm->world_size, int64_t(8));
+        QCOMPARE(slurm->master_port, int64_t(29500));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 dist::readDistEnv(reader({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}})));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 dist::readDistEnv(reader({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "1"}})));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 dist::readDistEnv(reader({{"RANK", "0"}, {"WORLD_SIZE", "two"}})));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDdp)
+#include "test_ddp.moc"
