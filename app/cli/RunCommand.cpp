@@ -1,5 +1,6 @@
 #include "RunCommand.h"
 
+#include "LocalLauncher.h"
 #include "ProgressPrinter.h"
 
 #include "engine/config/DeviceInfo.h"
@@ -192,6 +193,15 @@ int runCommand(const RunCommandOptions& options) {
         } catch (const std::invalid_argument& e) {
             std::fprintf(stderr, "error: %s\n", e.what());
             return kExitBadConfig;
+        }
+        // Not started by a launcher and asked for several devices: be the launcher.
+        if (!env && config->trainer.devices > 1) {
+            try {
+                return launchLocalRanks(config->trainer.devices, rememberedArguments()).exit_code;
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "error: %s\n", e.what());
+                return kExitTrainingFailed;
+            }
         }
         if (env && env->rank != 0) return trainWorkerRank(*config, env->rank);
     }

@@ -1,4 +1,5 @@
 // hearth-cli: the headless twin of the workbench (servers, CI, GPU machines).
+#include "LocalLauncher.h"
 #include "RunCommand.h"
 #include "StoreCommands.h"
 #include "SweepCommand.h"
@@ -13,6 +14,7 @@
 namespace {
 
 int runCli(int argc, char** argv) {
+    hearth::cli::rememberArguments(argc, argv);   // the local launcher starts its ranks with them
     CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
     app.require_subcommand(1);
     app.fallthrough();   // --db may come after the subcommand: `hearth-cli runs --db x.sqlite`

@@ -97,10 +97,9 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
         if (on_cuda && t.devices > caps.cuda_device_count)
             c.fail("trainer.devices", "asks for " + std::to_string(t.devices) + " GPUs but this machine has " +
                                           std::to_string(caps.cuda_device_count));
-        else
-            c.fail("trainer.devices", "hearth-cli does not start several processes itself yet: keep devices=1 "
-                                      "and start one process per device with torchrun --nproc-per-node=N "
-                                      "--no-python hearth-cli run --set trainer.strategy=ddp");
+        else if (t.strategy == "auto")
+            c.fail("trainer.devices", "several devices need a distributed strategy: set trainer.strategy=ddp "
+                                      "(one process per device)");
     }
     if (t.strategy == "ddp" && t.ddp.backend == "nccl" && !on_cuda)
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");

@@ -48,9 +48,8 @@ void tuneHostAllocator() {
 }  // namespace
 
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
-    if (trainer.devices != 1) {
-        throw ConfigError("trainer.devices", "one process trains on one device; start one process per device "
-                                             "(torchrun --nproc-per-node=N --no-python hearth-cli run ...)");
+    if (trainer.devices != 1 && trainer.strategy == "auto") {
+        throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
     }
     if (trainer.accelerator == "cuda" || (trainer.accelerator == "auto" && caps.cuda_available)) {
         if (!caps.cuda_available) {

@@ -12,7 +12,7 @@
 namespace hearth {
 
 // accelerator auto -> cuda when available, else cpu. Throws ConfigError for what this engine
-// cannot run (CUDA absent, more than one device in one process).
+// cannot run (CUDA absent, several devices without a distributed strategy).
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 
 // Seeds, intra-op threads, deterministic algorithms, cuDNN benchmark and TF32. These are

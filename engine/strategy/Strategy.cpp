@@ -135,11 +135,10 @@ std::string SingleDeviceStrategy::describe() const {
 }
 
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
-    if (trainer.devices != 1) {
-        throw ConfigError("trainer.devices", "one process trains on one device; start one process per device "
-                                             "(torchrun --nproc-per-node=N --no-python hearth-cli run ...)");
-    }
     if (trainer.strategy == "auto") {
+        if (trainer.devices != 1) {
+            throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
+        }
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
     }
     if (trainer.strategy == "ddp") {
@@ -150,6 +149,12 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
             if (auto launched = dist::readDistEnv()) env = *launched;
         } catch (const std::invalid_argument& e) {
             throw ConfigError("trainer.strategy", e.what());
+        }
+        // The launcher decides the world; a device count that contradicts it is a mistake.
+        if (trainer.devices > 1 && trainer.devices != env.local_world_size) {
+            throw ConfigError("trainer.devices", "is " + std::to_string(trainer.devices) + " but " +
+                                                     std::to_string(env.local_world_size) +
+                                                     " processes were started on this machine");
         }
         dist::GroupOptions group;
         group.backend = trainer.ddp.backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : trainer.ddp.backend;

@@ -147,6 +147,32 @@ private Q_SLOTS:
         QVERIFY(none.out.contains("no config key starts with 'trainr'"));
     }
 
+    void ddpOnTwoProcessesStoresOneRun() {
+#ifndef HEARTH_WITH_C10D
+        QSKIP("this build has no c10d (ddp)");
+#endif
+        // 300 rows of 4 features; the class is the feature that is largest.
+        QByteArray rows = "f0,f1,f2,f3,label\n";
+        for (int i = 0; i < 300; ++i) {
+            const int c = i % 3;
+            for (int f = 0; f < 4; ++f) rows += QByteArray::number(((i * 7 + f * 13) % 10) / 10.0 + (f == c ? 3 : 0)) + ",";
+            rows += "c" + QByteArray::number(c) + "\n";
+        }
+        const QString csv = writeFile("ddp.csv", rows);
+        const QString db = m_dir.filePath("ddp.sqlite");
+        const CliResult r = cliOn(db, {"run", "--set", "data.kind=csv", "--set", "data.path=" + csv,
+                                 "--set", "model.name=mlp", "--set", "trainer.max_epochs=2", "--set",
+                                 "trainer.num_workers=0", "--set", "trainer.devices=2", "--set", "trainer.strategy=ddp",
+                                 "--set", "trainer.ddp.timeout_s=60", "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("Started 2 processes"));
+        const CliResult runs = cliOn(db, {"runs"});
+        QCOMPARE(runs.out.count("completed"), 1);   // rank 0 alone records the run
+        const CliResult shown = cliOn(db, {"show", "1"});
+        QVERIFY2(shown.out.contains("ddp over gloo, rank 0 of 2"), qPrintable(shown.out));
+        QVERIFY(shown.out.contains("2 processes, one device each"));
+    }
+
     void unknownConfigKeyExits2NamingIt() {
         const QString cfg = writeFile("bad-key.json", R"({"trainer": {"max_epoch": 2}})");
         const CliResult r = cli({"run", "--config", cfg});

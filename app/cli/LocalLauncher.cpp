@@ -1,0 +1,163 @@
+#include "LocalLauncher.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX, for posix_spawn
+
+namespace hearth::cli {
+namespace {
+
+std::vector<std::string> g_arguments;
+std::atomic<int> g_forward_signal{0};
+
+extern "C" void onLauncherSignal(int signal) {
+    g_forward_signal.store(signal);
+}
+
+// A port free a moment ago: the kernel's pick for port 0 on the loopback interface.
+int freeLoopbackPort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) throw std::runtime_error("cannot open a socket: " + std::generic_category().message(errno));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+    close(fd);
+    if (!ok) throw std::runtime_error("cannot find a free port on 127.0.0.1");
+    return ntohs(addr.sin_port);
+}
+
+std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry(*e);
+        const std::string name = entry.substr(0, entry.find('='));
+        if (name == "RANK" || name == "LOCAL_RANK" || name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE" ||
+            name == "MASTER_ADDR" || name == "MASTER_PORT")
+            continue;
+        env.push_back(entry);
+    }
+    env.push_back("RANK=" + std::to_string(rank));
+    env.push_back("LOCAL_RANK=" + std::to_string(rank));
+    env.push_back("WORLD_SIZE=" + std::to_string(world));
+    env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(world));
+    env.push_back("MASTER_ADDR=127.0.0.1");
+    env.push_back("MASTER_PORT=" + std::to_string(port));
+    return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+int exitCodeOf(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+}  // namespace
+
+void rememberArguments(int argc, char** argv) {
+    g_arguments.assign(argv + 1, argv + argc);
+}
+
+const std::vector<std::string>& rememberedArguments() {
+    return g_arguments;
+}
+
+LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args) {
+    const int port = freeLoopbackPort();
+    std::vector<pid_t> pids;
+    std::vector<std::string> argv_strings{"/proc/self/exe"};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    // The executable itself, resolved now (/proc/self/exe would name the child's own image too).
+    char self[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) throw std::runtime_error("cannot find hearth-cli's own executable (/proc/self/exe)");
+    argv_strings[0] = std::string(self, static_cast<size_t>(n));
+    auto argv = pointers(argv_strings);
+    std::signal(SIGINT, onLauncherSignal);
+    std::signal(SIGTERM, onLauncherSignal);
+    for (int64_t rank = 0; rank < world_size; ++rank) {
+        auto env_strings = childEnvironment(rank, world_size, port);
+        auto env = pointers(env_strings);
+        pid_t pid = 0;
+        const int rc = posix_spawn(&pid, argv_strings[0].c_str(), nullptr, nullptr, argv.data(), env.data());
+        if (rc != 0) {
+            for (pid_t p : pids) kill(p, SIGKILL);
+            throw std::runtime_error("cannot start rank " + std::to_string(rank) + ": " +
+                                     std::generic_category().message(rc));
+        }
+        pids.push_back(pid);
+    }
+    std::fprintf(stderr, "Started %lld processes (ranks 0-%lld, rendezvous 127.0.0.1:%d)\n",
+                 static_cast<long long>(world_size), static_cast<long long>(world_size - 1), port);
+
+    LaunchResult result;
+    std::vector<bool> running(pids.size(), true);
+    size_t left = pids.size();
+    std::chrono::steady_clock::time_point kill_after{};
+    bool stopping = false;
+    while (left > 0) {
+        if (const int sig = g_forward_signal.exchange(0)) {
+            for (size_t i = 0; i < pids.size(); ++i)
+                if (running[i]) kill(pids[i], sig);
+        }
+        int status = 0;
+        const pid_t done = waitpid(-1, &status, WNOHANG);
+        if (done > 0) {
+            for (size_t i = 0; i < pids.size(); ++i) {
+                if (pids[i] != done) continue;
+                running[i] = false;
+                --left;
+                const int code = exitCodeOf(status);
+                if (i == 0 && result.failed_rank < 0) result.exit_code = code;
+                if (code != 0 && code != 130 && result.failed_rank < 0) {
+                    result.failed_rank = static_cast<int64_t>(i);
+                    result.exit_code = code;
+                    if (left > 0) {
+                        std::fprintf(stderr, "error: rank %zu exited with %d; stopping the other ranks\n", i, code);
+                        for (size_t j = 0; j < pids.size(); ++j)
+                            if (running[j]) kill(pids[j], SIGTERM);
+                        stopping = true;
+                        kill_after = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                    }
+                }
+            }
+            continue;
+        }
+        if (stopping && std::chrono::steady_clock::now() > kill_after) {
+            for (size_t j = 0; j < pids.size(); ++j)
+                if (running[j]) kill(pids[j], SIGKILL);
+            stopping = false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return result;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The local launcher: `hearth-cli run --set trainer.devices=N --set trainer.strategy=ddp` on one
+// machine starts N copies of itself, one per device, with torchrun's variables (RANK, LOCAL_RANK,
+// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT: a free port). It forwards
+// Ctrl+C / SIGTERM to every rank, and when one rank fails it stops the others (SIGTERM, then
+// SIGKILL after a grace period) so that no process is left waiting in a collective.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hearth::cli {
+
+struct LaunchResult {
+    int exit_code = 0;             // rank 0's, or the first failing rank's
+    int64_t failed_rank = -1;      // -1 when every rank succeeded
+};
+
+// argv: this process's own arguments (argv[1..]); the children run /proc/self/exe with them.
+LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args);
+
+// The arguments this process was started with (set once by main()).
+void rememberArguments(int argc, char** argv);
+const std::vector<std::string>& rememberedArguments();
+
+}  // namespace hearth::cli
