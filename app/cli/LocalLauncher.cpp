@@ -66,6 +66,7 @@ std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port)
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
     std::vector<char*> out;
+    out.reserve(strings.size() + 1);
     for (auto& s : strings) out.push_back(s.data());
     out.push_back(nullptr);
     return out;
