@@ -87,12 +87,16 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
                                     "CPU; use bf16-mixed on CPU");
     if (t.precision == "bf16-mixed" && on_cuda && caps.cuda_available && !caps.cuda_bf16)
         c.fail("trainer.precision", "bf16-mixed needs a GPU with bfloat16 support (Ampere or newer); use 16-mixed");
-    if (t.strategy == "zero1" || t.strategy == "zero2")
-        c.fail("trainer.strategy", "'" + t.strategy + "' (sharded optimizer state) is not available in this "
-                                   "version of Hearth yet; use ddp or auto");
-    else if (t.strategy == "ddp" && !caps.distributed)
-        c.fail("trainer.strategy", "ddp needs PyTorch's distributed engine (c10d), which this build of Hearth "
-                                   "does not have; use auto (one device)");
+    const bool distributed = t.strategy == "ddp" || t.strategy == "zero1";
+    if (t.strategy == "zero2")
+        c.fail("trainer.strategy", "'zero2' (sharded gradients) is not available in this version of Hearth yet; "
+                                   "use zero1, ddp or auto");
+    else if (distributed && !caps.distributed)
+        c.fail("trainer.strategy", t.strategy + " needs PyTorch's distributed engine (c10d), which this build of "
+                                   "Hearth does not have; use auto (one device)");
+    else if (t.strategy == "zero1" && t.precision == "16-mixed")
+        c.fail("trainer.strategy", "zero1 with 16-mixed (a loss scaler whose inf check must agree across the "
+                                   "shards) is not available yet; use bf16-mixed, or ddp");
     if (t.devices > 1) {
         if (on_cuda && t.devices > caps.cuda_device_count)
             c.fail("trainer.devices", "asks for " + std::to_string(t.devices) + " GPUs but this machine has " +
@@ -101,7 +105,7 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
             c.fail("trainer.devices", "several devices need a distributed strategy: set trainer.strategy=ddp "
                                       "(one process per device)");
     }
-    if (t.strategy == "ddp" && t.ddp.backend == "nccl" && !on_cuda)
+    if (distributed && t.ddp.backend == "nccl" && !on_cuda)
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }
 

@@ -1,22 +1,25 @@
 #include "engine/strategy/DdpStrategy.h"
 
+#include "engine/train/Optimizers.h"
+
 #include <algorithm>
 #include <sstream>
 
 namespace hearth {
 
 DdpStrategy::DdpStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
-                         const std::string& precision, dist::ReducerOptions options)
+                         const std::string& precision, dist::ReducerOptions options, bool shard_optimizer)
     : Strategy(std::make_unique<Precision>(precision, device)),
       group_(std::move(group)),
       device_(device),
-      options_(options) {}
+      options_(options),
+      shard_optimizer_(shard_optimizer) {}
 
 DdpStrategy::~DdpStrategy() = default;
 
 std::string DdpStrategy::describe() const {
     std::ostringstream s;
-    s << "ddp over " << group_->backend() << ", rank " << rank() << " of " << worldSize() << " (" << device_.str()
+    s << (shard_optimizer_ ? "zero1 (optimizer state sharded) over " : "ddp over ") << group_->backend() << ", rank " << rank() << " of " << worldSize() << " (" << device_.str()
       << ")";
     if (options_.find_unused_parameters) s << ", find_unused_parameters";
     if (options_.gradient_as_bucket_view) s << ", gradient_as_bucket_view";
@@ -27,12 +30,12 @@ void DdpStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     Strategy::setupModel(model, channels_last);
     buffers_.clear();
     for (auto& b : model.buffers()) buffers_.push_back(b);
-    std::vector<torch::Tensor> params;
+    params_.clear();
     for (auto& p : model.parameters()) {
-        if (p.requires_grad()) params.push_back(p);
+        if (p.requires_grad()) params_.push_back(p);
     }
     // The reducer broadcasts rank 0's parameters; the buffers follow here.
-    reducer_ = std::make_unique<dist::GradientReducer>(*group_, std::move(params), options_);
+    reducer_ = std::make_unique<dist::GradientReducer>(*group_, params_, options_);
     if (!buffers_.empty()) {
         torch::NoGradGuard no_grad;
         group_->broadcast(buffers_, 0);
@@ -55,13 +58,53 @@ void DdpStrategy::backward(const torch::Tensor& loss, bool closes_group) {
     Strategy::backward(loss, closes_group);
 }
 
-void DdpStrategy::zeroGrad(torch::optim::Optimizer& optimizer) {
-    // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
-    torch::NoGradGuard no_grad;
-    for (auto& group : optimizer.param_groups()) {
-        for (auto& p : group.params()) {
-            if (p.grad().defined()) p.mutable_grad().zero_();
+std::unique_ptr<torch::optim::Optimizer> DdpStrategy::setupOptimizer(const OptimizerConfig& config,
+                                                                     ClassifierImpl& model) {
+    if (!shard_optimizer_) {
+        return Strategy::setupOptimizer(config, model);
+    }
+    // Greedy by size, in parameter order: each parameter goes to the least-loaded rank.
+    std::vector<int64_t> load(static_cast<size_t>(worldSize()), 0);
+    owners_.clear();
+    std::vector<torch::Tensor> own;
+    for (const auto& p : params_) {
+        const auto owner = static_cast<int64_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[static_cast<size_t>(owner)] += p.numel();
+        owners_.push_back(owner);
+        if (owner == rank()) own.push_back(p);
+    }
+    return createOptimizer(config, own);
+}
+
+bool DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    if (!shard_optimizer_) {
+        return Strategy::optimizerStep(optimizer, clip_val);
+    }
+    // Every rank holds the same averaged gradients, so the global norm is computed locally.
+    if (clip_val) {
+        std::vector<torch::Tensor> with_grad;
+        for (const auto& p : params_) {
+            if (p.grad().defined()) with_grad.push_back(p);
         }
+        torch::nn::utils::clip_grad_norm_(with_grad, *clip_val);
+    }
+    const bool stepped = precision().optimizerStep(optimizer, std::nullopt);
+    zeroGrad(optimizer);
+    // Each owner's updated parameters reach every rank.
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+        std::vector<torch::Tensor> one{params_[i].detach()};
+        group_->broadcast(one, owners_[i]);
+    }
+    return stepped;
+}
+
+void DdpStrategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
+    // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
+    // Every trainable parameter (under zero1 the optimizer holds only this rank's share).
+    torch::NoGradGuard no_grad;
+    for (auto& p : params_) {
+        if (p.grad().defined()) p.mutable_grad().zero_();
     }
 }
 

@@ -141,7 +141,7 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
         }
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
     }
-    if (trainer.strategy == "ddp") {
+    if (trainer.strategy == "ddp" || trainer.strategy == "zero1") {
 #ifdef HEARTH_WITH_C10D
         // The launcher's world (torchrun, srun, Hearth's own), else a world of one on this host.
         dist::DistEnv env;
@@ -166,14 +166,15 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
         reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
         reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
         reducer.gradient_as_bucket_view = trainer.ddp.gradient_as_bucket_view;
-        return std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, group), device, trainer.precision, reducer);
+        return std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, group), device, trainer.precision, reducer,
+                                             /*shard_optimizer=*/trainer.strategy == "zero1");
 #else
-        throw ConfigError("trainer.strategy", "ddp needs PyTorch's distributed engine (c10d), which this build of "
-                                              "Hearth does not have; use auto");
+        throw ConfigError("trainer.strategy", trainer.strategy + " needs PyTorch's distributed engine (c10d), which "
+                                              "this build of Hearth does not have; use auto");
 #endif
     }
     throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
-                                          "use auto or ddp");
+                                          "use auto, ddp or zero1");
 }
 
 }  // namespace hearth

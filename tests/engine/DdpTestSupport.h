@@ -20,7 +20,8 @@ struct DdpSettings {
     bool find_unused = false;
     bool bucket_view = false;
     int64_t die_at_step = 0;     // 0 = never
-    bool distributed = false;    // strategy ddp (the world comes from the environment)
+    bool distributed = false;    // a distributed strategy (the world comes from the environment)
+    std::string strategy = "ddp";
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -35,8 +36,22 @@ struct DdpSettings {
         s.bucket_view = get("DDP_BUCKET_VIEW", "0") == "1";
         s.die_at_step = std::stoll(get("DDP_DIE_AT_STEP", "0"));
         s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
+        s.strategy = get("DDP_STRATEGY", "ddp");
         return s;
     }
+};
+
+// Counts the parameter elements this rank's optimizer holds (its share of the optimizer state).
+class OptimizerShare final : public Callback {
+public:
+    void onFitEnd(TrainerContext& ctx) override {
+        held = 0;
+        for (auto& group : ctx.optimizer().param_groups())
+            for (auto& p : group.params()) held += p.numel();
+        total = 0;
+        for (const auto& p : ctx.model().parameters()) total += p.numel();
+    }
+    int64_t held = 0, total = 0;
 };
 
 // Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
@@ -51,7 +66,8 @@ private:
     int64_t step_;
 };
 
-inline torch::Tensor trainBlobs(const DdpSettings& s) {
+// Returns the final weights, flattened; `share` (optional) gets [held, total] optimizer elements.
+inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nullptr) {
     torch::set_num_threads(1);
     ExperimentConfig c;
     c.seed = 3;
@@ -65,7 +81,7 @@ inline torch::Tensor trainBlobs(const DdpSettings& s) {
     c.trainer.accumulate_grad_batches = s.accumulate;
     c.trainer.num_workers = 0;
     c.trainer.log_every_n_steps = 1;
-    c.trainer.strategy = s.distributed ? "ddp" : "auto";
+    c.trainer.strategy = s.distributed ? s.strategy : "auto";
     c.trainer.ddp.backend = "gloo";
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
@@ -75,10 +91,13 @@ inline torch::Tensor trainBlobs(const DdpSettings& s) {
     auto model = createModel(c.model, ModelInput{{8}, 3});
     auto parts = defaultTrainerParts(c, torch::kCPU, "");
     if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
+    auto counter = std::make_shared<OptimizerShare>();
+    parts.callbacks.push_back(counter);
     RecordingSink sink;
     std::atomic<bool> stop{false};
     Trainer trainer(c, std::move(parts), model, splits, sink, stop);
     trainer.fit();
+    if (share) *share = torch::tensor({counter->held, counter->total}, torch::kInt64);
     std::vector<torch::Tensor> flat;
     for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten());
     return torch::cat(flat);

@@ -1,7 +1,7 @@
 // One rank of the DDP tests: trains the blob MLP with trainer.strategy=ddp in the world the
 // environment describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, as torchrun sets them) and
-// writes its final weights to argv[1]. Settings come from the environment:
-//   DDP_OPTIMIZER sgd|adam, DDP_BATCH (per rank), DDP_ACCUMULATE, DDP_FIND_UNUSED 0|1,
+// writes its final weights to argv[1] (and [held, total] optimizer elements to argv[1].share). Settings come from the environment:
+//   DDP_STRATEGY ddp|zero1, DDP_OPTIMIZER sgd|adam, DDP_BATCH (per rank), DDP_ACCUMULATE, DDP_FIND_UNUSED 0|1,
 //   DDP_BUCKET_VIEW 0|1, DDP_DIE_AT_STEP (this rank exits abruptly at that optimizer step).
 // With WORLD_SIZE unset it is the single-process reference (strategy auto).
 #include "DdpTestSupport.h"
@@ -18,8 +18,10 @@ int main(int argc, char** argv) {
     }
     try {
         const auto settings = testing::DdpSettings::fromEnvironment();
-        const auto weights = testing::trainBlobs(settings);
+        torch::Tensor share;
+        const auto weights = testing::trainBlobs(settings, &share);
         torch::save(weights, argv[1]);
+        torch::save(share, std::string(argv[1]) + ".share");
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "rank failed: %s\n", e.what());

@@ -1,7 +1,8 @@
-// DDP on c10d over Gloo with two real processes (ddp_rank_child): after K SGD or Adam steps the
-// weights equal one process training on the global batch, also with accumulation (no_sync),
-// find_unused_parameters and gradient_as_bucket_view; a world of one works; a rank that dies
-// makes the other fail with a message within the timeout.
+// DDP and ZeRO-1 on c10d over Gloo with two real processes (ddp_rank_child): after K SGD or Adam
+// steps the weights equal one process training on the global batch, also with accumulation
+// (no_sync), find_unused_parameters and gradient_as_bucket_view; zero1 ranks hold about half the
+// optimizer state each; a world of one works; a rank that dies makes the other fail with a
+// message within the timeout.
 #include "DdpTestSupport.h"
 
 #include "engine/dist/Rendezvous.h"
@@ -39,6 +40,7 @@ int freePort() {
 
 struct World {
     std::vector<torch::Tensor> weights;  // per rank (undefined when a rank failed)
+    std::vector<torch::Tensor> shares;   // per rank: [optimizer elements held, model elements]
     std::vector<int> exit_codes;
     std::vector<QString> output;
     double seconds = 0.0;
@@ -72,9 +74,13 @@ World runWorld(int world, const std::map<QString, QString>& settings, const std:
         procs[r]->waitForFinished(120000);
         w.exit_codes.push_back(procs[r]->exitStatus() == QProcess::NormalExit ? procs[r]->exitCode() : -1);
         w.output.push_back(QString::fromUtf8(procs[r]->readAll()));
-        torch::Tensor t;
-        if (w.exit_codes.back() == 0) torch::load(t, dir.filePath(QString("rank%1.pt").arg(r)).toStdString());
+        torch::Tensor t, share;
+        if (w.exit_codes.back() == 0) {
+            torch::load(t, dir.filePath(QString("rank%1.pt").arg(r)).toStdString());
+            torch::load(share, dir.filePath(QString("rank%1.pt.share").arg(r)).toStdString());
+        }
         w.weights.push_back(t);
+        w.shares.push_back(share);
     }
     w.seconds = clock.elapsed() / 1000.0;
     return w;
@@ -92,23 +98,28 @@ private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(1); }
 
     void equalsOneProcessOnTheGlobalBatch_data() {
+        QTest::addColumn<QString>("strategy");
         QTest::addColumn<QString>("optimizer");
         QTest::addColumn<int>("accumulate");
         QTest::addColumn<bool>("findUnused");
         QTest::addColumn<bool>("bucketView");
-        QTest::newRow("sgd") << "sgd" << 1 << false << false;
-        QTest::newRow("adam") << "adam" << 1 << false << false;
-        QTest::newRow("adam, accumulation (no_sync)") << "adam" << 2 << false << false;
-        QTest::newRow("sgd, find_unused_parameters") << "sgd" << 1 << true << false;
-        QTest::newRow("sgd, gradient_as_bucket_view, accumulation") << "sgd" << 2 << false << true;
+        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false;
+        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false;
+        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false;
+        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false;
+        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true;
+        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false;
+        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false;
     }
 
     void equalsOneProcessOnTheGlobalBatch() {
+        QFETCH(QString, strategy);
         QFETCH(QString, optimizer);
         QFETCH(int, accumulate);
         QFETCH(bool, findUnused);
         QFETCH(bool, bucketView);
-        const World w = runWorld(2, {{"DDP_OPTIMIZER", optimizer},
+        const World w = runWorld(2, {{"DDP_STRATEGY", strategy},
+                                     {"DDP_OPTIMIZER", optimizer},
                                      {"DDP_BATCH", "16"},
                                      {"DDP_ACCUMULATE", QString::number(accumulate)},
                                      {"DDP_FIND_UNUSED", findUnused ? "1" : "0"},
@@ -133,6 +144,17 @@ private Q_SLOTS:
         std::vector<torch::Tensor> flat;
         for (const auto& p : fresh->parameters()) flat.push_back(p.detach().flatten());
         QVERIFY(maxDiff(torch::cat(flat), reference) > 1e-2);
+        // Optimizer state: each ddp rank holds all of it; zero1 ranks split it between them.
+        const int64_t total = w.shares[0][1].item<int64_t>();
+        const int64_t held0 = w.shares[0][0].item<int64_t>(), held1 = w.shares[1][0].item<int64_t>();
+        if (strategy == "ddp") {
+            QCOMPARE(held0, total);
+            QCOMPARE(held1, total);
+        } else {
+            QCOMPARE(held0 + held1, total);
+            QVERIFY2(held0 < total * 0.75 && held1 < total * 0.75,
+                     qPrintable(QString("held %1 and %2 of %3").arg(held0).arg(held1).arg(total)));
+        }
     }
 
     void aWorldOfOneTrainsLikeOneDevice() {

@@ -210,6 +210,10 @@ private Q_SLOTS:
         ExperimentConfig zero;
         zero.trainer.strategy = "zero2";
         QVERIFY(hasIssue(validate(zero, withC10d), "trainer.strategy", "not available"));
+        zero.trainer.strategy = "zero1";
+        QVERIFY(validate(zero, withC10d).empty());
+        zero.trainer.precision = "16-mixed";
+        QVERIFY(hasIssue(validate(zero, oneGpu()), "trainer.strategy", "c10d"));
         ExperimentConfig twoCpu;
         twoCpu.trainer.devices = 2;
         QVERIFY(hasIssue(validate(twoCpu, withC10d), "trainer.devices", "trainer.strategy=ddp"));
@@ -293,7 +297,7 @@ private Q_SLOTS:
         QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
         auto withC10d = oneGpu();
         withC10d.distributed = true;
-        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp"}));
+        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1"}));
         QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
         for (const auto& s : strategy.choices) {
             ExperimentConfig c;

@@ -201,9 +201,9 @@ private Q_SLOTS:
         QCOMPARE(items(field<QComboBox>(panel, "trainer.precision")),
                  (QStringList{"32-true", "16-mixed", "bf16-mixed"}));
         QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), QStringList{"auto"});
-        gpu.distributed = true;   // c10d built in: ddp is offered, ZeRO (refused in this version) is not
+        gpu.distributed = true;   // c10d built in: ddp and zero1 are offered, zero2 (refused) is not
         panel.form()->setCapabilities(gpu);
-        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), (QStringList{"auto", "ddp"}));
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), (QStringList{"auto", "ddp", "zero1"}));
         // A config file asking for what is not offered still shows it, and validation names it.
         auto c = panel.config();
         c.trainer.strategy = "ddp";
