@@ -91,13 +91,12 @@ const std::vector<std::string>& rememberedArguments() {
 LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args) {
     const int port = freeLoopbackPort();
     std::vector<pid_t> pids;
-    std::vector<std::string> argv_strings{"/proc/self/exe"};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    // The executable itself, resolved now (/proc/self/exe would name the child's own image too).
+    // The executable itself, resolved now: the children run the same binary with the same arguments.
     char self[4096] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0) throw std::runtime_error("cannot find hearth-cli's own executable (/proc/self/exe)");
-    argv_strings[0] = std::string(self, static_cast<size_t>(n));
+    std::vector<std::string> argv_strings{std::string(self, static_cast<size_t>(n))};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     auto argv = pointers(argv_strings);
     std::signal(SIGINT, onLauncherSignal);
     std::signal(SIGTERM, onLauncherSignal);

@@ -47,7 +47,6 @@ std::optional<DistEnv> readDistEnv(const EnvReader& env) {
     DistEnv e;
     if (env("WORLD_SIZE") && env("RANK")) {
         // torchrun, or Hearth's local launcher (which sets the same variables).
-        e.source = env("TORCHELASTIC_RUN_ID") || env("TORCHELASTIC_RESTART_COUNT") ? "torchrun" : "hearth";
         e.rank = integer(env, "RANK");
         e.world_size = integer(env, "WORLD_SIZE");
         e.local_rank = integer(env, "LOCAL_RANK", e.rank);
@@ -58,7 +57,6 @@ std::optional<DistEnv> readDistEnv(const EnvReader& env) {
         e.agent_store = agent && (*agent == "True" || *agent == "true" || *agent == "1");
         e.restart_count = integer(env, "TORCHELASTIC_RESTART_COUNT", 0);
     } else if (env("SLURM_PROCID") && env("SLURM_NTASKS")) {
-        e.source = "slurm";
         e.rank = integer(env, "SLURM_PROCID");
         e.world_size = integer(env, "SLURM_NTASKS");
         e.local_rank = integer(env, "SLURM_LOCALID", 0);

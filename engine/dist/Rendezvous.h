@@ -20,7 +20,6 @@ struct DistEnv {
     int64_t master_port = 0;
     bool agent_store = false;     // torchrun's agent hosts the store: every rank is a client
     int64_t restart_count = 0;    // torchrun: the store prefix is /worker/attempt_<n>
-    std::string source;           // "torchrun", "slurm", "hearth" or "" (not distributed)
 };
 
 // Reads a variable; the default reads the process environment (tests pass a map).

@@ -48,9 +48,6 @@ void tuneHostAllocator() {
 }  // namespace
 
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
-    if (trainer.devices != 1 && trainer.strategy == "auto") {
-        throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
-    }
     if (trainer.accelerator == "cuda" || (trainer.accelerator == "auto" && caps.cuda_available)) {
         if (!caps.cuda_available) {
             throw ConfigError("trainer.accelerator", "cuda was requested but LibTorch sees no CUDA device");

@@ -11,8 +11,8 @@
 
 namespace hearth {
 
-// accelerator auto -> cuda when available, else cpu. Throws ConfigError for what this engine
-// cannot run (CUDA absent, several devices without a distributed strategy).
+// accelerator auto -> cuda when available, else cpu. Throws ConfigError when CUDA is asked for
+// but absent (device counts and strategies are the strategy's: createStrategy).
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 
 // Seeds, intra-op threads, deterministic algorithms, cuDNN benchmark and TF32. These are

@@ -134,19 +134,14 @@ bool DdpStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
 
 int64_t DdpStrategy::firstNonFiniteStep() {
     if (precision().scalesLoss() || !first_bad_step_.defined()) return 0;
-    // The earliest bad step on any rank (0 = none): encode "none" as a large value for the min.
-    const auto local = static_cast<double>(first_bad_step_.item<int64_t>());
-    std::vector<double> bad{local > 0 ? 1.0 : 0.0};
-    reduceSum(bad);
-    if (bad[0] == 0.0) return 0;
-    // Gather every rank's value to take the smallest positive one.
-    const auto all = group_->allgather(torch::tensor({local}, torch::kFloat64));
-    double first = 0.0;
+    // The earliest bad step on any rank (0 = none), in one collective.
+    const auto all = group_->allgather(first_bad_step_.to(torch::kCPU));
+    int64_t first = 0;
     for (const auto& v : all) {
-        const double x = v.item<double>();
-        if (x > 0 && (first == 0.0 || x < first)) first = x;
+        const int64_t x = v.item<int64_t>();
+        if (x > 0 && (first == 0 || x < first)) first = x;
     }
-    return static_cast<int64_t>(first);
+    return first;
 }
 
 }  // namespace hearth

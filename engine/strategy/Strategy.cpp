@@ -99,10 +99,13 @@ bool Strategy::watchLoss(const torch::Tensor& loss, int64_t step) {
     }
     if (loss.device().is_cpu()) {
         // Reading a CPU scalar costs nothing, and failing at once names the exact step.
-        if (!std::isfinite(loss.item<double>()) && first_bad_step_.item<int64_t>() == 0) {
+        if (std::isfinite(loss.item<double>())) {
+            return false;
+        }
+        if (first_bad_step_.item<int64_t>() == 0) {
             first_bad_step_.fill_(step);
         }
-        return first_bad_step_.item<int64_t>() != 0;
+        return true;
     }
     // On an accelerator: recorded on the device without a sync.
     torch::NoGradGuard no_grad;

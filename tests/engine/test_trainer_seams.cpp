@@ -12,6 +12,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <map>
 
 using namespace hearth;
@@ -139,9 +140,11 @@ public:
     std::string name() const override { return "recording"; }
     std::string describe() const override { return "recording (cpu)"; }
     torch::Device device() const override { return torch::kCPU; }
+    // As if a second rank had seen as many samples, all classified right, at zero loss.
     void reduceSum(std::vector<double>& values) const override {
         reductions.push_back(values);
-        for (auto& v : values) v *= 2;  // as if a second rank had seen the same
+        values[1] += values[2];
+        values[2] *= 2;
     }
     bool agreeToStop(bool local) const override {
         ++agreements;
@@ -324,9 +327,13 @@ private Q_SLOTS:
         double samples = 0;
         for (const auto& r : recorded->reductions) samples += r.at(2);
         QCOMPARE(samples, 2.0 * 64);
-        // The logged figures are the reduced ones: twice the local samples, the same mean loss.
-        const auto epochs = sink.all<EpochMetrics>();
-        QVERIFY(epochs.back().samples_per_sec > 0);
+        // The logged figures are the reduced ones, interval by interval.
+        const auto steps = sink.all<StepMetrics>();
+        for (size_t i = 0; i < steps.size(); ++i) {
+            const auto& r = recorded->reductions[i];
+            QVERIFY(std::abs(steps[i].loss - r[0] / (2 * r[2])) < 1e-12);
+            QVERIFY(std::abs(steps[i].accuracy - (r[1] + r[2]) / (2 * r[2])) < 1e-12);
+        }
         // After every micro-batch and at each epoch end (twice: before validation, after callbacks),
         // plus once per validation batch.
         QVERIFY2(recorded->agreements >= 8 + 2 * 2, qPrintable(QString::number(recorded->agreements)));
@@ -372,7 +379,8 @@ private Q_SLOTS:
         QVERIFY(!cpu.watchLoss(torch::tensor(1.5), 1));
         QCOMPARE(cpu.firstNonFiniteStep(), int64_t(0));
         QVERIFY(cpu.watchLoss(torch::tensor(std::nan("")), 2));
-        QVERIFY(cpu.watchLoss(torch::tensor(1.0), 3));  // the first bad step stays recorded
+        QVERIFY(!cpu.watchLoss(torch::tensor(1.0), 3));
+        QVERIFY(cpu.watchLoss(torch::tensor(INFINITY), 4));  // the first bad step stays recorded
         QCOMPARE(cpu.firstNonFiniteStep(), int64_t(2));
         QCOMPARE(QString::fromStdString(cpu.describe()), QString("single device (cpu)"));
         ExperimentConfig c;
