@@ -298,10 +298,8 @@ std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabi
             continue;
         }
         if (key.key == "trainer.accelerator" && c == "cuda" && !caps.cuda_available) continue;
-        // ddp and zero1 run where c10d is built in (one process per device); zero2 is refused by
-        // validate() in this version of Hearth.
-        if (key.key == "trainer.strategy" && c != "auto" && !((c == "ddp" || c == "zero1") && caps.distributed))
-            continue;
+        // The distributed strategies run where c10d is built in (one process per device).
+        if (key.key == "trainer.strategy" && c != "auto" && !caps.distributed) continue;
         if (key.key == "trainer.ddp.backend" && c == "nccl" && !caps.cuda_available) continue;
         out.push_back(c);
     }

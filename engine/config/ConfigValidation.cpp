@@ -87,16 +87,10 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
                                     "CPU; use bf16-mixed on CPU");
     if (t.precision == "bf16-mixed" && on_cuda && caps.cuda_available && !caps.cuda_bf16)
         c.fail("trainer.precision", "bf16-mixed needs a GPU with bfloat16 support (Ampere or newer); use 16-mixed");
-    const bool distributed = t.strategy == "ddp" || t.strategy == "zero1";
-    if (t.strategy == "zero2")
-        c.fail("trainer.strategy", "'zero2' (sharded gradients) is not available in this version of Hearth yet; "
-                                   "use zero1, ddp or auto");
-    else if (distributed && !caps.distributed)
+    const bool distributed = t.strategy != "auto";
+    if (distributed && !caps.distributed)
         c.fail("trainer.strategy", t.strategy + " needs PyTorch's distributed engine (c10d), which this build of "
                                    "Hearth does not have; use auto (one device)");
-    else if (t.strategy == "zero1" && t.precision == "16-mixed")
-        c.fail("trainer.strategy", "zero1 with 16-mixed (a loss scaler whose inf check must agree across the "
-                                   "shards) is not available yet; use bf16-mixed, or ddp");
     if (t.devices > 1) {
         if (on_cuda && t.devices > caps.cuda_device_count)
             c.fail("trainer.devices", "asks for " + std::to_string(t.devices) + " GPUs but this machine has " +

@@ -90,6 +90,14 @@ void ProcessGroup::allreduceSum(std::vector<torch::Tensor>& tensors) {
     impl_->wait(impl_->group->allreduce(tensors, o), "allreduce");
 }
 
+void ProcessGroup::reduceSum(torch::Tensor& tensor, int64_t root) {
+    std::vector<torch::Tensor> one{tensor};
+    c10d::ReduceOptions o;
+    o.reduceOp = c10d::ReduceOp::SUM;
+    o.rootRank = root;
+    impl_->wait(impl_->group->reduce(one, o), "reduce");
+}
+
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
     for (auto& t : tensors) {
         std::vector<torch::Tensor> one{t};

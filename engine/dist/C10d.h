@@ -38,6 +38,8 @@ public:
     const std::string& backend() const;
     // In place, summed over ranks.
     void allreduceSum(std::vector<torch::Tensor>& tensors);
+    // In place on `root`: the sum over ranks of `tensor` (contiguous); other ranks' copies are scratch.
+    void reduceSum(torch::Tensor& tensor, int64_t root);
     // In place: every rank ends with `root`'s values.
     void broadcast(std::vector<torch::Tensor>& tensors, int64_t root = 0);
     // Every rank's `tensor` (same shape on every rank), in rank order.

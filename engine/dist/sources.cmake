@@ -9,7 +9,8 @@ if(Torch_VERSION VERSION_LESS 2.0 AND EXISTS "/usr/include/gloo/config.h")
 endif()
 set(HEARTH_WITH_C10D ${HEARTH_WITH_C10D} PARENT_SCOPE)
 if(HEARTH_WITH_C10D)
-  target_sources(hearth_engine PRIVATE dist/C10d.cpp strategy/DdpStrategy.cpp)
+  target_sources(hearth_engine PRIVATE dist/C10d.cpp strategy/DistributedStrategy.cpp strategy/DdpStrategy.cpp
+                 strategy/Zero2Strategy.cpp)
   target_compile_definitions(hearth_engine PRIVATE HEARTH_WITH_C10D=1)
   # Debian's reducer.hpp includes a dist-autograd header libtorch-dev lacks: a two-name stand-in,
   # for this one unit only.

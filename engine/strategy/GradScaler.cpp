@@ -40,7 +40,7 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
     return loss * scale_.to(loss.dtype());
 }
 
-void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
+void GradScaler::unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
     if (stage_ == Stage::Unscaled) {
         throw std::logic_error("GradScaler::unscale_ called twice in one step");
     }
@@ -64,6 +64,9 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
     }
     found_inf_.zero_();
     unscaleOnDevice(grads);
+    if (sum_across_ranks) {
+        sum_across_ranks(found_inf_);
+    }
     stage_ = Stage::Unscaled;
 }
 
@@ -85,12 +88,12 @@ void GradScaler::unscaleOnDevice(std::vector<torch::Tensor>& grads) {
     }
 }
 
-bool GradScaler::step(torch::optim::Optimizer& optimizer) {
+bool GradScaler::step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
     if (stage_ == Stage::Stepped) {
         throw std::logic_error("GradScaler::step called twice; call update() after each step");
     }
     if (stage_ == Stage::Ready) {
-        unscale_(optimizer);
+        unscale_(optimizer, sum_across_ranks);
     }
     const bool finite = found_inf_.item<float>() == 0.0f;
     if (finite) {

@@ -6,8 +6,12 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace hearth {
+
+// Sums a tensor in place over every rank of a sharded optimizer (empty: one rank holds it all).
+using SumAcrossRanks = std::function<void(torch::Tensor&)>;
 
 struct GradScalerOptions {
     double init_scale = 65536.0;  // 2^16
@@ -23,10 +27,12 @@ public:
     // loss * scale; creates the scale on the loss's device at the first call.
     torch::Tensor scale(const torch::Tensor& loss);
     // Divides every gradient by the scale and records whether any was inf/nan. Once per step.
-    void unscale_(torch::optim::Optimizer& optimizer);
+    // When each rank's optimizer holds a shard, sum_across_ranks makes every rank agree: an
+    // inf on one rank's shard skips the step everywhere.
+    void unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks = {});
     // Unscales if not done yet, then steps unless an inf/nan was found. The one host sync.
     // Returns whether the optimizer stepped.
-    bool step(torch::optim::Optimizer& optimizer);
+    bool step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks = {});
     // Backs off after a skipped step, grows after growth_interval good ones. Ends the step.
     void update();
 

@@ -2,6 +2,8 @@
 
 #include "engine/TorchCompat.h"
 
+#include <cmath>
+
 namespace hearth {
 
 Precision::Precision(const std::string& name, torch::Device device, GradScalerOptions scaler_options)
@@ -54,21 +56,61 @@ void Precision::backward(const torch::Tensor& loss) {
     }
 }
 
-bool Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
-    if (scaler_) {
-        // Unscale once so clipping sees true gradient norms.
-        scaler_->unscale_(optimizer);
-    }
-    if (clip_val) {
-        std::vector<torch::Tensor> params;
-        for (auto& group : optimizer.param_groups()) {
-            for (auto& p : group.params()) {
-                if (p.grad().defined()) {
-                    params.push_back(p);
-                }
+namespace {
+
+std::vector<torch::Tensor> gradientsOf(torch::optim::Optimizer& optimizer) {
+    std::vector<torch::Tensor> grads;
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            if (p.grad().defined()) {
+                grads.push_back(p.grad());
             }
         }
-        torch::nn::utils::clip_grad_norm_(params, *clip_val);
+    }
+    return grads;
+}
+
+// clip_grad_norm_ (L2) over gradients split across ranks: the squared norms of every shard are
+// summed, then each rank scales its own gradients by max_norm / (norm + 1e-6) when below 1.
+void clipShardedGradNorm(const std::vector<torch::Tensor>& grads, double max_norm,
+                         const SumAcrossRanks& sum_across_ranks) {
+    torch::NoGradGuard no_grad;
+    torch::Tensor squared = torch::zeros({1}, torch::kFloat64);
+    for (const auto& g : grads) {
+        squared += g.detach().to(torch::kFloat64).pow(2).sum().to(torch::kCPU);
+    }
+    sum_across_ranks(squared);
+    const double norm = std::sqrt(squared.item<double>());
+    const double coefficient = max_norm / (norm + 1e-6);
+    if (coefficient < 1.0) {
+        for (const auto& g : grads) {
+            g.mul_(coefficient);
+        }
+    }
+}
+
+}  // namespace
+
+bool Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
+                              const SumAcrossRanks& sum_across_ranks) {
+    if (scaler_) {
+        // Unscale once so clipping sees true gradient norms.
+        scaler_->unscale_(optimizer, sum_across_ranks);
+    }
+    if (clip_val) {
+        if (sum_across_ranks) {
+            clipShardedGradNorm(gradientsOf(optimizer), *clip_val, sum_across_ranks);
+        } else {
+            std::vector<torch::Tensor> params;
+            for (auto& group : optimizer.param_groups()) {
+                for (auto& p : group.params()) {
+                    if (p.grad().defined()) {
+                        params.push_back(p);
+                    }
+                }
+            }
+            torch::nn::utils::clip_grad_norm_(params, *clip_val);
+        }
     }
     if (!scaler_) {
         optimizer.step();

@@ -27,8 +27,11 @@ public:
     // Backward of loss (scaled under 16-mixed).
     void backward(const torch::Tensor& loss);
     // Unscale (16-mixed), clip the gradient norm to clip_val if given, then step (skipped on
-    // inf/nan under 16-mixed). Returns whether the optimizer stepped.
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+    // inf/nan under 16-mixed). Returns whether the optimizer stepped. With sum_across_ranks (an
+    // optimizer sharded over ranks, ZeRO) the inf check and the clipping norm cover every rank's
+    // shard: all ranks skip together and clip by the global norm.
+    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
+                       const SumAcrossRanks& sum_across_ranks = {});
 
     const std::string& name() const { return name_; }
     bool autocasts() const { return autocast_dtype_.has_value(); }

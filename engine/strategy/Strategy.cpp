@@ -4,6 +4,7 @@
 #ifdef HEARTH_WITH_C10D
 #include "engine/dist/Rendezvous.h"
 #include "engine/strategy/DdpStrategy.h"
+#include "engine/strategy/Zero2Strategy.h"
 #endif
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/train/Optimizers.h"
@@ -144,7 +145,7 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
         }
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
     }
-    if (trainer.strategy == "ddp" || trainer.strategy == "zero1") {
+    if (trainer.strategy == "ddp" || trainer.strategy == "zero1" || trainer.strategy == "zero2") {
 #ifdef HEARTH_WITH_C10D
         // The launcher's world (torchrun, srun, Hearth's own), else a world of one on this host.
         dist::DistEnv env;
@@ -165,11 +166,15 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
         if (device.is_cuda()) {
             device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
         }
+        auto group_of_ranks = dist::ProcessGroup::join(env, group);
+        if (trainer.strategy == "zero2") {
+            return std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+        }
         dist::ReducerOptions reducer;
         reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
         reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
         reducer.gradient_as_bucket_view = trainer.ddp.gradient_as_bucket_view;
-        return std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, group), device, trainer.precision, reducer,
+        return std::make_unique<DdpStrategy>(std::move(group_of_ranks), device, trainer.precision, reducer,
                                              /*shard_optimizer=*/trainer.strategy == "zero1");
 #else
         throw ConfigError("trainer.strategy", trainer.strategy + " needs PyTorch's distributed engine (c10d), which "
@@ -177,7 +182,7 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
 #endif
     }
     throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
-                                          "use auto, ddp or zero1");
+                                          "use auto, ddp, zero1 or zero2");
 }
 
 }  // namespace hearth

@@ -65,6 +65,9 @@ public:
     virtual void reduceSum(std::vector<double>& values) const;
     // True on every rank when any rank asks to stop.
     virtual bool agreeToStop(bool local) const { return local; }
+    // Every rank's rows (any count per rank, same trailing shape and dtype), in rank order, on
+    // the host: how sharded evaluation collects its predictions. One device: {rows}.
+    virtual std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const { return {rows}; }
 
     // Watches the loss of optimizer step `step` (1-based) for NaN/inf. Returns true when it knows
     // now that the loss is not finite; otherwise the check is recorded on the device and read by

@@ -8,7 +8,9 @@
 #include "engine/train/Trainer.h"
 
 #include <atomic>
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 namespace hearth::testing {
@@ -19,6 +21,7 @@ struct DdpSettings {
     int64_t accumulate = 1;
     bool find_unused = false;
     bool bucket_view = false;
+    double clip = 0.0;           // trainer.gradient_clip_val (0 = none)
     int64_t die_at_step = 0;     // 0 = never
     bool distributed = false;    // a distributed strategy (the world comes from the environment)
     std::string strategy = "ddp";
@@ -35,15 +38,29 @@ struct DdpSettings {
         s.find_unused = get("DDP_FIND_UNUSED", "0") == "1";
         s.bucket_view = get("DDP_BUCKET_VIEW", "0") == "1";
         s.die_at_step = std::stoll(get("DDP_DIE_AT_STEP", "0"));
+        s.clip = std::stod(get("DDP_CLIP", "0"));
         s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
         s.strategy = get("DDP_STRATEGY", "ddp");
         return s;
     }
 };
 
-// Counts the parameter elements this rank's optimizer holds (its share of the optimizer state).
+// Counts the parameter elements this rank's optimizer holds (its share of the optimizer state),
+// and the most gradient elements it held after any micro-batch (model and optimizer tensors,
+// each counted once).
 class OptimizerShare final : public Callback {
 public:
+    void onTrainBatchEnd(TrainerContext& ctx) override {
+        std::set<const void*> seen;
+        int64_t held_grads = 0;
+        auto count = [&](const torch::Tensor& p) {
+            if (p.grad().defined() && seen.insert(p.unsafeGetTensorImpl()).second) held_grads += p.grad().numel();
+        };
+        for (const auto& p : ctx.model().parameters()) count(p);
+        for (auto& group : ctx.optimizer().param_groups())
+            for (auto& p : group.params()) count(p);
+        grads = std::max(grads, held_grads);
+    }
     void onFitEnd(TrainerContext& ctx) override {
         held = 0;
         for (auto& group : ctx.optimizer().param_groups())
@@ -51,7 +68,7 @@ public:
         total = 0;
         for (const auto& p : ctx.model().parameters()) total += p.numel();
     }
-    int64_t held = 0, total = 0;
+    int64_t held = 0, total = 0, grads = 0;
 };
 
 // Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
@@ -66,7 +83,8 @@ private:
     int64_t step_;
 };
 
-// Returns the final weights, flattened; `share` (optional) gets [held, total] optimizer elements.
+// Returns the final weights, flattened; `share` (optional) gets [optimizer elements held, model
+// elements, most gradient elements held].
 inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nullptr) {
     torch::set_num_threads(1);
     ExperimentConfig c;
@@ -86,6 +104,7 @@ inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nul
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
     c.trainer.ddp.timeout_s = 30;
+    if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;
     const auto splits = blobSplits(256, 32, 32);  // 256 = a multiple of every global batch used
     torch::manual_seed(5);
     auto model = createModel(c.model, ModelInput{{8}, 3});
@@ -97,7 +116,7 @@ inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nul
     std::atomic<bool> stop{false};
     Trainer trainer(c, std::move(parts), model, splits, sink, stop);
     trainer.fit();
-    if (share) *share = torch::tensor({counter->held, counter->total}, torch::kInt64);
+    if (share) *share = torch::tensor({counter->held, counter->total, counter->grads}, torch::kInt64);
     std::vector<torch::Tensor> flat;
     for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten());
     return torch::cat(flat);

@@ -208,12 +208,17 @@ private Q_SLOTS:
         ddp.trainer.ddp.backend = "nccl";
         QVERIFY(hasIssue(validate(ddp, withC10d), "trainer.ddp.backend", "needs CUDA"));
         ExperimentConfig zero;
-        zero.trainer.strategy = "zero2";
-        QVERIFY(hasIssue(validate(zero, withC10d), "trainer.strategy", "not available"));
-        zero.trainer.strategy = "zero1";
-        QVERIFY(validate(zero, withC10d).empty());
-        zero.trainer.precision = "16-mixed";
-        QVERIFY(hasIssue(validate(zero, oneGpu()), "trainer.strategy", "c10d"));
+        for (const char* sharded : {"zero1", "zero2"}) {
+            zero.trainer.strategy = sharded;
+            QVERIFY2(validate(zero, withC10d).empty(), sharded);
+            QVERIFY(hasIssue(validate(zero, oneGpu()), "trainer.strategy", "c10d"));
+            // The loss scaler's inf check agrees across the shards: 16-mixed is allowed on GPUs.
+            zero.trainer.precision = "16-mixed";
+            auto gpuWithC10d = oneGpu();
+            gpuWithC10d.distributed = true;
+            QVERIFY2(validate(zero, gpuWithC10d).empty(), issuesText(validate(zero, gpuWithC10d)).c_str());
+            zero.trainer.precision = "32-true";
+        }
         ExperimentConfig twoCpu;
         twoCpu.trainer.devices = 2;
         QVERIFY(hasIssue(validate(twoCpu, withC10d), "trainer.devices", "trainer.strategy=ddp"));
@@ -293,11 +298,11 @@ private Q_SLOTS:
         QCOMPARE(offeredChoices(precision, oneGpu()), (L{"32-true", "16-mixed", "bf16-mixed"}));
         QCOMPARE(offeredChoices(accelerator, cpuOnly()), (L{"auto", "cpu"}));
         QCOMPARE(offeredChoices(accelerator, oneGpu()), (L{"auto", "cpu", "cuda"}));
-        // ddp only where c10d is built in; ZeRO is refused in this version, so never offered.
+        // The distributed strategies only where c10d is built in.
         QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
         auto withC10d = oneGpu();
         withC10d.distributed = true;
-        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1"}));
+        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1", "zero2"}));
         QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
         for (const auto& s : strategy.choices) {
             ExperimentConfig c;

@@ -1,0 +1,99 @@
+#include "engine/strategy/DistributedStrategy.h"
+
+#include <algorithm>
+
+namespace hearth {
+
+DistributedStrategy::DistributedStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
+                                         const std::string& precision)
+    : Strategy(std::make_unique<Precision>(precision, device)), group_(std::move(group)), device_(device) {}
+
+DistributedStrategy::~DistributedStrategy() = default;
+
+std::string DistributedStrategy::groupDescription() const {
+    return group_->backend() + ", rank " + std::to_string(rank()) + " of " + std::to_string(worldSize()) + " (" +
+           device_.str() + ")";
+}
+
+void DistributedStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    Strategy::setupModel(model, channels_last);
+    buffers_.clear();
+    for (auto& b : model.buffers()) buffers_.push_back(b);
+    params_.clear();
+    for (auto& p : model.parameters()) {
+        if (p.requires_grad()) params_.push_back(p);
+    }
+}
+
+torch::Tensor DistributedStrategy::forward(ClassifierImpl& model, const Batch& batch) {
+    if (torch::GradMode::is_enabled() && model.is_training()) {
+        if (!buffers_.empty()) {
+            torch::NoGradGuard no_grad;
+            group_->broadcast(buffers_, 0);  // broadcast_buffers
+        }
+        beforeTrainingForward();
+    }
+    return Strategy::forward(model, batch);
+}
+
+void DistributedStrategy::reduceSum(std::vector<double>& values) const {
+    if (values.empty()) return;
+    std::vector<torch::Tensor> t{torch::tensor(values, torch::kFloat64)};
+    group_->allreduceSum(t);
+    const auto summed = t[0].contiguous();
+    std::copy(summed.data_ptr<double>(), summed.data_ptr<double>() + summed.numel(), values.begin());
+}
+
+bool DistributedStrategy::agreeToStop(bool local) const {
+    std::vector<torch::Tensor> t{torch::tensor({local ? 1.0 : 0.0}, torch::kFloat64)};
+    group_->allreduceSum(t);
+    return t[0].item<double>() > 0.0;
+}
+
+bool DistributedStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
+    // Recorded only: a rank must not fail alone while the others wait in a collective. The
+    // ranks agree on the first bad step at the next metric sync (firstNonFiniteStep).
+    if (precision().scalesLoss()) return false;
+    torch::NoGradGuard no_grad;
+    const auto bad = torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
+    first_bad_step_.masked_fill_(bad, step);
+    return false;
+}
+
+int64_t DistributedStrategy::firstNonFiniteStep() {
+    if (precision().scalesLoss() || !first_bad_step_.defined()) return 0;
+    // The earliest bad step on any rank (0 = none), in one collective.
+    const auto all = group_->allgather(first_bad_step_.to(torch::kCPU));
+    int64_t first = 0;
+    for (const auto& v : all) {
+        const int64_t x = v.item<int64_t>();
+        if (x > 0 && (first == 0 || x < first)) first = x;
+    }
+    return first;
+}
+
+std::vector<torch::Tensor> DistributedStrategy::gatherRows(const torch::Tensor& rows) const {
+    // Row counts differ by rank: gather the counts, pad every rank's rows to the longest, gather,
+    // then trim each back to its count.
+    const auto local = rows.to(torch::kCPU).contiguous();
+    const auto counts = group_->allgather(torch::tensor({local.size(0)}, torch::kInt64));
+    int64_t longest = 0;
+    for (const auto& c : counts) longest = std::max(longest, c.item<int64_t>());
+    auto shape = local.sizes().vec();
+    shape[0] = longest;
+    auto padded = torch::zeros(shape, local.options());
+    if (local.size(0) > 0) padded.narrow(0, 0, local.size(0)).copy_(local);
+    auto all = group_->allgather(padded);
+    for (size_t r = 0; r < all.size(); ++r) all[r] = all[r].narrow(0, 0, counts[r].item<int64_t>());
+    return all;
+}
+
+SumAcrossRanks DistributedStrategy::sumAcrossRanks() const {
+    return [group = group_](torch::Tensor& t) {
+        std::vector<torch::Tensor> one{t.device().is_cpu() ? t : t.to(torch::kCPU)};
+        group->allreduceSum(one);
+        if (!t.device().is_cpu()) t.copy_(one[0]);
+    };
+}
+
+}  // namespace hearth

@@ -1,0 +1,51 @@
+#pragma once
+// DistributedStrategy: what every data-parallel strategy over a c10d process group shares, one
+// process per device: rank 0's buffers (BatchNorm statistics) broadcast before each training
+// forward (Python DDP's broadcast_buffers), metrics summed across ranks, stop requests and
+// non-finite losses agreed by every rank at the same point of the loop (no rank left waiting in
+// a collective), and evaluation rows gathered from every rank. DdpStrategy (ddp, zero1) and
+// Zero2Strategy build on it.
+
+#include "engine/dist/C10d.h"
+#include "engine/strategy/Strategy.h"
+
+#include <memory>
+
+namespace hearth {
+
+class DistributedStrategy : public Strategy {
+public:
+    // Throws ConfigError("trainer.precision") when the device cannot run `precision`.
+    DistributedStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision);
+    ~DistributedStrategy() override;
+
+    torch::Device device() const override { return device_; }
+    int64_t rank() const override { return group_->rank(); }
+    int64_t worldSize() const override { return group_->worldSize(); }
+
+    // Collects the model's buffers and trainable parameters (in order).
+    void setupModel(ClassifierImpl& model, bool channels_last) override;
+    // Broadcasts rank 0's buffers before a training forward.
+    torch::Tensor forward(ClassifierImpl& model, const Batch& batch) override;
+    void reduceSum(std::vector<double>& values) const override;
+    bool agreeToStop(bool local) const override;
+    bool watchLoss(const torch::Tensor& loss, int64_t step) override;
+    int64_t firstNonFiniteStep() override;
+    std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const override;
+
+protected:
+    // Before a training forward that will be followed by a synchronised backward (the Reducer's
+    // bookkeeping for ddp); buffers are already broadcast.
+    virtual void beforeTrainingForward() {}
+    // Sums a tensor over the ranks in place (for the loss scaler and sharded clipping); staged
+    // through the host when the tensor lives elsewhere.
+    SumAcrossRanks sumAcrossRanks() const;
+    std::string groupDescription() const;  // "gloo, rank 0 of 2 (cpu)"
+
+    std::shared_ptr<dist::ProcessGroup> group_;
+    torch::Device device_;
+    std::vector<torch::Tensor> buffers_;
+    std::vector<torch::Tensor> params_;  // every trainable parameter, in model.parameters() order
+};
+
+}  // namespace hearth

@@ -1,0 +1,107 @@
+#include "engine/strategy/Zero2Strategy.h"
+
+#include "engine/train/Optimizers.h"
+
+namespace hearth {
+
+Zero2Strategy::Zero2Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
+                             const std::string& precision)
+    : DistributedStrategy(std::move(group), device, precision) {}
+
+Zero2Strategy::~Zero2Strategy() = default;
+
+std::string Zero2Strategy::describe() const {
+    return "zero2 (gradients and optimizer state sharded, " + std::to_string(slice_size_) + " of " +
+           std::to_string(flat_size_) + " elements per rank) over " + groupDescription();
+}
+
+void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    DistributedStrategy::setupModel(model, channels_last);
+    torch::NoGradGuard no_grad;
+    // Every rank must hold the same parameters in the same order; then rank 0's values win.
+    std::vector<int64_t> shape_check{static_cast<int64_t>(params_.size())};
+    for (const auto& p : params_) shape_check.push_back(p.numel());
+    const auto mine = torch::tensor(shape_check, torch::kInt64);
+    const auto all = group_->allgather(mine);
+    for (size_t r = 0; r < all.size(); ++r) {
+        if (!all[r].equal(mine)) {
+            throw std::runtime_error("zero2: rank " + std::to_string(r) + " built a model with different parameters "
+                                     "than rank " + std::to_string(rank()) + " (same model settings on every rank?)");
+        }
+    }
+    std::vector<torch::Tensor> state;
+    for (const auto& p : params_) state.push_back(p.detach());
+    for (const auto& b : buffers_) state.push_back(b);
+    group_->broadcast(state, 0);
+    flat_size_ = 0;
+    for (const auto& p : params_) flat_size_ += p.numel();
+    slice_size_ = (flat_size_ + worldSize() - 1) / worldSize();
+}
+
+torch::Tensor Zero2Strategy::flattenGradients() const {
+    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(torch::kFloat32).device(device_));
+    int64_t offset = 0;
+    for (const auto& p : params_) {
+        if (p.grad().defined()) flat.narrow(0, offset, p.numel()).copy_(p.grad().reshape({-1}));
+        offset += p.numel();
+    }
+    return flat;
+}
+
+void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
+    int64_t offset = 0;
+    for (auto& p : params_) {
+        // copy_ goes by logical index, so a channels-last weight keeps its layout.
+        p.detach().copy_(flat.narrow(0, offset, p.numel()).view(p.sizes()));
+        offset += p.numel();
+    }
+}
+
+std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const OptimizerConfig& config,
+                                                                       ClassifierImpl& /*model*/) {
+    torch::NoGradGuard no_grad;
+    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(torch::kFloat32).device(device_));
+    int64_t offset = 0;
+    for (const auto& p : params_) {
+        flat.narrow(0, offset, p.numel()).copy_(p.detach().reshape({-1}));
+        offset += p.numel();
+    }
+    master_ = flat.narrow(0, rank() * slice_size_, slice_size_).clone().set_requires_grad(true);
+    return createOptimizer(config, {master_});
+}
+
+void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
+    Strategy::backward(loss, closes_group);
+    // Every micro-batch (also inside an accumulation group): reduce each slice onto its owner, keep
+    // the average of this rank's slice, and free the full gradients.
+    torch::NoGradGuard no_grad;
+    auto flat = flattenGradients();
+    for (int64_t owner = 0; owner < worldSize(); ++owner) {
+        auto slice = flat.narrow(0, owner * slice_size_, slice_size_);
+        group_->reduceSum(slice, owner);
+    }
+    const auto mine = flat.narrow(0, rank() * slice_size_, slice_size_).div_(static_cast<double>(worldSize()));
+    if (master_.grad().defined()) {
+        master_.mutable_grad().add_(mine);
+    } else {
+        master_.mutable_grad() = mine.clone();
+    }
+    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+}
+
+bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    const bool stepped = precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
+    zeroGrad(optimizer);
+    torch::NoGradGuard no_grad;
+    auto slices = group_->allgather(master_.detach());
+    scatterParameters(torch::cat(slices));
+    return stepped;
+}
+
+void Zero2Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
+    torch::NoGradGuard no_grad;
+    if (master_.grad().defined()) master_.mutable_grad().zero_();
+    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+}
+
+}  // namespace hearth

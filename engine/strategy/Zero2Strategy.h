@@ -1,0 +1,46 @@
+#pragma once
+// Zero2Strategy (trainer.strategy zero2, DeepSpeed's ZeRO stage 2): gradients and optimizer state
+// sharded across ranks. The trainable parameters are laid end to end in one flat vector, padded
+// to a multiple of the world size and cut into equal slices; rank r owns slice r. After every
+// backward each slice of the gradients is summed onto its owner (one reduce per owner over
+// Gloo, whose 1.13 build has no reduce-scatter) and averaged into the owner's float32 gradient
+// shard, and the full gradients are freed; the owner's optimizer steps a float32 master copy of
+// its slice; then every rank gathers the updated slices into the model. Between steps a rank
+// holds about 1/world of the gradients and of the optimizer state. Clipping uses the global
+// norm, and under 16-mixed the loss scaler's inf check agrees across ranks.
+
+#include "engine/strategy/DistributedStrategy.h"
+
+namespace hearth {
+
+class Zero2Strategy final : public DistributedStrategy {
+public:
+    Zero2Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision);
+    ~Zero2Strategy() override;
+
+    std::string name() const override { return "zero2"; }
+    std::string describe() const override;
+
+    // Broadcasts rank 0's parameters and buffers and lays out the slices.
+    void setupModel(ClassifierImpl& model, bool channels_last) override;
+    // The optimizer over this rank's master slice (elementwise optimizers only: sgd, adam, adamw,
+    // adagrad treat each element alone, so a slice steps exactly as the whole would).
+    std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
+                                                            ClassifierImpl& model) override;
+    void backward(const torch::Tensor& loss, bool closes_group) override;
+    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
+    void zeroGrad(torch::optim::Optimizer& optimizer) override;
+
+    int64_t flatSize() const { return flat_size_; }    // trainable elements
+    int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
+
+private:
+    torch::Tensor flattenGradients() const;  // every parameter's gradient (zeros when none), padded
+    void scatterParameters(const torch::Tensor& flat);
+
+    int64_t flat_size_ = 0;
+    int64_t slice_size_ = 0;
+    torch::Tensor master_;  // float32 [slice_size_] leaf: this rank's slice, its grad the shard
+};
+
+}  // namespace hearth
