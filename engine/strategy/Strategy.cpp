@@ -45,7 +45,7 @@ std::unique_ptr<torch::optim::Optimizer> Strategy::setupOptimizer(const Optimize
     return createOptimizer(config, model.parameters());
 }
 
-LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint64_t seed, bool shard) const {
+LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint64_t seed) const {
     LoaderOptions o;
     o.batch_size = t.batch_size;
     o.shuffle = shuffle;
@@ -56,8 +56,8 @@ LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint
     o.pin_memory = t.pin_memory;
     o.device = device();
     o.copy_to_device = false;
-    o.rank = shard ? rank() : 0;
-    o.world_size = shard ? worldSize() : 1;
+    o.rank = rank();
+    o.world_size = worldSize();
     return o;
 }
 

@@ -42,11 +42,10 @@ public:
     // The optimizer over the parameters this rank steps.
     virtual std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
                                                                     ClassifierImpl& model);
-    // Loader options for one split: this rank's shard, pinned staging when the device wants it.
-    // The loader hands out host batches; toDevice() copies them.
-    // shard: this rank takes its share of every epoch (training); false: the whole split.
-    virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed,
-                                        bool shard = true) const;
+    // Loader options for one split: this rank's shard of every epoch (DistributedSampler's
+    // split), pinned staging when the device wants it. The loader hands out host batches;
+    // toDevice() copies them.
+    virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed) const;
     // A loader batch on the device, images in the model's memory layout.
     virtual Batch toDevice(const Batch& batch, bool pinned) const;
 

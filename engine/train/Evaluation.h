@@ -1,6 +1,8 @@
 #pragma once
 // evaluate(): one pass over a loader in eval mode without gradients (validation and test),
-// collecting loss, accuracy and, when asked, per-sample predictions.
+// collecting loss, accuracy and, when asked, per-sample predictions. Under a distributed strategy
+// each rank evaluates its shard of the split and the rows are gathered from every rank: every
+// rank ends with the whole split's results, each sample counted once, in the split's order.
 
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
@@ -23,7 +25,8 @@ struct EvalResult {
 };
 
 // Batches reach the device through the strategy, the loss and predictions come from the task.
-// between_batches is called after each batch; returning false stops the pass early.
+// between_batches is called after each batch; returning false stops the pass early (every rank
+// must stop at the same batch: between_batches agrees through the strategy).
 EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& dataset, Strategy& strategy,
                     const Task& task, bool keep_predictions, const std::function<bool()>& between_batches);
 

@@ -2,12 +2,13 @@
 
 namespace hearth {
 
-torch::Tensor ClassificationTask::loss(const torch::Tensor& output, const Batch& batch, bool sum) const {
+torch::Tensor ClassificationTask::loss(const torch::Tensor& output, const Batch& batch) const {
+    return torch::nn::functional::cross_entropy(output, batch.label());
+}
+
+torch::Tensor ClassificationTask::sampleLosses(const torch::Tensor& output, const Batch& batch) const {
     namespace F = torch::nn::functional;
-    if (sum) {
-        return F::cross_entropy(output, batch.label(), F::CrossEntropyFuncOptions().reduction(torch::kSum));
-    }
-    return F::cross_entropy(output, batch.label());
+    return F::cross_entropy(output, batch.label(), F::CrossEntropyFuncOptions().reduction(torch::kNone));
 }
 
 torch::Tensor ClassificationTask::predict(const torch::Tensor& output) const {

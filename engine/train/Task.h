@@ -17,8 +17,10 @@ class Task {
 public:
     virtual ~Task() = default;
     virtual std::string name() const = 0;
-    // The batch's loss: its mean over samples, or with `sum` the sum (evaluation adds them up).
-    virtual torch::Tensor loss(const torch::Tensor& output, const Batch& batch, bool sum = false) const = 0;
+    // The batch's loss: its mean over samples.
+    virtual torch::Tensor loss(const torch::Tensor& output, const Batch& batch) const = 0;
+    // Each sample's loss, [B] (evaluation adds them up, once per sample across ranks).
+    virtual torch::Tensor sampleLosses(const torch::Tensor& output, const Batch& batch) const = 0;
     // The true targets of the batch, int64 [B].
     virtual const torch::Tensor& targets(const Batch& batch) const = 0;
     // The predicted class per sample, int64 [B] (cheap: what the training metrics use).
@@ -30,7 +32,8 @@ public:
 class ClassificationTask final : public Task {
 public:
     std::string name() const override { return "classification"; }
-    torch::Tensor loss(const torch::Tensor& output, const Batch& batch, bool sum = false) const override;
+    torch::Tensor loss(const torch::Tensor& output, const Batch& batch) const override;
+    torch::Tensor sampleLosses(const torch::Tensor& output, const Batch& batch) const override;
     const torch::Tensor& targets(const Batch& batch) const override { return batch.label(); }
     torch::Tensor predict(const torch::Tensor& output) const override;
     std::pair<torch::Tensor, torch::Tensor> predictWithConfidence(const torch::Tensor& output) const override;

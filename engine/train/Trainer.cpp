@@ -55,10 +55,9 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     const auto& t = config_.trainer;
     strategy_->setupModel(*model_, t.channels_last);
     train_loader_ = std::make_unique<Loader>(splits_.train, strategy_->loaderOptions(t, true, config_.seed));
-    // Every rank evaluates the whole validation and test split, so each sample is counted once in
-    // the reports (sharded evaluation with gathered predictions is the faster way, still to come).
-    val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed, false));
-    test_loader_ = std::make_unique<Loader>(splits_.test, strategy_->loaderOptions(t, false, config_.seed, false));
+    // Validation and test are sharded too; evaluate() gathers every rank's rows (each sample once).
+    val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed));
+    test_loader_ = std::make_unique<Loader>(splits_.test, strategy_->loaderOptions(t, false, config_.seed));
     optimizer_ = strategy_->setupOptimizer(config_.optimizer, *model_);
     schedule_ = std::make_unique<LearningRateSchedule>(config_.scheduler, config_.optimizer.lr,
                                                        optimizerStepsPerEpoch() * t.max_epochs);

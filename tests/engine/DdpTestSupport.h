@@ -83,9 +83,16 @@ private:
     int64_t step_;
 };
 
-// Returns the final weights, flattened; `share` (optional) gets [optimizer elements held, model
-// elements, most gradient elements held].
-inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nullptr) {
+struct BlobsRun {
+    torch::Tensor weights;      // final weights, flattened
+    torch::Tensor share;        // [optimizer elements held, model elements, most gradient elements held]
+    torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
+    torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
+};
+
+// Trains the blob MLP (256 training, 32 validation and 33 test samples: an odd test split, so
+// two ranks' shards need padding) and tests it.
+inline BlobsRun trainBlobs(const DdpSettings& s) {
     torch::set_num_threads(1);
     ExperimentConfig c;
     c.seed = 3;
@@ -105,7 +112,7 @@ inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nul
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
     c.trainer.ddp.timeout_s = 30;
     if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;
-    const auto splits = blobSplits(256, 32, 32);  // 256 = a multiple of every global batch used
+    const auto splits = blobSplits(256, 32, 33);  // 256 = a multiple of every global batch used
     torch::manual_seed(5);
     auto model = createModel(c.model, ModelInput{{8}, 3});
     auto parts = defaultTrainerParts(c, torch::kCPU, "");
@@ -116,10 +123,22 @@ inline torch::Tensor trainBlobs(const DdpSettings& s, torch::Tensor* share = nul
     std::atomic<bool> stop{false};
     Trainer trainer(c, std::move(parts), model, splits, sink, stop);
     trainer.fit();
-    if (share) *share = torch::tensor({counter->held, counter->total, counter->grads}, torch::kInt64);
+    trainer.test();
+    BlobsRun run;
+    run.share = torch::tensor({counter->held, counter->total, counter->grads}, torch::kInt64);
     std::vector<torch::Tensor> flat;
     for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten());
-    return torch::cat(flat);
+    run.weights = torch::cat(flat);
+    std::vector<double> rows;
+    for (const auto& ready : sink.all<PredictionsReady>())
+        for (const auto& p : ready.predictions)
+            rows.insert(rows.end(), {static_cast<double>(p.index), static_cast<double>(p.true_label),
+                                     static_cast<double>(p.predicted)});
+    run.predictions = torch::tensor(rows, torch::kFloat64).reshape({-1, 3});
+    std::vector<double> losses;
+    for (const auto& report : sink.all<EvalReport>()) losses.push_back(report.loss);
+    run.losses = torch::tensor(losses, torch::kFloat64);
+    return run;
 }
 
 }  // namespace hearth::testing

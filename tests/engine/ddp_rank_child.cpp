@@ -18,10 +18,11 @@ int main(int argc, char** argv) {
     }
     try {
         const auto settings = testing::DdpSettings::fromEnvironment();
-        torch::Tensor share;
-        const auto weights = testing::trainBlobs(settings, &share);
-        torch::save(weights, argv[1]);
-        torch::save(share, std::string(argv[1]) + ".share");
+        const auto run = testing::trainBlobs(settings);
+        torch::save(run.weights, argv[1]);
+        torch::save(run.share, std::string(argv[1]) + ".share");
+        torch::save(run.predictions, std::string(argv[1]) + ".predictions");
+        torch::save(run.losses, std::string(argv[1]) + ".losses");
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "rank failed: %s\n", e.what());

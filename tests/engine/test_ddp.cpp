@@ -41,7 +41,8 @@ int freePort() {
 
 struct World {
     std::vector<torch::Tensor> weights;  // per rank (undefined when a rank failed)
-    std::vector<torch::Tensor> shares;   // per rank: [optimizer elements held, model elements]
+    std::vector<torch::Tensor> shares;   // per rank: [optimizer held, model elements, gradients held]
+    std::vector<torch::Tensor> predictions, losses;  // per rank: the test split's rows, eval losses
     std::vector<int> exit_codes;
     std::vector<QString> output;
     double seconds = 0.0;
@@ -75,13 +76,18 @@ World runWorld(int world, const std::map<QString, QString>& settings, const std:
         procs[r]->waitForFinished(120000);
         w.exit_codes.push_back(procs[r]->exitStatus() == QProcess::NormalExit ? procs[r]->exitCode() : -1);
         w.output.push_back(QString::fromUtf8(procs[r]->readAll()));
-        torch::Tensor t, share;
+        torch::Tensor t, share, predictions, losses;
         if (w.exit_codes.back() == 0) {
-            torch::load(t, dir.filePath(QString("rank%1.pt").arg(r)).toStdString());
-            torch::load(share, dir.filePath(QString("rank%1.pt.share").arg(r)).toStdString());
+            const std::string file = dir.filePath(QString("rank%1.pt").arg(r)).toStdString();
+            torch::load(t, file);
+            torch::load(share, file + ".share");
+            torch::load(predictions, file + ".predictions");
+            torch::load(losses, file + ".losses");
         }
         w.weights.push_back(t);
         w.shares.push_back(share);
+        w.predictions.push_back(predictions);
+        w.losses.push_back(losses);
     }
     w.seconds = clock.elapsed() / 1000.0;
     return w;
@@ -143,13 +149,14 @@ private Q_SLOTS:
         single.batch = 32;
         single.accumulate = accumulate;
         single.clip = clip;
-        const auto reference = trainBlobs(single);
+        const auto reference_run = trainBlobs(single);
+        const auto& reference = reference_run.weights;
         const double diff = maxDiff(w.weights[0], reference);
         QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
         if (clip > 0.0) {  // not vacuous: clipping changed the training
             DdpSettings unclipped = single;
             unclipped.clip = 0.0;
-            QVERIFY(maxDiff(trainBlobs(unclipped), reference) > 1e-3);
+            QVERIFY(maxDiff(trainBlobs(unclipped).weights, reference) > 1e-3);
         }
         // Not vacuous: the weights moved from their start.
         torch::manual_seed(5);
@@ -160,6 +167,14 @@ private Q_SLOTS:
         std::vector<torch::Tensor> flat;
         for (const auto& p : fresh->parameters()) flat.push_back(p.detach().flatten());
         QVERIFY(maxDiff(torch::cat(flat), reference) > 1e-2);
+        // Sharded evaluation: the gathered test predictions are the single process's, each of the
+        // 33 samples once and in order (rank 1's shard was padded), and so are the losses.
+        QCOMPARE(w.predictions[0].size(0), int64_t(33));
+        QCOMPARE(maxDiff(w.predictions[0].select(1, 0), reference_run.predictions.select(1, 0)), 0.0);
+        QCOMPARE(maxDiff(w.predictions[0], w.predictions[1]), 0.0);
+        QCOMPARE(w.losses[0].size(0), int64_t(3));  // two validations and the test
+        QVERIFY2(maxDiff(w.losses[0], reference_run.losses) < 1e-5, qPrintable(QString::number(maxDiff(w.losses[0], reference_run.losses))));
+        QVERIFY(maxDiff(w.predictions[0], reference_run.predictions) == 0.0);
         // Optimizer state: each ddp rank holds all of it; zero1 and zero2 ranks split it between
         // them (zero2 pads the flat vector to equal slices). Gradients: zero2 keeps only its slice.
         const int64_t total = w.shares[0][1].item<int64_t>();
@@ -194,7 +209,7 @@ private Q_SLOTS:
         DdpSettings single;
         single.optimizer = "adam";
         single.batch = 32;
-        QVERIFY(maxDiff(w.weights[0], trainBlobs(single)) < 1e-6);
+        QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-6);
     }
 
     void aRankThatDiesFailsTheOtherWithAMessage() {
