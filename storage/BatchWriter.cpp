@@ -39,6 +39,8 @@ std::vector<BatchWriter::FileDigest> BatchWriter::digestCheckpoints(const std::v
     for (size_t i = 0; i < batch.size(); ++i)
         if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event))
             digests[i].sha256 = Sha256::ofFile(c->path, &digests[i].bytes);
+        else if (const auto* r = std::get_if<RankSummary>(&batch[i].event); r && !r->log_path.empty())
+            digests[i].sha256 = Sha256::ofFile(r->log_path, &digests[i].bytes);
     return digests;
 }
 
@@ -75,6 +77,7 @@ void BatchWriter::apply(int64_t run_id, const Event& event, const FileDigest& di
                    [&](const PredictionsReady& e) { onPredictions(run_id, e); },
                    [&](const CheckpointSaved& e) { onCheckpoint(run_id, e, digest); },
                    [&](const DeviceSample& e) { onDeviceSample(run_id, e); },
+                   [&](const RankSummary& e) { onRankSummary(run_id, e, digest); },
                    [&](const LogLine& e) { onLog(run_id, e); },
                    [&](const RunFinished& e) { onFinished(run_id, e); },
                    [&](const RunFailed& e) { onFailed(run_id, e); },
@@ -212,10 +215,28 @@ ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = exclud
 void BatchWriter::onDeviceSample(int64_t run_id, const DeviceSample& e) {
     db_.cached(R"sql(
 INSERT INTO device_samples (run_id, elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes,
-    total_bytes, utilization)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql")
+    total_bytes, utilization, rank)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql")
         .bind(1, run_id).bind(2, e.elapsed_s).bind(3, e.device).bind(4, e.name).bind(5, e.allocated_bytes)
         .bind(6, e.reserved_bytes).bind(7, e.peak_bytes).bind(8, e.total_bytes).bind(9, e.utilization)
+        .bind(10, e.rank)
+        .run();
+}
+
+void BatchWriter::onRankSummary(int64_t run_id, const RankSummary& e, const FileDigest& digest) {
+    db_.cached(R"sql(
+INSERT OR REPLACE INTO run_ranks (run_id, rank, world_size, backend, device, pid, samples, train_time_s,
+    samples_per_sec, data_wait_s, peak_memory_bytes, log_path)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12))sql")
+        .bind(1, run_id).bind(2, e.rank).bind(3, e.world_size).bind(4, e.backend).bind(5, e.device)
+        .bind(6, e.pid).bind(7, e.samples).bind(8, e.train_time_s).bind(9, e.samples_per_sec)
+        .bind(10, e.data_wait_s).bind(11, e.peak_memory_bytes).bind(12, e.log_path)
+        .run();
+    if (e.log_path.empty() || digest.bytes < 0) return;  // no log file (or it could not be read)
+    db_.cached(R"sql(
+INSERT INTO artifacts (run_id, kind, path, bytes, sha256, created_at) VALUES (?1, 'log', ?2, ?3, ?4, ?5)
+ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256)sql")
+        .bind(1, run_id).bind(2, e.log_path).bind(3, digest.bytes).bind(4, digest.sha256).bind(5, unixNow())
         .run();
 }
 

@@ -27,7 +27,8 @@ public:
 
     explicit BatchWriter(sqlite::Connection& db) : db_(db) {}
 
-    // The checksums of the batch's checkpoints (one entry per event; empty for other events).
+    // The checksums of the batch's checkpoints and rank logs (one entry per event; empty for
+    // other events).
     // Needs no connection: the writer hashes before it takes the connection and the write lock,
     // so a large checkpoint holds up neither other processes nor the writer's own jobs.
     static std::vector<FileDigest> digestCheckpoints(const std::vector<QueuedEvent>& batch);
@@ -57,6 +58,7 @@ private:
     void onPredictions(int64_t run_id, const PredictionsReady& e);
     void onCheckpoint(int64_t run_id, const CheckpointSaved& e, const FileDigest& digest);
     void onDeviceSample(int64_t run_id, const DeviceSample& e);
+    void onRankSummary(int64_t run_id, const RankSummary& e, const FileDigest& digest);
     void onLog(int64_t run_id, const LogLine& e);
     void onFinished(int64_t run_id, const RunFinished& e);
     void onFailed(int64_t run_id, const RunFailed& e);

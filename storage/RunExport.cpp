@@ -199,10 +199,17 @@ std::string runJson(const RunStore& store, int64_t run_id) {
     }
     j["device_samples"] = json::array();
     for (const auto& d : store.deviceSamples(run_id))
-        j["device_samples"].push_back({{"elapsed_s", d.elapsed_s}, {"device", d.device}, {"name", d.name},
+        j["device_samples"].push_back({{"rank", d.rank}, {"elapsed_s", d.elapsed_s}, {"device", d.device}, {"name", d.name},
                                        {"allocated_bytes", d.allocated_bytes}, {"reserved_bytes", d.reserved_bytes},
                                        {"peak_bytes", d.peak_bytes}, {"total_bytes", d.total_bytes},
                                        {"utilization", d.utilization}});
+    j["ranks"] = json::array();
+    for (const auto& r : run.ranks)
+        j["ranks"].push_back({{"rank", r.rank}, {"world_size", r.world_size}, {"backend", r.backend},
+                              {"device", r.device}, {"pid", r.pid}, {"samples", r.samples},
+                              {"train_time_s", r.train_time_s}, {"samples_per_sec", r.samples_per_sec},
+                              {"data_wait_s", r.data_wait_s}, {"peak_memory_bytes", r.peak_memory_bytes},
+                              {"log_path", r.log_path}});
     j["logs"] = json::array();
     for (const auto& l : store.logEntries(run_id))
         j["logs"].push_back({{"level", runjson::levelName(l.level)}, {"text", l.text}});

@@ -87,6 +87,17 @@ std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
     return t.render("  ");
 }
 
+// One row per process of a data-parallel run: where it ran, how fast, its memory and its log.
+std::string ranksTable(const std::vector<RankSummary>& ranks) {
+    TextTable t({"RANK", "DEVICE", "PID", "SAMPLES", "TRAIN TIME", "SAMPLES/S", "DATA WAIT", "PEAK MEMORY", "LOG"});
+    for (const auto& r : ranks)
+        t.addRow({std::to_string(r.rank), r.device, std::to_string(r.pid), std::to_string(r.samples),
+                  formatDuration(r.train_time_s), fixed(r.samples_per_sec, 0),
+                  r.train_time_s > 0.0 ? fixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
+                  formatBytes(r.peak_memory_bytes), r.log_path.empty() ? "-" : r.log_path});
+    return t.render("  ");
+}
+
 }  // namespace
 
 StoredRun loadRun(const RunStore& store, int64_t run_id) {
@@ -99,6 +110,7 @@ StoredRun loadRun(const RunStore& store, int64_t run_id) {
     run.val = store.report(run_id, "val");
     run.test = store.report(run_id, "test");
     run.artifacts = store.artifacts(run_id);
+    run.ranks = store.ranks(run_id);
     return run;
 }
 
@@ -183,6 +195,11 @@ std::string runText(const StoredRun& run) {
     if (!s.notes.empty()) out += "  notes: " + s.notes + "\n";
     if (!s.failure_message.empty()) out += "  failure (" + s.failure_kind + "): " + s.failure_message + "\n";
     out += "\nTimings\n" + timingsText(run);
+    if (!run.ranks.empty()) {
+        const auto& first = run.ranks.front();
+        out += "\nRanks (" + std::to_string(first.world_size) + " processes, " + first.backend + ")\n" +
+               ranksTable(run.ranks);
+    }
     out += "\nConfig\n" + keyValueLines(flattenJson(s.config_json));
     if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);
     out += "\nEnvironment\n" + environmentText(run.started);

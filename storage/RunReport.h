@@ -19,6 +19,7 @@ struct StoredRun {
     std::vector<EpochMetrics> epochs;
     std::optional<EvalReport> val, test;
     std::vector<Artifact> artifacts;
+    std::vector<RankSummary> ranks;  // data-parallel runs: one per process
 };
 StoredRun loadRun(const RunStore& store, int64_t run_id);   // StoreError if there is no such run
 

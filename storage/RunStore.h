@@ -88,7 +88,9 @@ public:
     // The steps logged after `global_step`: what a view of a live run polls for.
     std::vector<StepMetrics> stepsAfter(int64_t run_id, int64_t global_step) const;
     std::vector<EpochMetrics> epochs(int64_t run_id) const;
-    std::vector<DeviceSample> deviceSamples(int64_t run_id) const;
+    std::vector<DeviceSample> deviceSamples(int64_t run_id) const;  // every rank's, in arrival order
+    // A data-parallel run's ranks, in rank order (empty for a run on one device).
+    std::vector<RankSummary> ranks(int64_t run_id) const;
     std::optional<EvalReport> report(int64_t run_id, const std::string& split) const;
     std::vector<Prediction> predictions(int64_t run_id, const std::string& split,
                                         bool misclassified_only = false) const;

@@ -99,7 +99,7 @@ FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch)sql"));
 std::vector<DeviceSample> RunStore::deviceSamples(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes, total_bytes, utilization
+SELECT elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes, total_bytes, utilization, rank
 FROM device_samples WHERE run_id = ?1 ORDER BY id)sql"));
     q->bind(1, run_id);
     std::vector<DeviceSample> out;
@@ -113,7 +113,34 @@ FROM device_samples WHERE run_id = ?1 ORDER BY id)sql"));
         d.peak_bytes = q->int64(5);
         d.total_bytes = q->int64(6);
         d.utilization = q->real(7);
+        d.rank = q->int64(8);
         out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::vector<RankSummary> RunStore::ranks(int64_t run_id) const {
+    std::lock_guard lock(impl_->mutex);
+    sqlite::StatementUse q(impl_->db->cached(R"sql(
+SELECT rank, world_size, backend, device, pid, samples, train_time_s, samples_per_sec, data_wait_s,
+    peak_memory_bytes, log_path
+FROM run_ranks WHERE run_id = ?1 ORDER BY rank)sql"));
+    q->bind(1, run_id);
+    std::vector<RankSummary> out;
+    while (q->step()) {
+        RankSummary r;
+        r.rank = q->int64(0);
+        r.world_size = q->int64(1);
+        r.backend = q->text(2);
+        r.device = q->text(3);
+        r.pid = q->int64(4);
+        r.samples = q->int64(5);
+        r.train_time_s = q->real(6);
+        r.samples_per_sec = q->real(7);
+        r.data_wait_s = q->real(8);
+        r.peak_memory_bytes = q->int64(9);
+        r.log_path = q->text(10);
+        out.push_back(std::move(r));
     }
     return out;
 }

@@ -148,6 +148,26 @@ CREATE INDEX runs_by_status ON runs (status);
 CREATE INDEX tags_by_tag ON tags (tag, run_id);
 )sql";
 
+// v3: data-parallel runs: one row per rank (timings, memory, its log), device samples per rank.
+constexpr const char* kV3 = R"sql(
+CREATE TABLE run_ranks (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    world_size INTEGER NOT NULL,
+    backend TEXT NOT NULL,
+    device TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    samples INTEGER NOT NULL,
+    train_time_s REAL NOT NULL,
+    samples_per_sec REAL NOT NULL,
+    data_wait_s REAL NOT NULL,
+    peak_memory_bytes INTEGER NOT NULL,
+    log_path TEXT NOT NULL,
+    PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+ALTER TABLE device_samples ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -205,6 +225,7 @@ const std::vector<Migration>& migrations() {
     static const std::vector<Migration> list{
         {1, "initial schema", kV1},
         {2, "sweeps and history indexes", kV2},
+        {3, "ranks of data-parallel runs", kV3},
     };
     return list;
 }

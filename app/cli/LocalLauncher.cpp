@@ -1,5 +1,9 @@
 #include "LocalLauncher.h"
 
+#include "engine/dist/Rendezvous.h"
+
+#include <fcntl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -13,6 +17,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -45,13 +52,13 @@ int freeLoopbackPort() {
     return ntohs(addr.sin_port);
 }
 
-std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port) {
+std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port, const std::string& log_dir) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
         const std::string entry(*e);
         const std::string name = entry.substr(0, entry.find('='));
         if (name == "RANK" || name == "LOCAL_RANK" || name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE" ||
-            name == "MASTER_ADDR" || name == "MASTER_PORT")
+            name == "MASTER_ADDR" || name == "MASTER_PORT" || name == dist::kRankLogDirVariable)
             continue;
         env.push_back(entry);
     }
@@ -61,6 +68,7 @@ std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port)
     env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(world));
     env.push_back("MASTER_ADDR=127.0.0.1");
     env.push_back("MASTER_PORT=" + std::to_string(port));
+    if (!log_dir.empty()) env.push_back(std::string(dist::kRankLogDirVariable) + "=" + log_dir);
     return env;
 }
 
@@ -88,7 +96,30 @@ const std::vector<std::string>& rememberedArguments() {
     return g_arguments;
 }
 
-LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args) {
+// The file rank `rank` writes to: what the run records too (dist::rankLogPath).
+std::string logPathOf(const std::string& log_dir, int64_t rank) {
+    return dist::rankLogPath(rank, [&](const std::string&) { return std::optional<std::string>(log_dir); });
+}
+
+// The last lines of a rank's log, for the terminal when that rank failed.
+std::string tailOf(const std::string& path, size_t lines) {
+    std::ifstream in(path);
+    std::deque<std::string> last;
+    for (std::string line; std::getline(in, line);) {
+        last.push_back(line);
+        if (last.size() > lines) last.pop_front();
+    }
+    std::string out;
+    for (const auto& line : last) out += "  | " + line + "\n";
+    return out;
+}
+
+LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args, const std::string& log_dir) {
+    if (!log_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(log_dir, ec);
+        if (ec) throw std::runtime_error("cannot create the folder for the ranks' logs '" + log_dir + "': " + ec.message());
+    }
     const int port = freeLoopbackPort();
     std::vector<pid_t> pids;
     // The executable itself, resolved now: the children run the same binary with the same arguments.
@@ -101,10 +132,19 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
     std::signal(SIGINT, onLauncherSignal);
     std::signal(SIGTERM, onLauncherSignal);
     for (int64_t rank = 0; rank < world_size; ++rank) {
-        auto env_strings = childEnvironment(rank, world_size, port);
+        auto env_strings = childEnvironment(rank, world_size, port, log_dir);
         auto env = pointers(env_strings);
+        // Rank 0 keeps the terminal; the others write to their log files.
+        posix_spawn_file_actions_t files;
+        posix_spawn_file_actions_init(&files);
+        const std::string log = logPathOf(log_dir, rank);
+        if (rank > 0 && !log.empty()) {
+            posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+        }
         pid_t pid = 0;
-        const int rc = posix_spawn(&pid, argv_strings[0].c_str(), nullptr, nullptr, argv.data(), env.data());
+        const int rc = posix_spawn(&pid, argv_strings[0].c_str(), &files, nullptr, argv.data(), env.data());
+        posix_spawn_file_actions_destroy(&files);
         if (rc != 0) {
             for (pid_t p : pids) kill(p, SIGKILL);
             throw std::runtime_error("cannot start rank " + std::to_string(rank) + ": " +
@@ -112,8 +152,9 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
         }
         pids.push_back(pid);
     }
-    std::fprintf(stderr, "Started %lld processes (ranks 0-%lld, rendezvous 127.0.0.1:%d)\n",
-                 static_cast<long long>(world_size), static_cast<long long>(world_size - 1), port);
+    std::fprintf(stderr, "Started %lld processes (ranks 0-%lld, rendezvous 127.0.0.1:%d)%s%s\n",
+                 static_cast<long long>(world_size), static_cast<long long>(world_size - 1), port,
+                 log_dir.empty() ? "" : "; the other ranks log to ", log_dir.c_str());
 
     LaunchResult result;
     std::vector<bool> running(pids.size(), true);
@@ -137,6 +178,11 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
                 if (code != 0 && code != 130 && result.failed_rank < 0) {
                     result.failed_rank = static_cast<int64_t>(i);
                     result.exit_code = code;
+                    if (i > 0 && !log_dir.empty()) {
+                        const std::string log = logPathOf(log_dir, static_cast<int64_t>(i));
+                        std::fprintf(stderr, "error: rank %zu exited with %d; the end of its log (%s):\n%s", i, code,
+                                     log.c_str(), tailOf(log, 8).c_str());
+                    }
                     if (left > 0) {
                         std::fprintf(stderr, "error: rank %zu exited with %d; stopping the other ranks\n", i, code);
                         for (size_t j = 0; j < pids.size(); ++j)

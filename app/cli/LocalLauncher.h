@@ -17,7 +17,9 @@ struct LaunchResult {
 };
 
 // argv: this process's own arguments (argv[1..]); the children run /proc/self/exe with them.
-LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args);
+// log_dir (created): ranks other than 0 write their output to log_dir/rank<r>.log (rank 0 keeps
+// the terminal), and every rank is told the folder ($HEARTH_RANK_LOG_DIR) so the run links them.
+LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args, const std::string& log_dir);
 
 // The arguments this process was started with (set once by main()).
 void rememberArguments(int argc, char** argv);

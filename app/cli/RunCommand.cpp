@@ -11,6 +11,8 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <unistd.h>
 
 namespace hearth::cli {
@@ -45,13 +47,29 @@ private:
 // A data-parallel rank other than 0 (torchrun / srun started it): it trains its share, and rank
 // 0 alone records the run. Its progress stays quiet; failures are printed with the rank.
 int trainWorkerRank(const ExperimentConfig& config, int64_t rank) {
-    struct Silent final : EventSink {
-        void onEvent(const Event&) override {}
-    } silent;
+    // Its log (a file under the local launcher, torchrun's own otherwise): messages and one line
+    // per epoch, each naming the rank.
+    struct RankLog final : EventSink {
+        explicit RankLog(int64_t r) : rank(r) {}
+        void onEvent(const Event& event) override {
+            if (const auto* l = std::get_if<LogLine>(&event)) {
+                std::fprintf(stderr, "rank %lld: %s\n", static_cast<long long>(rank), l->text.c_str());
+            } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
+                std::fprintf(stderr, "rank %lld: epoch %lld done: train loss %.4f acc %.4f, val acc %.4f, %.0f samples/s\n",
+                             static_cast<long long>(rank), static_cast<long long>(e->epoch + 1), e->train_loss,
+                             e->train_accuracy, e->val_accuracy, e->samples_per_sec);
+            } else if (const auto* f = std::get_if<RunFinished>(&event)) {
+                std::fprintf(stderr, "rank %lld: %s after %lld epoch(s)\n", static_cast<long long>(rank),
+                             f->status.c_str(), static_cast<long long>(f->epochs_completed));
+            }
+            std::fflush(stderr);
+        }
+        int64_t rank;
+    } log(rank);
     g_stop_requested.store(false);
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    const RunOutcome outcome = runExperiment(config, RunOptions{}, silent, g_stop_requested);
+    const RunOutcome outcome = runExperiment(config, RunOptions{}, log, g_stop_requested);
     if (outcome.status == RunStatus::Failed)
         std::fprintf(stderr, "error: rank %lld: %s\n", static_cast<long long>(rank), outcome.message.c_str());
     return exitCodeFor(outcome);
@@ -77,6 +95,22 @@ std::optional<ExperimentConfig> prepareConfig(const RunCommandOptions& options) 
 std::string resolveDbPath(const RunCommandOptions& options) {
     return options.db_path.empty() ? RunStore::defaultPath() : options.db_path;
 }
+
+namespace {
+
+// "<db>.artifacts/rank-logs/<UTC time>-<launcher pid>": the other ranks' logs of one launch.
+std::string rankLogFolder(const RunCommandOptions& options) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+    std::error_code ec;
+    const auto db = std::filesystem::absolute(resolveDbPath(options), ec).lexically_normal().string();
+    return db + ".artifacts/rank-logs/" + stamp + "-" + std::to_string(getpid());
+}
+
+}  // namespace
 
 std::shared_ptr<RunWriter> openWriter(const std::string& path) {
     try {
@@ -197,7 +231,8 @@ int runCommand(const RunCommandOptions& options) {
         // Not started by a launcher and asked for several devices: be the launcher.
         if (!env && config->trainer.devices > 1) {
             try {
-                return launchLocalRanks(config->trainer.devices, rememberedArguments()).exit_code;
+                return launchLocalRanks(config->trainer.devices, rememberedArguments(), rankLogFolder(options))
+                    .exit_code;
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "error: %s\n", e.what());
                 return kExitTrainingFailed;

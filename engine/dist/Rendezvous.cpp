@@ -78,4 +78,10 @@ std::optional<DistEnv> readDistEnv(const EnvReader& env) {
     return e;
 }
 
+std::string rankLogPath(int64_t rank, const EnvReader& env) {
+    const auto dir = env(kRankLogDirVariable);
+    if (!dir || dir->empty()) return "";
+    return *dir + "/rank" + std::to_string(rank) + ".log";
+}
+
 }  // namespace hearth::dist

@@ -30,4 +30,9 @@ EnvReader processEnvironment();
 // the variable that is missing or malformed.
 std::optional<DistEnv> readDistEnv(const EnvReader& env = processEnvironment());
 
+// Where the launcher writes rank `rank`'s output: "$HEARTH_RANK_LOG_DIR/rank<rank>.log" (Hearth's
+// local launcher sets the folder for every rank); empty when no folder was given.
+inline constexpr const char* kRankLogDirVariable = "HEARTH_RANK_LOG_DIR";
+std::string rankLogPath(int64_t rank, const EnvReader& env = processEnvironment());
+
 }  // namespace hearth::dist

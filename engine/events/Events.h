@@ -96,6 +96,22 @@ struct DeviceSample {
     int64_t peak_bytes = 0;
     int64_t total_bytes = 0;         // device memory, or physical RAM
     double utilization = -1.0;       // 0..1, -1 when unknown
+    int64_t rank = 0;                // the data-parallel rank whose process took it (0 alone)
+};
+
+// One rank of a data-parallel run (world size > 1), sent by every rank to rank 0 when fit ends.
+struct RankSummary {
+    int64_t rank = 0;
+    int64_t world_size = 1;
+    std::string backend;             // "gloo", "nccl"
+    std::string device;              // "cpu", "cuda:1"
+    int64_t pid = 0;
+    int64_t samples = 0;             // training samples this rank processed
+    double train_time_s = 0.0;       // its training time (validation excluded)
+    double samples_per_sec = 0.0;
+    double data_wait_s = 0.0;        // of train_time_s, waiting for its loader
+    int64_t peak_memory_bytes = 0;
+    std::string log_path;            // its output, when the launcher wrote it to a file
 };
 
 struct LogLine {
@@ -124,7 +140,7 @@ struct RunFailed {
 };
 
 using Event = std::variant<RunStarted, StepMetrics, EpochMetrics, EvalReport, PredictionsReady,
-                           CheckpointSaved, DeviceSample, LogLine, RunFinished, RunFailed>;
+                           CheckpointSaved, DeviceSample, RankSummary, LogLine, RunFinished, RunFailed>;
 
 // Receives events on the engine thread. Implementations copy and return at once.
 class EventSink {

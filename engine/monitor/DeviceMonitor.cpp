@@ -23,6 +23,7 @@ void DeviceMonitor::poll(EventSink& sink, bool force) {
     }
     sampled_ = true;
     last_ = now;
+    ++polls_;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     sampleHost(sink, elapsed);
     if (device_.is_cuda()) {
@@ -43,7 +44,7 @@ void DeviceMonitor::sampleHost(EventSink& sink, double elapsed) {
     if (!device_.is_cuda()) {
         peak_bytes_ = std::max(peak_bytes_, mem.peak_rss_bytes);
     }
-    sink.onEvent(s);
+    emit(sink, std::move(s));
 }
 
 void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed) {
@@ -59,11 +60,36 @@ void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed) {
     s.peak_bytes = st.allocated_peak_bytes;
     s.total_bytes = st.total_bytes;
     peak_bytes_ = std::max(peak_bytes_, st.allocated_peak_bytes);
-    sink.onEvent(s);
+    emit(sink, std::move(s));
 #else
     (void)sink;
     (void)elapsed;
 #endif
+}
+
+void DeviceMonitor::emit(EventSink& sink, DeviceSample sample) {
+    sample.rank = rank_;
+    if (polls_ % keep_every_ == 0) {
+        if (history_.size() >= kHistory) {
+            // Thin out by poll (a poll may take two samples, host and GPU): keep the polls at
+            // multiples of the doubled spacing.
+            keep_every_ *= 2;
+            std::vector<DeviceSample> kept;
+            std::vector<int64_t> kept_polls;
+            for (size_t i = 0; i < history_.size(); ++i) {
+                if (history_polls_[i] % keep_every_ != 0) continue;
+                kept.push_back(history_[i]);
+                kept_polls.push_back(history_polls_[i]);
+            }
+            history_ = std::move(kept);
+            history_polls_ = std::move(kept_polls);
+        }
+        if (polls_ % keep_every_ == 0) {
+            history_.push_back(sample);
+            history_polls_.push_back(polls_);
+        }
+    }
+    sink.onEvent(sample);
 }
 
 }  // namespace hearth

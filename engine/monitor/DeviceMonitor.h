@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <vector>
 
 namespace hearth {
 
@@ -19,10 +20,17 @@ public:
     void poll(EventSink& sink, bool force = false);
     // Highest memory seen on the training device (CUDA allocator peak, or host peak RSS).
     int64_t peakBytes() const { return peak_bytes_; }
+    // The data-parallel rank its samples are marked with.
+    void setRank(int64_t rank) { rank_ = rank; }
+    // Every sample emitted so far, thinned to about kHistory (when full, every other poll's
+    // samples are dropped and the spacing doubles): what a rank other than 0 hands to rank 0.
+    static constexpr size_t kHistory = 4096;
+    const std::vector<DeviceSample>& history() const { return history_; }
 
 private:
     void sampleHost(EventSink& sink, double elapsed);
     void sampleCuda(EventSink& sink, double elapsed);
+    void emit(EventSink& sink, DeviceSample sample);
 
     torch::Device device_;
     std::chrono::milliseconds interval_;
@@ -30,6 +38,11 @@ private:
     std::chrono::steady_clock::time_point last_;
     bool sampled_ = false;
     int64_t peak_bytes_ = 0;
+    int64_t rank_ = 0;
+    std::vector<DeviceSample> history_;
+    std::vector<int64_t> history_polls_;  // the poll each history_ sample came from
+    int64_t keep_every_ = 1;  // history keeps one poll's samples in keep_every_
+    int64_t polls_ = 0;
 };
 
 }  // namespace hearth

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 namespace hearth {
 
@@ -37,7 +38,15 @@ void DdpStrategy::beforeTrainingForward() {
 
 void DdpStrategy::backward(const torch::Tensor& loss, bool closes_group) {
     reducer_->prepareBackward(loss, /*sync=*/closes_group);
-    Strategy::backward(loss, closes_group);
+    try {
+        Strategy::backward(loss, closes_group);
+    } catch (const std::exception& e) {
+        // The Reducer's allreduce runs inside backward: a transport error there means a peer left.
+        const std::string what = e.what();
+        if (what.find("gloo") == std::string::npos && what.find("NCCL") == std::string::npos) throw;
+        throw std::runtime_error("the gradient allreduce across " + std::to_string(worldSize()) +
+                                 " processes failed (another rank stopped or timed out): " + what);
+    }
 }
 
 std::unique_ptr<torch::optim::Optimizer> DdpStrategy::setupOptimizer(const OptimizerConfig& config,

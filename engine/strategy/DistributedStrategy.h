@@ -22,6 +22,7 @@ public:
     torch::Device device() const override { return device_; }
     int64_t rank() const override { return group_->rank(); }
     int64_t worldSize() const override { return group_->worldSize(); }
+    std::string backend() const override { return group_->backend(); }
 
     // Collects the model's buffers and trainable parameters (in order).
     void setupModel(ClassifierImpl& model, bool channels_last) override;

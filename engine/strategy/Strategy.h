@@ -31,6 +31,7 @@ public:
     virtual torch::Device device() const = 0;  // this rank's device
     virtual int64_t rank() const { return 0; }
     virtual int64_t worldSize() const { return 1; }
+    virtual std::string backend() const { return ""; }  // the process group's ("gloo"); "" alone
     bool isGlobalZero() const { return rank() == 0; }
     Precision& precision() { return *precision_; }
     const Precision& precision() const { return *precision_; }

@@ -1,6 +1,7 @@
 #include "engine/train/Trainer.h"
 
 #include "engine/train/Checkpoint.h"
+#include "engine/train/RankReport.h"
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@ namespace hearth {
 
 struct Trainer::EpochStats {
     MeterTotals totals;  // summed from the step-metric intervals (every interval ends in its epoch)
+    int64_t local_samples = 0;  // this rank's (totals are summed over ranks)
     int64_t skipped_steps = 0;
     double wait_ms = 0.0;
     double train_time_s = 0.0;
@@ -62,6 +64,7 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     schedule_ = std::make_unique<LearningRateSchedule>(config_.scheduler, config_.optimizer.lr,
                                                        optimizerStepsPerEpoch() * t.max_epochs);
     state_.lr = config_.optimizer.lr;
+    monitor_.setRank(strategy_->rank());
 }
 
 Trainer::~Trainer() = default;
@@ -102,6 +105,7 @@ FitResult Trainer::fit() {
     interval_start_ = fit_start_;
     double pure_train_s = 0.0;
     int64_t samples = 0;
+    RankTotals rank_totals;
     model_->train();
     forEachCallback([this](Callback& c) { c.onFitStart(*this); });
     for (state_.epoch = 0; state_.epoch < config_.trainer.max_epochs; ++state_.epoch) {
@@ -109,6 +113,9 @@ FitResult Trainer::fit() {
         const bool finished = trainEpoch(stats);
         pure_train_s += stats.train_time_s;
         samples += stats.totals.samples;
+        rank_totals.samples += stats.local_samples;
+        rank_totals.train_time_s += stats.train_time_s;
+        rank_totals.data_wait_s += stats.wait_ms / 1000.0;
         if (!finished) {
             result.stopped = true;
             break;
@@ -129,6 +136,8 @@ FitResult Trainer::fit() {
     }
     forEachCallback([this](Callback& c) { c.onFitEnd(*this); });
     monitor_.poll(sink_, /*force=*/true);
+    rank_totals.peak_memory_bytes = monitor_.peakBytes();
+    reportRanks(*strategy_, monitor_, rank_totals, sink_);
     result.epochs_completed = state_.epochs_completed;
     result.global_steps = state_.global_step;
     result.train_time_s = secondsSince(fit_start_);
@@ -161,6 +170,7 @@ bool Trainer::trainEpoch(EpochStats& stats) {
             batch = strategy_->toDevice(*host_batch, train_loader_->pinsMemory());
         }
         trainMicroBatch(batch, stats);
+        stats.local_samples += host_batch->size();
         monitor_.poll(sink_);
         const bool epoch_end = state_.batch_in_epoch == batchesPerEpoch();
         const bool logged_step = interval_meter_.empty();  // the optimizer step may have just logged

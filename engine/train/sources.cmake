@@ -6,4 +6,5 @@ target_sources(hearth_engine PRIVATE
   train/LoopState.cpp
   train/Checkpoint.cpp
   train/Evaluation.cpp
+  train/RankReport.cpp
   train/Trainer.cpp)

@@ -1,5 +1,7 @@
 // hearth-cli run as a user drives it: good and bad configs, broken data files, Ctrl+C.
 // Each bad input must give its exit code and a message naming the problem, never a crash.
+#include "storage/RunStore.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -171,6 +173,29 @@ private Q_SLOTS:
         const CliResult shown = cliOn(db, {"show", "1"});
         QVERIFY2(shown.out.contains("ddp over gloo, rank 0 of 2"), qPrintable(shown.out));
         QVERIFY(shown.out.contains("2 processes, one device each"));
+        // Both ranks' timings, rank 1's log linked from the run, and every rank's device samples.
+        QVERIFY2(shown.out.contains("Ranks (2 processes, gloo)"), qPrintable(shown.out));
+        hearth::RunStore store(db.toStdString());
+        const auto ranks = store.ranks(1);
+        QCOMPARE(ranks.size(), size_t{2});
+        for (const auto& rank : ranks) QVERIFY(rank.samples > 0 && rank.train_time_s > 0.0);
+        QVERIFY(ranks[0].log_path.empty());
+        QFile log(QString::fromStdString(ranks[1].log_path));
+        QVERIFY2(log.open(QIODevice::ReadOnly), ranks[1].log_path.c_str());
+        QVERIFY(log.readAll().contains("rank 1: epoch 2 done"));
+        QVERIFY(shown.out.contains(QString::fromStdString(ranks[1].log_path)));
+        bool rank1_sampled = false;
+        for (const auto& sample : store.deviceSamples(1)) rank1_sampled = rank1_sampled || sample.rank == 1;
+        QVERIFY(rank1_sampled);
+        // Sharded evaluation gathered every test sample once: the report's support is the split.
+        const auto started = store.runStarted(1);
+        const auto test = store.report(1, "test");
+        QVERIFY(started && test);
+        int64_t support = 0;
+        for (const auto& row : test->report.confusion)
+            for (const auto count : row) support += count;
+        QCOMPARE(support, started->test_size);
+        QCOMPARE(static_cast<int64_t>(store.predictions(1, "test").size()), started->test_size);
     }
 
     void unknownConfigKeyExits2NamingIt() {

@@ -2,6 +2,7 @@
 // a run whose writer died is reported as interrupted.
 #include "RawDb.h"
 #include "StoreTestEvents.h"
+#include "storage/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/Sha256.h"
@@ -35,6 +36,7 @@ private:
 
 private Q_SLOTS:
     void roundTripKeepsEveryEventType();
+    void ranksOfADataParallelRunAreStoredWithTheirLogs();
     void stepCurveSpansSeveralBlocksInOrder();
     void failedRunKeepsMessageAndSuggestion();
     void stoppedRunBeforeTestHasNoTestAccuracy();
@@ -161,6 +163,48 @@ void RunStoreTest::roundTripKeepsEveryEventType() {
     QCOMPARE(logs.size(), size_t{2});
     QCOMPARE(int(logs[0].level), int(LogLine::Level::Warning));
     QCOMPARE(store.logLines(id)[1], std::string("epoch 1 done"));
+}
+
+void RunStoreTest::ranksOfADataParallelRunAreStoredWithTheirLogs() {
+    const std::string path = freshPath();
+    auto writer = std::make_shared<RunWriter>(path);
+    const int64_t id = writer->createRun("ddp", "{}");
+    const std::string log = writer->artifactsDir(id) + "rank1.log";
+    std::ofstream(log) << "rank 1: epoch 1 done\n";
+    RunRecorder recorder(writer, id);
+    recorder.onEvent(startedEvent("ddp"));
+    recorder.onEvent(DeviceSample{1.0, -1, "host", 10, 10, 20, 100, -1.0, 0});
+    recorder.onEvent(DeviceSample{1.0, -1, "host", 11, 11, 21, 100, -1.0, 1});
+    recorder.onEvent(RankSummary{0, 2, "gloo", "cpu", 101, 1500, 2.5, 600.0, 0.25, 1 << 20, ""});
+    recorder.onEvent(RankSummary{1, 2, "gloo", "cpu", 102, 1500, 3.0, 500.0, 0.5, 2 << 20, log});
+    recorder.onEvent(finishedEvent());
+    writer->flush();
+    QVERIFY2(writer->lastError().empty(), writer->lastError().c_str());
+
+    RunStore store(path);
+    const auto ranks = store.ranks(id);
+    QCOMPARE(ranks.size(), size_t{2});
+    QCOMPARE(ranks[1].rank, int64_t{1});
+    QCOMPARE(ranks[1].world_size, int64_t{2});
+    QCOMPARE(ranks[1].backend, std::string("gloo"));
+    QCOMPARE(ranks[1].pid, int64_t{102});
+    QCOMPARE(ranks[1].samples_per_sec, 500.0);
+    QCOMPARE(ranks[1].peak_memory_bytes, int64_t{2 << 20});
+    QCOMPARE(ranks[1].log_path, log);
+    const auto samples = store.deviceSamples(id);
+    QCOMPARE(samples.size(), size_t{2});
+    QCOMPARE(samples[1].rank, int64_t{1});
+    // The log is one of the run's files: listed, checksummed, and shown.
+    const auto artifacts = store.artifacts(id);
+    QCOMPARE(artifacts.size(), size_t{1});
+    QCOMPARE(artifacts[0].kind, std::string("log"));
+    QCOMPARE(artifacts[0].bytes, int64_t{21});
+    const std::string text = report::runText(report::loadRun(store, id));
+    QVERIFY2(text.find("Ranks (2 processes, gloo)") != std::string::npos, text.c_str());
+    QVERIFY(text.find(log) != std::string::npos);
+    QVERIFY(report::runJson(store, id).find("\"world_size\": 2") != std::string::npos);
+    // A run on one device has no rank rows.
+    QVERIFY(store.ranks(id + 1).empty());
 }
 
 void RunStoreTest::stepCurveSpansSeveralBlocksInOrder() {

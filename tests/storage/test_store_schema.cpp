@@ -64,7 +64,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 2);
+    QCOMPARE(RunStore::schemaVersion(), 3);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -99,8 +99,9 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QCOMPARE(store.epochs(1).size(), size_t{1});
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 2LL);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 3LL);
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'sweeps'"), std::string("sweeps"));
+        QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_ranks'"), std::string("run_ranks"));
         QCOMPARE(raw.text("PRAGMA integrity_check"), std::string("ok"));
     }
     // The v2 features work on the upgraded file.
@@ -131,7 +132,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 2)"),
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 3)"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });

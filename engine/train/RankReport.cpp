@@ -1,0 +1,79 @@
+#include "engine/train/RankReport.h"
+
+#include "engine/dist/Rendezvous.h"
+
+#include <unistd.h>
+
+namespace hearth {
+namespace {
+
+enum SummaryColumn : int64_t { kPid, kSamples, kTrainTime, kWait, kPeak, kCuda, kIndex, kSummaryColumns };
+enum SampleColumn : int64_t { kElapsed, kDevice, kAllocated, kReserved, kPeakBytes, kTotal, kUtil, kSampleColumns };
+
+torch::Tensor summaryRow(const Strategy& strategy, const RankTotals& t) {
+    const auto device = strategy.device();
+    return torch::tensor({static_cast<double>(getpid()), static_cast<double>(t.samples), t.train_time_s,
+                          t.data_wait_s, static_cast<double>(t.peak_memory_bytes), device.is_cuda() ? 1.0 : 0.0,
+                          static_cast<double>(device.has_index() ? device.index() : 0)},
+                         torch::kFloat64)
+        .reshape({1, kSummaryColumns});
+}
+
+torch::Tensor sampleRows(const std::vector<DeviceSample>& samples) {
+    std::vector<double> v;
+    v.reserve(samples.size() * kSampleColumns);
+    for (const auto& s : samples) {
+        v.insert(v.end(), {s.elapsed_s, static_cast<double>(s.device), static_cast<double>(s.allocated_bytes),
+                           static_cast<double>(s.reserved_bytes), static_cast<double>(s.peak_bytes),
+                           static_cast<double>(s.total_bytes), s.utilization});
+    }
+    return torch::tensor(v, torch::kFloat64).reshape({-1, kSampleColumns});
+}
+
+}  // namespace
+
+void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink) {
+    if (strategy.worldSize() < 2) {
+        return;
+    }
+    const auto summaries = strategy.gatherRows(summaryRow(strategy, local));
+    const auto samples = strategy.gatherRows(sampleRows(monitor.history()));
+    if (!strategy.isGlobalZero()) {
+        return;  // rank 0 records the run
+    }
+    for (int64_t r = 0; r < static_cast<int64_t>(summaries.size()); ++r) {
+        const auto row = summaries[static_cast<size_t>(r)].contiguous();
+        const auto* v = row.data_ptr<double>();
+        RankSummary s;
+        s.rank = r;
+        s.world_size = strategy.worldSize();
+        s.backend = strategy.backend();
+        s.device = v[kCuda] > 0.0 ? "cuda:" + std::to_string(static_cast<int64_t>(v[kIndex])) : "cpu";
+        s.pid = static_cast<int64_t>(v[kPid]);
+        s.samples = static_cast<int64_t>(v[kSamples]);
+        s.train_time_s = v[kTrainTime];
+        s.samples_per_sec = v[kTrainTime] > 0.0 ? v[kSamples] / v[kTrainTime] : 0.0;
+        s.data_wait_s = v[kWait];
+        s.peak_memory_bytes = static_cast<int64_t>(v[kPeak]);
+        s.log_path = r == 0 ? "" : dist::rankLogPath(r);
+        sink.onEvent(s);
+        if (r == 0) continue;  // rank 0's samples went to the sink live
+        const auto rows = samples[static_cast<size_t>(r)].contiguous();
+        const auto* d = rows.data_ptr<double>();
+        for (int64_t i = 0; i < rows.size(0); ++i, d += kSampleColumns) {
+            DeviceSample ds;
+            ds.rank = r;
+            ds.elapsed_s = d[kElapsed];
+            ds.device = static_cast<int64_t>(d[kDevice]);
+            ds.name = ds.device < 0 ? "host" : "cuda:" + std::to_string(ds.device);
+            ds.allocated_bytes = static_cast<int64_t>(d[kAllocated]);
+            ds.reserved_bytes = static_cast<int64_t>(d[kReserved]);
+            ds.peak_bytes = static_cast<int64_t>(d[kPeakBytes]);
+            ds.total_bytes = static_cast<int64_t>(d[kTotal]);
+            ds.utilization = d[kUtil];
+            sink.onEvent(ds);
+        }
+    }
+}
+
+}  // namespace hearth

@@ -1,0 +1,24 @@
+#pragma once
+// What each rank of a data-parallel run tells rank 0 when fit ends, so that the run's record
+// covers every process: its timings and peak memory (one RankSummary per rank) and the device
+// samples its monitor took (rank 0 emits its own live; the others' arrive here). A collective:
+// every rank calls reportRanks at the same point. Nothing happens in a world of one.
+
+#include "engine/events/Events.h"
+#include "engine/monitor/DeviceMonitor.h"
+#include "engine/strategy/Strategy.h"
+
+#include <cstdint>
+
+namespace hearth {
+
+struct RankTotals {
+    int64_t samples = 0;          // training samples this rank processed
+    double train_time_s = 0.0;    // its training passes (validation excluded)
+    double data_wait_s = 0.0;
+    int64_t peak_memory_bytes = 0;
+};
+
+void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);
+
+}  // namespace hearth
