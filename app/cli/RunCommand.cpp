@@ -220,7 +220,8 @@ int runCommand(const RunCommandOptions& options) {
         std::printf("%s\n", configToJson(*config).c_str());
         return kExitOk;
     }
-    if (config->trainer.strategy != "auto") {
+    const TrainerConfig trainer = resolveTrainer(config->trainer, queryDeviceCapabilities());
+    if (trainer.strategy != "auto") {
         std::optional<dist::DistEnv> env;
         try {
             env = dist::readDistEnv();
@@ -228,11 +229,17 @@ int runCommand(const RunCommandOptions& options) {
             std::fprintf(stderr, "error: %s\n", e.what());
             return kExitBadConfig;
         }
+        if (!env && trainer.num_nodes > 1) {
+            std::fprintf(stderr, "error: trainer.num_nodes: %lld nodes need a launcher on every node (torchrun "
+                                 "--nnodes=%lld --nproc-per-node=N --no-python hearth-cli run ..., or srun); "
+                                 "hearth-cli starts processes on this machine only\n",
+                         static_cast<long long>(trainer.num_nodes), static_cast<long long>(trainer.num_nodes));
+            return kExitBadConfig;
+        }
         // Not started by a launcher and asked for several devices: be the launcher.
-        if (!env && config->trainer.devices > 1) {
+        if (!env && trainer.devices.value_or(1) > 1) {
             try {
-                return launchLocalRanks(config->trainer.devices, rememberedArguments(), rankLogFolder(options))
-                    .exit_code;
+                return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(options)).exit_code;
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "error: %s\n", e.what());
                 return kExitTrainingFailed;

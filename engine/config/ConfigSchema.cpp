@@ -37,6 +37,7 @@ struct Entry {
     Entry& below(double v) { k.max = v; k.max_exclusive = true; return *this; }
     Entry& nullable(const char* label) { k.nullable = true; k.null_label = label; return *this; }
     Entry& zeroMeans(const char* label) { k.zero_is_null = true; k.null_label = label; return *this; }
+    Entry& nullWord(const char* word) { k.null_word = word; return *this; }
     Entry& toggle() { k.toggle = true; return *this; }
     Entry& widget(ConfigWidget w) { k.widget = w; return *this; }
     operator ConfigKey() const { return k; }  // NOLINT(google-explicit-constructor)
@@ -131,8 +132,13 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.accelerator", T::String, "Devices", "Accelerator",
                       "auto: the GPU when there is one, else the CPU.", HEARTH_FIELD(trainer.accelerator))
                     .choices({"auto", "cpu", "cuda"}).toggle());
-    s.push_back(Entry("trainer.devices", T::Int, "Devices", "GPU count", "Devices to train on.",
-                      HEARTH_FIELD(trainer.devices)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.devices", T::Int, "Devices", "Devices",
+                      "Devices per node, one process each (CPU: processes); auto: every GPU, or 1 on a CPU.",
+                      HEARTH_FIELD(trainer.devices)).atLeast(1).nullable("auto").zeroMeans("auto").nullWord("auto")
+                    .toggle());
+    s.push_back(Entry("trainer.num_nodes", T::Int, "Devices", "Nodes",
+                      "Machines in the run, each with trainer.devices processes (started by torchrun or srun "
+                      "on every node).", HEARTH_FIELD(trainer.num_nodes)).atLeast(1).toggle());
     s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy", "How several devices share the work.",
                       HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2"}).toggle());
     s.push_back(Entry("trainer.num_workers", T::Int, "Speed", "Loader workers",
@@ -222,12 +228,13 @@ bool inRange(const ConfigKey& k, double v) {
 
 Json valueJson(const ConfigKey& key, const ExperimentConfig& config) {
     auto& c = const_cast<ExperimentConfig&>(config);  // the accessor only reads here
+    const std::string& word = key.null_word;
     return std::visit(
-        [](auto* p) -> Json {
+        [&word](auto* p) -> Json {
             using V = std::remove_pointer_t<decltype(p)>;
             if constexpr (std::is_same_v<V, std::optional<std::string>> || std::is_same_v<V, std::optional<int64_t>> ||
                           std::is_same_v<V, std::optional<double>>) {
-                return *p ? Json(**p) : Json(nullptr);
+                return *p ? Json(**p) : (word.empty() ? Json(nullptr) : Json(word));
             } else {
                 return Json(*p);
             }
@@ -269,7 +276,7 @@ std::string configValueText(const ConfigKey& key, const ExperimentConfig& config
 
 std::string checkConfigValue(const ConfigKey& key, const ExperimentConfig& config) {
     const Json v = valueJson(key, config);
-    if (v.is_null()) return "";
+    if (v.is_null() || (!key.null_word.empty() && v == Json(key.null_word))) return "";
     if (!key.choices.empty()) {
         const auto value = v.get<std::string>();
         for (const auto& c : key.choices) {
@@ -306,9 +313,12 @@ std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabi
     return out;
 }
 
-std::optional<double> offeredMax(const ConfigKey& key, const DeviceCapabilities& /*caps*/) {
-    // One device until a distributed strategy exists (validate() refuses more).
-    if (key.key == "trainer.devices") return 1.0;
+std::optional<double> offeredMax(const ConfigKey& key, const DeviceCapabilities& caps) {
+    // Processes on this machine: one per GPU; on a CPU several Gloo processes where c10d is built.
+    if (key.key == "trainer.devices") {
+        if (!caps.distributed) return 1.0;
+        return caps.cuda_available ? static_cast<double>(std::max<int64_t>(caps.cuda_device_count, 1)) : 8.0;
+    }
     return key.max;
 }
 
@@ -317,7 +327,8 @@ std::string describeConfigKeys(const std::string& prefix) {
     std::ostringstream out;
     for (const auto& k : configSchema()) {
         if (!prefix.empty() && k.key.rfind(prefix, 0) != 0) continue;
-        out << k.key << "  (" << typeWord(k) << (k.nullable ? " or null" : "") << ")  default "
+        const std::string null_text = k.null_word.empty() ? "null" : "\"" + k.null_word + "\"";
+        out << k.key << "  (" << typeWord(k) << (k.nullable ? " or " + null_text : std::string()) << ")  default "
             << configValueJson(k, defaults);
         if (!k.choices.empty()) {
             out << "  one of: ";

@@ -35,6 +35,7 @@ struct ConfigKey {
     bool min_exclusive = false, max_exclusive = false;
     std::string null_label;           // how the form shows null (or 0 where zero_is_null): "all samples"
     bool zero_is_null = false;        // the form's 0 means null / "the default"
+    std::string null_word;            // JSON and --set spell null this way ("auto"); "" = JSON null
     bool toggle = false;              // a speed/technique toggle: listed in the effective settings
     ConfigWidget widget = ConfigWidget::Auto;
     ConfigField (*field)(ExperimentConfig&) = nullptr;

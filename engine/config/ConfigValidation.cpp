@@ -77,8 +77,10 @@ void checkTrainer(const ExperimentConfig& cfg, Checker& c) {
 }
 
 // Settings the hardware (or this build) cannot honour are refused before the run, with the reason.
-void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Checker& c) {
-    const bool on_cuda = t.accelerator == "cuda" || (t.accelerator == "auto" && caps.cuda_available);
+void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, Checker& c) {
+    const TrainerConfig t = resolveTrainer(given, caps);
+    const bool on_cuda = trainsOnCuda(t, caps);
+    const int64_t devices = t.devices.value_or(1);
     if (t.accelerator == "cuda" && !caps.cuda_available)
         c.fail("trainer.accelerator", "cuda was requested but this machine has no usable CUDA device "
                                       "(or LibTorch was built without CUDA); use auto or cpu");
@@ -89,21 +91,35 @@ void checkHardware(const TrainerConfig& t, const DeviceCapabilities& caps, Check
         c.fail("trainer.precision", "bf16-mixed needs a GPU with bfloat16 support (Ampere or newer); use 16-mixed");
     const bool distributed = t.strategy != "auto";
     if (distributed && !caps.distributed)
-        c.fail("trainer.strategy", t.strategy + " needs PyTorch's distributed engine (c10d), which this build of "
-                                   "Hearth does not have; use auto (one device)");
-    if (t.devices > 1) {
-        if (on_cuda && t.devices > caps.cuda_device_count)
-            c.fail("trainer.devices", "asks for " + std::to_string(t.devices) + " GPUs but this machine has " +
-                                          std::to_string(caps.cuda_device_count));
-        else if (t.strategy == "auto")
-            c.fail("trainer.devices", "several devices need a distributed strategy: set trainer.strategy=ddp "
-                                      "(one process per device)");
-    }
+        c.fail(given.strategy == "auto" ? "trainer.devices" : "trainer.strategy",
+               (given.strategy == "auto" ? "several devices need a distributed strategy (ddp), and "
+                                         : t.strategy + " needs ") +
+                   std::string("PyTorch's distributed engine (c10d), which this build of Hearth does not have; "
+                               "use one device"));
+    // Several ranks may share a GPU over Gloo (a debugging setup); NCCL refuses it.
+    if (on_cuda && caps.cuda_available && devices > caps.cuda_device_count &&
+        !(distributed && t.ddp.backend == "gloo"))
+        c.fail("trainer.devices", "asks for " + std::to_string(devices) + " GPUs but this machine has " +
+                                      std::to_string(caps.cuda_device_count) +
+                                      (distributed ? " (NCCL cannot put two ranks on one GPU; with "
+                                                     "trainer.ddp.backend=gloo ranks may share one, for debugging)"
+                                                   : ""));
     if (distributed && t.ddp.backend == "nccl" && !on_cuda)
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }
 
 }  // namespace
+
+bool trainsOnCuda(const TrainerConfig& t, const DeviceCapabilities& caps) {
+    return t.accelerator == "cuda" || (t.accelerator == "auto" && caps.cuda_available);
+}
+
+TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
+    TrainerConfig t = trainer;
+    if (!t.devices) t.devices = trainsOnCuda(t, caps) ? std::max<int64_t>(caps.cuda_device_count, 1) : 1;
+    if (t.strategy == "auto" && *t.devices * t.num_nodes > 1) t.strategy = "ddp";
+    return t;
+}
 
 std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps) {
     std::vector<ConfigIssue> issues;

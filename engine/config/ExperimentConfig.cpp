@@ -127,6 +127,14 @@ void readObject(const Json& object, const std::string& prefix, ExperimentConfig&
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
             throw ConfigError(key, "unknown key; allowed here: " + join(allowed));
         if (const ConfigKey* k = findConfigKey(key)) {
+            if (!k->null_word.empty() && it->is_string()) {
+                // "auto" is the key's null; any other word is a mistake naming both spellings.
+                if (it->get<std::string>() != k->null_word)
+                    throw ConfigError(key, "expected an integer or \"" + k->null_word + "\", got \"" +
+                                               it->get<std::string>() + "\"");
+                std::visit([&](auto* field) { convert(Json(nullptr), *field, key); }, k->field(c));
+                continue;
+            }
             std::visit([&](auto* field) { convert(*it, *field, key); }, k->field(c));
         } else {
             readObject(*it, key, c);
@@ -209,8 +217,11 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment) {
     } catch (const Json::parse_error&) {
         value = text;   // bare words are strings: trainer.precision=bf16-mixed
     }
-    // A string field keeps the literal text even when it parses as JSON (name=123).
-    if (node->is_string() && !value.is_string() && !value.is_null()) value = text;
+    // A string field keeps the literal text even when it parses as JSON (name=123); a key whose
+    // null is spelled as a word ("auto") is not a string field.
+    const ConfigKey* described = findConfigKey(key);
+    const bool worded = described && !described->null_word.empty();
+    if (node->is_string() && !worded && !value.is_string() && !value.is_null()) value = text;
     *node = value;
     config = fromJson(root);
 }

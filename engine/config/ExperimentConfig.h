@@ -68,7 +68,8 @@ struct TrainerConfig {
     std::string precision = "32-true";                // 32-true | 16-mixed | bf16-mixed
     int64_t accumulate_grad_batches = 1;
     std::string accelerator = "auto";                 // auto | cpu | cuda
-    int64_t devices = 1;
+    std::optional<int64_t> devices = 1;               // per node; nullopt = "auto" (every GPU, or 1 on CPU)
+    int64_t num_nodes = 1;                            // machines, each running `devices` processes
     std::string strategy = "auto";                    // auto | ddp | zero1 | zero2
     int64_t num_workers = 2;
     bool pin_memory = true;
@@ -133,6 +134,13 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment);
 
 // Range and consistency checks; empty when the config can run on `caps`.
 std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps);
+
+// The trainer settings with "auto" decided for `caps`, as Lightning decides them: devices auto =
+// every GPU when training on CUDA, else 1; strategy auto = ddp when there are several devices in
+// all (devices x num_nodes > 1), else one device. Everything else is unchanged.
+TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilities& caps);
+// Whether `trainer` (resolved or not) trains on CUDA on `caps`.
+bool trainsOnCuda(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 
 // Every dotted key of the schema (for UIs and diffs), in declaration order.
 std::vector<std::string> configKeys();

@@ -41,11 +41,12 @@ void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& ca
     throw ConfigError(issues.front().key, message);
 }
 
-RunStarted describeRun(const ExperimentConfig& config, const RunOptions& options, torch::Device device,
-                       const DataSplits& splits, const ClassifierImpl& model, const Trainer& trainer) {
+RunStarted describeRun(const ExperimentConfig& requested, const ExperimentConfig& config, const RunOptions& options,
+                       torch::Device device, const DataSplits& splits, const ClassifierImpl& model,
+                       const Trainer& trainer) {
     RunStarted s;
     s.run_name = config.name;
-    s.config_json = configToJson(config);
+    s.config_json = configToJson(requested);
     const std::string checkpoint =
         options.artifacts_dir.empty() ? "" : (std::filesystem::path(options.artifacts_dir) / "best.pt").string();
     s.effective = effectiveSettings(config, device, trainer, checkpoint);
@@ -64,11 +65,14 @@ RunStarted describeRun(const ExperimentConfig& config, const RunOptions& options
 }
 
 // The run itself; throws on any failure (runExperiment turns that into RunFailed).
-RunOutcome train(const ExperimentConfig& config, const RunOptions& options, EventSink& sink,
+RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, EventSink& sink,
                  const std::atomic<bool>& stop) {
     const auto start = std::chrono::steady_clock::now();
     const auto caps = queryDeviceCapabilities();
-    throwIfInvalid(config, caps);
+    throwIfInvalid(requested, caps);
+    // "auto" decided for this machine (devices, strategy); the run records the config as given.
+    ExperimentConfig config = requested;
+    config.trainer = resolveTrainer(requested.trainer, caps);
     const torch::Device device = resolveDevice(config.trainer, caps);
     applyGlobalSettings(config, device);
     const DataSplits splits = loadDataSplits(config.data, config.seed);
@@ -80,7 +84,7 @@ RunOutcome train(const ExperimentConfig& config, const RunOptions& options, Even
     auto model = createModel(config.model,
                              ModelInput{splits.train->sampleShape(), static_cast<int64_t>(splits.class_names.size())});
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
-    sink.onEvent(describeRun(config, options, device, splits, *model, trainer));
+    sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
     for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
     for (const auto& note : ineffectiveToggles(config, device, trainer)) {

@@ -98,6 +98,10 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["trainer.devices"] = strategy.worldSize() == 1
                                ? std::string("1")
                                : std::to_string(strategy.worldSize()) + " processes, one device each";
+    if (t.num_nodes > 1) {
+        e["trainer.num_nodes"] = std::to_string(t.num_nodes) + " nodes, " +
+                                 std::to_string(strategy.worldSize() / t.num_nodes) + " processes each";
+    }
     e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch and device, " +
                               std::to_string(t.batch_size * t.accumulate_grad_batches * strategy.worldSize()) +
                               " per optimizer step";

@@ -140,7 +140,7 @@ std::string SingleDeviceStrategy::describe() const {
 
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
     if (trainer.strategy == "auto") {
-        if (trainer.devices != 1) {
+        if (trainer.devices.value_or(1) * trainer.num_nodes != 1) {
             throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
         }
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
@@ -155,16 +155,23 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
             throw ConfigError("trainer.strategy", e.what());
         }
         // The launcher decides the world; a device count that contradicts it is a mistake.
-        if (trainer.devices > 1 && trainer.devices != env.local_world_size) {
-            throw ConfigError("trainer.devices", "is " + std::to_string(trainer.devices) + " but " +
+        if (trainer.devices && *trainer.devices > 1 && *trainer.devices != env.local_world_size) {
+            throw ConfigError("trainer.devices", "is " + std::to_string(*trainer.devices) + " but " +
                                                      std::to_string(env.local_world_size) +
                                                      " processes were started on this machine");
+        }
+        if (trainer.num_nodes > 1 && env.world_size != env.local_world_size * trainer.num_nodes) {
+            throw ConfigError("trainer.num_nodes", "is " + std::to_string(trainer.num_nodes) + " but the launcher "
+                                                   "started " + std::to_string(env.world_size) + " processes in all, " +
+                                                   std::to_string(env.local_world_size) + " on this node");
         }
         dist::GroupOptions group;
         group.backend = trainer.ddp.backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : trainer.ddp.backend;
         group.timeout = std::chrono::seconds(trainer.ddp.timeout_s);
         if (device.is_cuda()) {
-            device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+            // One GPU per local rank; over Gloo ranks may share GPUs (validate() refuses it for NCCL).
+            const int64_t gpus = std::max<int64_t>(static_cast<int64_t>(torch::cuda::device_count()), 1);
+            device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % gpus));
         }
         auto group_of_ranks = dist::ProcessGroup::join(env, group);
         if (trainer.strategy == "zero2") {

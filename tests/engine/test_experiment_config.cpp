@@ -221,9 +221,52 @@ private Q_SLOTS:
         }
         ExperimentConfig twoCpu;
         twoCpu.trainer.devices = 2;
-        QVERIFY(hasIssue(validate(twoCpu, withC10d), "trainer.devices", "trainer.strategy=ddp"));
+        // strategy auto with several devices is ddp (as in Lightning): where c10d is built in.
+        QVERIFY(hasIssue(validate(twoCpu, cpuOnly()), "trainer.devices", "distributed engine (c10d)"));
+        QVERIFY2(validate(twoCpu, withC10d).empty(), issuesText(validate(twoCpu, withC10d)).c_str());
+        QCOMPARE(resolveTrainer(twoCpu.trainer, withC10d).strategy, std::string("ddp"));
         twoCpu.trainer.strategy = "ddp";   // two Gloo processes on the CPU
         QVERIFY2(validate(twoCpu, withC10d).empty(), issuesText(validate(twoCpu, withC10d)).c_str());
+    }
+
+    void devicesAutoAndNodesResolveAsLightningDoes() {
+        // "auto" reads and writes as the word, also through --set, and back to a count.
+        ExperimentConfig c = configFromJson(R"({"trainer": {"devices": "auto", "num_nodes": 2}})");
+        QVERIFY(!c.trainer.devices.has_value());
+        QCOMPARE(c.trainer.num_nodes, int64_t(2));
+        QVERIFY(configToJson(c).find("\"devices\": \"auto\"") != std::string::npos);
+        applyOverride(c, "trainer.devices=3");
+        QCOMPARE(c.trainer.devices.value_or(0), int64_t(3));
+        applyOverride(c, "trainer.devices=auto");
+        QVERIFY(!c.trainer.devices.has_value());
+        try {
+            applyOverride(c, "trainer.devices=all");
+            QFAIL("a word other than auto was accepted");
+        } catch (const ConfigError& e) {
+            QCOMPARE(e.key(), std::string("trainer.devices"));
+            QVERIFY2(std::string(e.what()).find("integer or \"auto\"") != std::string::npos, e.what());
+        }
+        // auto: every GPU on CUDA (and ddp over them), one process on a CPU.
+        auto fourGpus = oneGpu();
+        fourGpus.cuda_device_count = 4;
+        fourGpus.distributed = true;
+        TrainerConfig t;
+        t.devices.reset();
+        QCOMPARE(resolveTrainer(t, fourGpus).devices.value_or(0), int64_t(4));
+        QCOMPARE(resolveTrainer(t, fourGpus).strategy, std::string("ddp"));
+        QCOMPARE(resolveTrainer(t, cpuOnly()).devices.value_or(0), int64_t(1));
+        QCOMPARE(resolveTrainer(t, cpuOnly()).strategy, std::string("auto"));
+        t.num_nodes = 2;  // one device on each of two nodes is still two processes
+        QCOMPARE(resolveTrainer(t, cpuOnly()).strategy, std::string("ddp"));
+        // Two ranks on one GPU: refused for NCCL, allowed over Gloo (debugging).
+        ExperimentConfig two;
+        two.trainer.devices = 2;
+        two.trainer.strategy = "ddp";
+        auto gpu = oneGpu();
+        gpu.distributed = true;
+        QVERIFY(hasIssue(validate(two, gpu), "trainer.devices", "NCCL cannot put two ranks on one GPU"));
+        two.trainer.ddp.backend = "gloo";
+        QVERIFY2(validate(two, gpu).empty(), issuesText(validate(two, gpu)).c_str());
     }
 
     void bf16OnCpuIsAllowed() {
