@@ -226,11 +226,12 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql")
 void BatchWriter::onRankSummary(int64_t run_id, const RankSummary& e, const FileDigest& digest) {
     db_.cached(R"sql(
 INSERT OR REPLACE INTO run_ranks (run_id, rank, world_size, backend, device, pid, samples, train_time_s,
-    samples_per_sec, data_wait_s, peak_memory_bytes, log_path)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12))sql")
+    samples_per_sec, data_wait_s, peak_memory_bytes, log_path, steps, comm_steps, comm_ms, overlap_ms)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16))sql")
         .bind(1, run_id).bind(2, e.rank).bind(3, e.world_size).bind(4, e.backend).bind(5, e.device)
         .bind(6, e.pid).bind(7, e.samples).bind(8, e.train_time_s).bind(9, e.samples_per_sec)
-        .bind(10, e.data_wait_s).bind(11, e.peak_memory_bytes).bind(12, e.log_path)
+        .bind(10, e.data_wait_s).bind(11, e.peak_memory_bytes).bind(12, e.log_path).bind(13, e.steps)
+        .bind(14, e.comm_steps).bind(15, e.comm_ms).bind(16, e.overlap_ms)
         .run();
     if (e.log_path.empty() || digest.bytes < 0) return;  // no log file (or it could not be read)
     db_.cached(R"sql(

@@ -209,7 +209,8 @@ std::string runJson(const RunStore& store, int64_t run_id) {
                               {"device", r.device}, {"pid", r.pid}, {"samples", r.samples},
                               {"train_time_s", r.train_time_s}, {"samples_per_sec", r.samples_per_sec},
                               {"data_wait_s", r.data_wait_s}, {"peak_memory_bytes", r.peak_memory_bytes},
-                              {"log_path", r.log_path}});
+                              {"log_path", r.log_path}, {"steps", r.steps}, {"comm_steps", r.comm_steps},
+                              {"comm_ms", r.comm_ms}, {"overlap_ms", r.overlap_ms}});
     j["logs"] = json::array();
     for (const auto& l : store.logEntries(run_id))
         j["logs"].push_back({{"level", runjson::levelName(l.level)}, {"text", l.text}});

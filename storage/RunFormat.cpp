@@ -87,14 +87,22 @@ std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
     return t.render("  ");
 }
 
-// One row per process of a data-parallel run: where it ran, how fast, its memory and its log.
+// One row per process of a data-parallel run: where it ran, how fast, where its steps went
+// (data wait; gradient communication per step and the share of a step it was not hidden under
+// backward), its memory and its log.
 std::string ranksTable(const std::vector<RankSummary>& ranks) {
-    TextTable t({"RANK", "DEVICE", "PID", "SAMPLES", "TRAIN TIME", "SAMPLES/S", "DATA WAIT", "PEAK MEMORY", "LOG"});
-    for (const auto& r : ranks)
+    TextTable t({"RANK", "DEVICE", "PID", "SAMPLES", "TRAIN TIME", "SAMPLES/S", "DATA WAIT", "COMM/STEP",
+                 "EXPOSED COMM", "PEAK MEMORY", "LOG"});
+    for (const auto& r : ranks) {
+        const double step_ms = r.steps > 0 ? r.train_time_s * 1000.0 / static_cast<double>(r.steps) : 0.0;
+        const bool timed = r.comm_steps > 0 && step_ms > 0.0;
         t.addRow({std::to_string(r.rank), r.device, std::to_string(r.pid), std::to_string(r.samples),
                   formatDuration(r.train_time_s), fixed(r.samples_per_sec, 0),
                   r.train_time_s > 0.0 ? fixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
+                  timed ? fixed(r.comm_ms, 1) + " ms" : "-",
+                  timed ? fixed(100.0 * std::max(0.0, r.comm_ms - r.overlap_ms) / step_ms, 1) + "%" : "-",
                   formatBytes(r.peak_memory_bytes), r.log_path.empty() ? "-" : r.log_path});
+    }
     return t.render("  ");
 }
 

@@ -123,7 +123,7 @@ std::vector<RankSummary> RunStore::ranks(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(
 SELECT rank, world_size, backend, device, pid, samples, train_time_s, samples_per_sec, data_wait_s,
-    peak_memory_bytes, log_path
+    peak_memory_bytes, log_path, steps, comm_steps, comm_ms, overlap_ms
 FROM run_ranks WHERE run_id = ?1 ORDER BY rank)sql"));
     q->bind(1, run_id);
     std::vector<RankSummary> out;
@@ -140,6 +140,10 @@ FROM run_ranks WHERE run_id = ?1 ORDER BY rank)sql"));
         r.data_wait_s = q->real(8);
         r.peak_memory_bytes = q->int64(9);
         r.log_path = q->text(10);
+        r.steps = q->int64(11);
+        r.comm_steps = q->int64(12);
+        r.comm_ms = q->real(13);
+        r.overlap_ms = q->real(14);
         out.push_back(std::move(r));
     }
     return out;

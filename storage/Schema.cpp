@@ -163,6 +163,10 @@ CREATE TABLE run_ranks (
     data_wait_s REAL NOT NULL,
     peak_memory_bytes INTEGER NOT NULL,
     log_path TEXT NOT NULL,
+    steps INTEGER NOT NULL,
+    comm_steps INTEGER NOT NULL,
+    comm_ms REAL NOT NULL,
+    overlap_ms REAL NOT NULL,
     PRIMARY KEY (run_id, rank)
 ) WITHOUT ROWID;
 ALTER TABLE device_samples ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;

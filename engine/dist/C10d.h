@@ -4,6 +4,7 @@
 // DistributedDataParallel. engine/dist/C10d.cpp is the only unit that includes c10d headers; the
 // differences between LibTorch 1.13 and 2.x live there.
 
+#include "engine/dist/CommStats.h"
 #include "engine/dist/Rendezvous.h"
 
 #include <torch/torch.h>
@@ -73,6 +74,8 @@ public:
     void prepareForward();
     // Before backward: sync = false skips the allreduce (accumulation micro-steps, no_sync).
     void prepareBackward(const torch::Tensor& loss, bool sync);
+    // Measured on every synchronised step (the Reducer's own timers; Python samples 1 in 100).
+    CommStats commStats() const;
 
 private:
     struct Impl;

@@ -112,6 +112,10 @@ struct RankSummary {
     double data_wait_s = 0.0;        // of train_time_s, waiting for its loader
     int64_t peak_memory_bytes = 0;
     std::string log_path;            // its output, when the launcher wrote it to a file
+    int64_t steps = 0;               // optimizer steps
+    int64_t comm_steps = 0;          // steps whose gradient communication was timed (0: none)
+    double comm_ms = 0.0;            // mean gradient communication per timed step
+    double overlap_ms = 0.0;         // of comm_ms, hidden under backward compute (ddp overlaps)
 };
 
 struct LogLine {

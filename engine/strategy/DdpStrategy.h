@@ -31,6 +31,7 @@ public:
     const std::vector<int64_t>& owners() const { return owners_; }
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
+    dist::CommStats commStats() const override { return reducer_ ? reducer_->commStats() : dist::CommStats{}; }
 
 private:
     void beforeTrainingForward() override;

@@ -6,6 +6,7 @@
 // strategies (DDP, ZeRO) plug in without touching it. SingleDeviceStrategy is the one today.
 
 #include "engine/config/ExperimentConfig.h"
+#include "engine/dist/CommStats.h"
 #include "engine/data/Loader.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/strategy/Precision.h"
@@ -65,6 +66,8 @@ public:
     virtual void reduceSum(std::vector<double>& values) const;
     // True on every rank when any rank asks to stop.
     virtual bool agreeToStop(bool local) const { return local; }
+    // Where this rank's synchronised steps spent their time (nothing measured on one device).
+    virtual dist::CommStats commStats() const { return {}; }
     // Every rank's rows (any count per rank, same trailing shape and dtype), in rank order, on
     // the host: how sharded evaluation collects its predictions. One device: {rows}.
     virtual std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const { return {rows}; }

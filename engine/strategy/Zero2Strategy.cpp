@@ -2,6 +2,8 @@
 
 #include "engine/train/Optimizers.h"
 
+#include <chrono>
+
 namespace hearth {
 
 Zero2Strategy::Zero2Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
@@ -76,10 +78,12 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     // the average of this rank's slice, and free the full gradients.
     torch::NoGradGuard no_grad;
     auto flat = flattenGradients();
+    const auto start = std::chrono::steady_clock::now();
     for (int64_t owner = 0; owner < worldSize(); ++owner) {
         auto slice = flat.narrow(0, owner * slice_size_, slice_size_);
         group_->reduceSum(slice, owner);
     }
+    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const auto mine = flat.narrow(0, rank() * slice_size_, slice_size_).div_(static_cast<double>(worldSize()));
     if (master_.grad().defined()) {
         master_.mutable_grad().add_(mine);
@@ -93,9 +97,19 @@ bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
     const bool stepped = precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
     torch::NoGradGuard no_grad;
+    const auto start = std::chrono::steady_clock::now();
     auto slices = group_->allgather(master_.detach());
+    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ++steps_;
     scatterParameters(torch::cat(slices));
     return stepped;
+}
+
+dist::CommStats Zero2Strategy::commStats() const {
+    dist::CommStats s;
+    s.steps = steps_;
+    s.comm_ms = steps_ > 0 ? comm_ms_total_ / static_cast<double>(steps_) : 0.0;
+    return s;
 }
 
 void Zero2Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {

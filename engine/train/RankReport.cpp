@@ -7,14 +7,18 @@
 namespace hearth {
 namespace {
 
-enum SummaryColumn : int64_t { kPid, kSamples, kTrainTime, kWait, kPeak, kCuda, kIndex, kSummaryColumns };
+enum SummaryColumn : int64_t {
+    kPid, kSamples, kTrainTime, kWait, kPeak, kCuda, kIndex, kSteps, kCommSteps, kComm, kOverlap, kSummaryColumns
+};
 enum SampleColumn : int64_t { kElapsed, kDevice, kAllocated, kReserved, kPeakBytes, kTotal, kUtil, kSampleColumns };
 
 torch::Tensor summaryRow(const Strategy& strategy, const RankTotals& t) {
     const auto device = strategy.device();
+    const auto comm = strategy.commStats();
     return torch::tensor({static_cast<double>(getpid()), static_cast<double>(t.samples), t.train_time_s,
                           t.data_wait_s, static_cast<double>(t.peak_memory_bytes), device.is_cuda() ? 1.0 : 0.0,
-                          static_cast<double>(device.has_index() ? device.index() : 0)},
+                          static_cast<double>(device.has_index() ? device.index() : 0), static_cast<double>(t.steps),
+                          static_cast<double>(comm.steps), comm.comm_ms, comm.overlap_ms},
                          torch::kFloat64)
         .reshape({1, kSummaryColumns});
 }
@@ -56,6 +60,10 @@ void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const R
         s.data_wait_s = v[kWait];
         s.peak_memory_bytes = static_cast<int64_t>(v[kPeak]);
         s.log_path = r == 0 ? "" : dist::rankLogPath(r);
+        s.steps = static_cast<int64_t>(v[kSteps]);
+        s.comm_steps = static_cast<int64_t>(v[kCommSteps]);
+        s.comm_ms = v[kComm];
+        s.overlap_ms = v[kOverlap];
         sink.onEvent(s);
         if (r == 0) continue;  // rank 0's samples went to the sink live
         const auto rows = samples[static_cast<size_t>(r)].contiguous();

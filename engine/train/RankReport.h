@@ -17,6 +17,7 @@ struct RankTotals {
     double train_time_s = 0.0;    // its training passes (validation excluded)
     double data_wait_s = 0.0;
     int64_t peak_memory_bytes = 0;
+    int64_t steps = 0;            // optimizer steps
 };
 
 void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);

@@ -137,6 +137,7 @@ FitResult Trainer::fit() {
     forEachCallback([this](Callback& c) { c.onFitEnd(*this); });
     monitor_.poll(sink_, /*force=*/true);
     rank_totals.peak_memory_bytes = monitor_.peakBytes();
+    rank_totals.steps = state_.global_step;
     reportRanks(*strategy_, monitor_, rank_totals, sink_);
     result.epochs_completed = state_.epochs_completed;
     result.global_steps = state_.global_step;

@@ -178,7 +178,13 @@ private Q_SLOTS:
         hearth::RunStore store(db.toStdString());
         const auto ranks = store.ranks(1);
         QCOMPARE(ranks.size(), size_t{2});
-        for (const auto& rank : ranks) QVERIFY(rank.samples > 0 && rank.train_time_s > 0.0);
+        for (const auto& rank : ranks) {
+            QVERIFY(rank.samples > 0 && rank.train_time_s > 0.0);
+            // c10d's Logger timed the gradient allreduce of every synchronised step.
+            QCOMPARE(rank.comm_steps, rank.steps);
+            QVERIFY(rank.steps > 0 && rank.comm_ms > 0.0 && rank.overlap_ms <= rank.comm_ms);
+        }
+        QVERIFY(shown.out.contains("EXPOSED COMM"));
         QVERIFY(ranks[0].log_path.empty());
         QFile log(QString::fromStdString(ranks[1].log_path));
         QVERIFY2(log.open(QIODevice::ReadOnly), ranks[1].log_path.c_str());
