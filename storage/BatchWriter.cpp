@@ -1,6 +1,6 @@
 #include "storage/BatchWriter.h"
 
-#include "storage/RunJson.h"
+#include "engine/events/RunJson.h"
 #include "storage/Sha256.h"
 #include "storage/StepBlock.h"
 

@@ -1,7 +1,7 @@
 // File renderings of a stored run: Lightning-style metrics CSV, full JSON, Markdown and HTML.
 #include "storage/RunReport.h"
 
-#include "storage/RunJson.h"
+#include "engine/events/RunJson.h"
 
 #include <nlohmann/json.hpp>
 

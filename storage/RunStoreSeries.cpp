@@ -2,7 +2,7 @@
 // artifacts) and the stored RunStarted.
 #include "storage/RunStore.h"
 
-#include "storage/RunJson.h"
+#include "engine/events/RunJson.h"
 #include "storage/RunStoreImpl.h"
 #include "storage/StepBlock.h"
 

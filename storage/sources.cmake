@@ -5,7 +5,6 @@ target_sources(hearth_storage PRIVATE
   StepBlock.cpp
   Sha256.cpp
   ProcessIdentity.cpp
-  RunJson.cpp
   RunStore.cpp
   RunStoreSeries.cpp
   RunEdits.cpp

@@ -5,6 +5,7 @@
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/dist/Rendezvous.h"
+#include "engine/events/EventJson.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
@@ -28,6 +29,15 @@ extern "C" void onInterrupt(int) {
     const char msg[] = "\nStopping after the current step (Ctrl+C again to abort)...\n";
     [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
 }
+
+// Every event as one JSON line on stdout, flushed: what the workbench reads from the run's rank 0.
+class EventLines final : public EventSink {
+public:
+    void onEvent(const Event& event) override {
+        std::printf("%s\n", eventjson::toLine(event).c_str());
+        std::fflush(stdout);
+    }
+};
 
 // Collects what the CLI reports after a run (mean data-wait share over epochs).
 class EpochTally final : public EventSink {
@@ -158,7 +168,7 @@ StoredRun storeFailure(const std::shared_ptr<RunWriter>& writer, StoredRun resul
 }  // namespace
 
 StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
-                        std::optional<int64_t> sweep_id, bool quiet) {
+                        std::optional<int64_t> sweep_id, bool quiet, bool events) {
     StoredRun result;
     RunOptions run_options;
     const std::string store_error_before = writer->lastError();
@@ -174,6 +184,11 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     auto tally = std::make_shared<EpochTally>();
     std::vector<std::shared_ptr<EventSink>> sinks{std::make_shared<RunRecorder>(writer, result.run_id), tally,
                                                   printer};
+    if (events) {
+        std::printf("%s\n", eventjson::runLine(result.run_id).c_str());
+        std::fflush(stdout);
+        sinks.push_back(std::make_shared<EventLines>());
+    }
     EventFanout fanout(sinks);
 
     g_stop_requested.store(false);
@@ -210,6 +225,10 @@ void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_cod
     run->add_flag("-q,--quiet", options.quiet, "No live progress; print only the final report");
     run->add_flag("--print-config", options.print_config,
                   "Print the experiment (defaults, file and --set applied, validated) as JSON and exit");
+    run->add_flag("--events", options.events,
+                  "Write the run's id and every event as JSON lines to standard output (implies --quiet; "
+                  "how the workbench follows a run of several processes)");
+    run->add_option("--sweep", options.sweep_id, "Record the run in this sweep (an id from hearth-cli runs)");
     run->callback([&options, &exit_code] { exit_code = runCommand(options); });
 }
 
@@ -251,8 +270,9 @@ int runCommand(const RunCommandOptions& options) {
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;
 
-    const StoredRun run = trainAndStore(*config, writer, std::nullopt, options.quiet);
-    if (options.quiet && run.test) std::printf("%s", run.test->report.toText().c_str());
+    const bool quiet = options.quiet || options.events;
+    const StoredRun run = trainAndStore(*config, writer, options.sweep_id, quiet, options.events);
+    if (options.quiet && !options.events && run.test) std::printf("%s", run.test->report.toText().c_str());
     if (run.run_id > 0)
         std::fprintf(stderr, "Run #%lld stored in %s (hearth-cli show %lld)\n", static_cast<long long>(run.run_id),
                      db_path.c_str(), static_cast<long long>(run.run_id));

@@ -27,6 +27,8 @@ struct RunCommandOptions {
     std::string db_path;   // the global --db / $HEARTH_DB
     bool quiet = false;
     bool print_config = false;   // print the effective config as JSON and exit without training
+    bool events = false;         // every event as a JSON line on stdout (the workbench follows the run)
+    std::optional<int64_t> sweep_id;   // record the run in this sweep (the workbench's ladder)
 };
 
 // Loads the config file (or the built-in default), applies overrides, validates. Prints every
@@ -43,8 +45,9 @@ struct StoredRun {
 };
 
 // Trains `config` with progress on stderr, records it through `writer`; Ctrl+C stops cleanly.
+// events: also writes the run's id and every event as JSON lines to stdout (eventjson).
 StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
-                        std::optional<int64_t> sweep_id, bool quiet);
+                        std::optional<int64_t> sweep_id, bool quiet, bool events = false);
 int exitCodeFor(const RunOutcome& outcome);
 // Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
 std::shared_ptr<RunWriter> openWriter(const std::string& path);

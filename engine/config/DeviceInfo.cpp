@@ -134,9 +134,12 @@ DeviceCapabilities queryDeviceCapabilities() {
     caps.cuda_bf16 = caps.cuda_device_count > 0;
     for (int64_t i = 0; i < caps.cuda_device_count; ++i) {
         caps.cuda_device_names.push_back(cudaDeviceName(i));
+        caps.cuda_device_memory.push_back(cudaDeviceFacts(i).total_bytes);
         caps.cuda_bf16 = caps.cuda_bf16 && cudaDeviceSupportsBf16(i);
     }
 #endif
+    caps.cpu_name = firstValue("/proc/cpuinfo", "model name", ':');
+    caps.cpu_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     caps.cpu_fp16_autocast = compat::kCpuFp16Autocast;
 #ifdef HEARTH_WITH_C10D
     caps.distributed = true;

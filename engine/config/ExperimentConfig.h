@@ -121,6 +121,9 @@ struct DeviceCapabilities {
     bool cpu_fp16_autocast = false;   // LibTorch >= 2.x only
     bool distributed = false;         // c10d (Gloo or NCCL) compiled in
     std::vector<std::string> cuda_device_names;
+    std::vector<int64_t> cuda_device_memory;  // total bytes per CUDA device
+    std::string cpu_name;             // "Intel(R) Xeon(R) ..." (empty when unknown)
+    int64_t cpu_threads = 0;          // logical CPUs
 };
 
 // JSON text <-> config. Unknown keys and wrong types throw ConfigError naming the key.

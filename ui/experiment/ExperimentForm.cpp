@@ -20,6 +20,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace hearth::ui {
@@ -159,6 +160,10 @@ void ExperimentForm::buildGroups(QVBoxLayout* layout)
                 m_capabilities->setObjectName(QStringLiteral("capabilities"));
                 m_capabilities->setWordWrap(true);
                 f->addRow(m_capabilities);
+                m_globalBatch = new QLabel(this);
+                m_globalBatch->setObjectName(QStringLiteral("globalBatch"));
+                m_globalBatch->setWordWrap(true);
+                f->addRow(m_globalBatch);
             }
         }
         addKey(f, key);
@@ -213,24 +218,34 @@ void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
 
 void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
 {
+    m_caps = caps;
     QString text;
     if (!caps.cuda_available || caps.cuda_device_count == 0) {
-        text = tr("No CUDA device — CPU only.");
+        text = tr("No CUDA device — CPU only: %1 (%n logical CPUs).", nullptr, static_cast<int>(caps.cpu_threads))
+                   .arg(caps.cpu_name.empty() ? tr("unknown CPU") : qstr(caps.cpu_name));
+        if (caps.distributed)
+            text += tr(" Several devices run as Gloo processes on this CPU.");
     } else {
         QStringList names;
-        for (const auto& n : caps.cuda_device_names)
-            names << qstr(n);
+        for (size_t i = 0; i < caps.cuda_device_names.size(); ++i) {
+            const int64_t bytes = i < caps.cuda_device_memory.size() ? caps.cuda_device_memory[i] : 0;
+            names << QStringLiteral("cuda:%1 %2%3")
+                         .arg(i)
+                         .arg(qstr(caps.cuda_device_names[i]))
+                         .arg(bytes > 0 ? QStringLiteral(" (%1)").arg(formatBytes(bytes)) : QString());
+        }
         text = tr("%n CUDA device(s): %1", nullptr, static_cast<int>(caps.cuda_device_count)).arg(names.join(", "));
         text += caps.cuda_bf16 ? tr(" · bf16 supported") : tr(" · no bf16");
     }
-    text += caps.distributed ? tr(" · distributed available") : QString();
+    text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2)") : QString();
     m_capabilities->setText(text);
     offerWhatCanRun(caps);
+    updateDevices();
 }
 
 // Choices and ranges follow what validation accepts on this machine: 16-mixed only with CUDA (or
-// CPU float16 autocast), cuda only with a GPU, one device and strategy auto until a distributed
-// strategy exists. A loaded value outside them stays selectable, so validation names it.
+// CPU float16 autocast), cuda only with a GPU, the distributed strategies and several devices
+// only where c10d is built in. A loaded value outside them stays selectable, so validation names it.
 void ExperimentForm::offerWhatCanRun(const hearth::DeviceCapabilities& caps)
 {
     const bool wasLoading = m_loading;
@@ -304,6 +319,34 @@ void ExperimentForm::updateApplicability()
     enable("data.label_column", csv);
     enable("data.test_fraction", csv && text("data.test_path").isEmpty());
     enable("trainer.prefetch_factor", m_ints.at("trainer.num_workers")->value() > 0);
+    updateDevices();
+}
+
+void ExperimentForm::updateDevices()
+{
+    if (!m_globalBatch)
+        return;
+    const int64_t batch = m_ints.at("trainer.batch_size")->value();
+    const int64_t accumulate = m_ints.at("trainer.accumulate_grad_batches")->value();
+    const int64_t nodes = m_ints.at("trainer.num_nodes")->value();
+    const int64_t asked = m_ints.at("trainer.devices")->value();   // 0: auto
+    const bool onCuda = choice("trainer.accelerator") == "cuda" ||
+                        (choice("trainer.accelerator") == "auto" && m_caps.cuda_available);
+    const int64_t devices = asked > 0 ? asked : (onCuda ? std::max<int64_t>(m_caps.cuda_device_count, 1) : 1);
+    const int64_t processes = devices * nodes;
+    m_globalBatch->setText(tr("Global batch per optimizer step: %1 per device × %2 device(s) × %3 node(s) × %4 "
+                              "accumulated = %5.")
+                               .arg(batch)
+                               .arg(devices)
+                               .arg(nodes)
+                               .arg(accumulate)
+                               .arg(batch * processes * accumulate) +
+                           (processes > 1 ? tr(" Start launches %1 processes; Stop stops them all.").arg(processes)
+                                          : QString()));
+    const bool distributed = choice("trainer.strategy") != "auto" || processes > 1;
+    for (const char* key : {"trainer.ddp.backend", "trainer.ddp.find_unused_parameters",
+                            "trainer.ddp.gradient_as_bucket_view", "trainer.ddp.bucket_cap_mb", "trainer.ddp.timeout_s"})
+        m_fields.at(key)->setEnabled(distributed);
 }
 
 QString ExperimentForm::text(const std::string& key) const

@@ -69,6 +69,7 @@ private:
     void readValue(const hearth::ConfigKey& key, hearth::ExperimentConfig& config, TextReader& read) const;
     void browse(const std::string& key, bool folder);
     void updateApplicability();
+    void updateDevices();   // the global batch line; the ddp keys only when several processes run
     void onEdited();
 
     // Typed accessors by key (the maps own nothing; widgets are children of this form).
@@ -89,6 +90,8 @@ private:
     std::map<std::string, QComboBox*> m_choices;
     std::map<std::string, QCheckBox*> m_flags;
     QLabel* m_capabilities = nullptr;
+    QLabel* m_globalBatch = nullptr;   // batch x devices x nodes x accumulation
+    hearth::DeviceCapabilities m_caps;
     bool m_loading = false;
 };
 

@@ -15,42 +15,69 @@ DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Memory")
 
 void DeviceMonitorPanel::clear()
 {
-    for (auto& [device, gauge] : m_gauges)
+    for (auto& [key, gauge] : m_gauges)
         delete gauge;
     m_gauges.clear();
+    m_rankNotes.clear();
+    m_last.clear();
     // The process gauge is always there, so the panel does not jump when the first sample lands.
-    gaugeFor(-1, tr("Process RAM"));
+    gaugeFor({0, -1}, tr("Process RAM"));
 }
 
-MemoryGauge* DeviceMonitorPanel::gaugeFor(int64_t device, const QString& title)
+MemoryGauge* DeviceMonitorPanel::gaugeFor(Key key, const QString& title)
 {
-    auto it = m_gauges.find(device);
+    auto it = m_gauges.find(key);
     if (it != m_gauges.end())
         return it->second;
     auto* gauge = new MemoryGauge(title, this);
-    gauge->setObjectName(device < 0 ? QStringLiteral("hostGauge") : QStringLiteral("cudaGauge%1").arg(device));
-    // Keep devices in index order above the stretch: host first, then cuda:0, cuda:1, ...
+    gauge->setObjectName(QStringLiteral("%1%2%3")
+                             .arg(key.second < 0 ? QStringLiteral("hostGauge") : QStringLiteral("cudaGauge"))
+                             .arg(key.second < 0 ? QString() : QString::number(key.second))
+                             .arg(key.first == 0 ? QString() : QStringLiteral("_rank%1").arg(key.first)));
+    // Rank by rank, and within a rank host first, then cuda:0, cuda:1, ... above the stretch.
     int position = 0;
-    for (const auto& [d, g] : m_gauges)
-        position += d < device ? 1 : 0;
+    for (const auto& [k, g] : m_gauges)
+        position += k < key ? 1 : 0;
     m_layout->insertWidget(position, gauge);
-    m_gauges[device] = gauge;
+    m_gauges[key] = gauge;
     return gauge;
+}
+
+QString DeviceMonitorPanel::titleOf(const hearth::DeviceSample& s) const
+{
+    QString title = s.device < 0 ? tr("Process RAM") : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
+    const bool several = m_gauges.size() > 1 || s.rank > 0 || m_rankNotes.count(s.rank) > 0;
+    if (several)
+        title = tr("rank %1 · %2").arg(s.rank).arg(title);
+    if (const auto note = m_rankNotes.find(s.rank); note != m_rankNotes.end())
+        title += note->second;
+    return title;
 }
 
 void DeviceMonitorPanel::addSample(const hearth::DeviceSample& s)
 {
-    const QString title = s.device < 0 ? tr("Process RAM")
-                                       : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
-    MemoryGauge* gauge = gaugeFor(s.device, title);
-    gauge->setTitle(title);
+    m_last[{s.rank, s.device}] = s;
+    MemoryGauge* gauge = gaugeFor({s.rank, s.device}, titleOf(s));
+    gauge->setTitle(titleOf(s));
     gauge->setUsage(s.allocated_bytes, s.device < 0 ? 0 : s.reserved_bytes, s.peak_bytes, s.total_bytes,
                     s.utilization);
 }
 
-MemoryGauge* DeviceMonitorPanel::gauge(int64_t device) const
+void DeviceMonitorPanel::addRank(const hearth::RankSummary& r)
 {
-    const auto it = m_gauges.find(device);
+    QString note = tr(" · %1 samples/s").arg(r.samples_per_sec, 0, 'f', 0);
+    if (r.comm_steps > 0)
+        note += tr(" · comm %1 ms/step").arg(r.comm_ms, 0, 'f', 1);
+    m_rankNotes[r.rank] = note;
+    for (const auto& [key, sample] : m_last) {
+        if (key.first == r.rank)
+            m_gauges.at(key)->setTitle(titleOf(sample));
+    }
+}
+
+MemoryGauge* DeviceMonitorPanel::gauge(int64_t device, int64_t rank) const
+{
+    const auto it = m_gauges.find({rank, device});
     return it == m_gauges.end() ? nullptr : it->second;
 }
 

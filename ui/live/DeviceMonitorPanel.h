@@ -21,15 +21,22 @@ public:
     explicit DeviceMonitorPanel(QWidget* parent = nullptr);
 
     void clear();
+    // One gauge per rank and device: rank 0's arrive live, the other ranks' when fit ends.
     void addSample(const hearth::DeviceSample& sample);
-    // -1: the process on the host; >= 0: CUDA device index. Null when not seen yet.
-    MemoryGauge* gauge(int64_t device) const;
+    // A rank's throughput and communication, shown on its gauges' titles.
+    void addRank(const hearth::RankSummary& rank);
+    // device -1: the process on the host; >= 0: CUDA device index. Null when not seen yet.
+    MemoryGauge* gauge(int64_t device, int64_t rank = 0) const;
 
 private:
-    MemoryGauge* gaugeFor(int64_t device, const QString& title);
+    using Key = std::pair<int64_t, int64_t>;   // rank, device
+    MemoryGauge* gaugeFor(Key key, const QString& title);
+    QString titleOf(const hearth::DeviceSample& sample) const;
 
     QVBoxLayout* m_layout;
-    std::map<int64_t, MemoryGauge*> m_gauges;
+    std::map<Key, MemoryGauge*> m_gauges;
+    std::map<int64_t, QString> m_rankNotes;   // rank -> " · 583 samples/s · comm 1.1 ms/step"
+    std::map<Key, hearth::DeviceSample> m_last;
 };
 
 }  // namespace hearth::ui

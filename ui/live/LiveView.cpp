@@ -26,6 +26,25 @@ QString describeEval(const hearth::EvalReport& r)
         .arg(r.report.total);
 }
 
+// "rank 1 (cpu, pid 4242): 583 samples/s, comm 1.1 ms/step, data wait 0.1%, peak 325.6 MiB, log …"
+QString describeRank(const hearth::RankSummary& r)
+{
+    QString text = QObject::tr("rank %1 of %2 (%3, pid %4): %5 samples/s")
+                       .arg(r.rank)
+                       .arg(r.world_size)
+                       .arg(qstr(r.device))
+                       .arg(r.pid)
+                       .arg(r.samples_per_sec, 0, 'f', 0);
+    if (r.comm_steps > 0)
+        text += QObject::tr(", gradient communication %1 ms/step").arg(r.comm_ms, 0, 'f', 1);
+    if (r.train_time_s > 0.0)
+        text += QObject::tr(", data wait %1").arg(formatPercent(r.data_wait_s / r.train_time_s));
+    text += QObject::tr(", peak memory %1").arg(formatBytes(r.peak_memory_bytes));
+    if (!r.log_path.empty())
+        text += QObject::tr(", log %1").arg(qstr(r.log_path));
+    return text;
+}
+
 }  // namespace
 
 LiveView::LiveView(QWidget* parent)
@@ -67,7 +86,8 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
 {
     // Sort the batch by kind so every widget updates once per batch, not once per event.
     std::vector<hearth::StepMetrics> steps;
-    std::map<int64_t, hearth::DeviceSample> latestSample;
+    std::map<std::pair<int64_t, int64_t>, hearth::DeviceSample> latestSample;   // by rank, device
+    std::vector<hearth::RankSummary> ranks;
     QStringList lines;
     const auto flushSteps = [&] {
         if (steps.empty())
@@ -80,7 +100,10 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
         if (const auto* s = std::get_if<hearth::StepMetrics>(&event)) {
             steps.push_back(*s);
         } else if (const auto* d = std::get_if<hearth::DeviceSample>(&event)) {
-            latestSample[d->device] = *d;
+            latestSample[{d->rank, d->device}] = *d;
+        } else if (const auto* r = std::get_if<hearth::RankSummary>(&event)) {
+            ranks.push_back(*r);
+            lines << describeRank(*r);
         } else if (const auto* l = std::get_if<hearth::LogLine>(&event)) {
             lines << LogPane::format(*l);
         } else {
@@ -103,8 +126,10 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
         }
     }
     flushSteps();
-    for (const auto& [device, sample] : latestSample)
+    for (const auto& [key, sample] : latestSample)
         m_devices->addSample(sample);
+    for (const auto& r : ranks)
+        m_devices->addRank(r);
     m_log->appendLines(lines);
 }
 

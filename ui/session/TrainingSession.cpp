@@ -1,7 +1,9 @@
 #include "ui/session/TrainingSession.h"
 
+#include "engine/config/DeviceInfo.h"
 #include "storage/RunEdits.h"
 #include "storage/RunWriter.h"
+#include "ui/session/ProcessRun.h"
 #include "ui/session/UiEventSink.h"
 #include "ui/session/WriterJobs.h"
 
@@ -29,13 +31,21 @@ TrainingSession::~TrainingSession()
     }
 }
 
+bool TrainingSession::runsInProcesses(const hearth::ExperimentConfig& config)
+{
+    const auto t = hearth::resolveTrainer(config.trainer, hearth::queryDeviceCapabilities());
+    return t.strategy != "auto" && t.devices.value_or(1) * t.num_nodes > 1;
+}
+
 bool TrainingSession::start(const hearth::ExperimentConfig& config, QString* error, std::optional<int64_t> sweepId)
 {
-    if (m_state != State::Idle || m_controller.isRunning()) {
+    if (m_state != State::Idle || m_controller.isRunning() || (m_processes && m_processes->isRunning())) {
         if (error)
             *error = tr("A run is already in progress.");
         return false;
     }
+    if (runsInProcesses(config))
+        return startProcesses(config, error, sweepId);
     std::string configJson;
     try {
         configJson = hearth::configToJson(config);
@@ -103,6 +113,51 @@ void TrainingSession::onRunCreated(int64_t runId, const std::string& artifactsDi
     Q_EMIT runStarted(m_runId, QString::fromStdString(config.name));
 }
 
+bool TrainingSession::startProcesses(const hearth::ExperimentConfig& config, QString* error,
+                                     std::optional<int64_t> sweepId)
+{
+    if (config.trainer.num_nodes > 1) {
+        if (error)
+            *error = tr("A run across %1 nodes is started with torchrun or srun on every node (see the README); "
+                        "the workbench starts processes on this machine only.")
+                         .arg(config.trainer.num_nodes);
+        return false;
+    }
+    m_sink = std::make_shared<UiEventSink>();
+    m_processes = std::make_unique<ProcessRun>(m_dbPath, m_sink);
+    connect(m_processes.get(), &ProcessRun::runCreated, this, [this, name = config.name](qint64 runId) {
+        m_runId = runId;
+        m_state = State::Running;
+        Q_EMIT runStarted(m_runId, QString::fromStdString(name));
+    });
+    connect(m_processes.get(), &ProcessRun::finished, this, &TrainingSession::onProcessesEnded);
+    m_stopRequested = false;
+    m_runId = 0;
+    if (!m_processes->start(config, sweepId, error)) {
+        m_processes.reset();
+        return false;
+    }
+    m_state = State::Creating;
+    m_drainTimer.start();
+    Q_EMIT runningChanged(true);
+    return true;
+}
+
+void TrainingSession::onProcessesEnded(qint64 runId, const hearth::RunOutcome& outcome)
+{
+    // Every event the processes wrote was read before `finished`: hand over the rest.
+    EventBatch rest = m_sink->takeAll();
+    if (!rest.empty())
+        Q_EMIT eventsReady(rest);
+    m_drainTimer.stop();
+    m_processes.release()->deleteLater();   // it is emitting this signal
+    // Rank 0 committed the run before it exited; the row is in the store for the views.
+    if (runId == 0)
+        failStart(QString::fromStdString(outcome.message));
+    else
+        endRun(runId, outcome);
+}
+
 void TrainingSession::failStart(const QString& message)
 {
     m_state = State::Idle;
@@ -112,6 +167,13 @@ void TrainingSession::failStart(const QString& message)
 
 void TrainingSession::stop()
 {
+    if (m_processes && m_processes->isRunning()) {
+        // Before rank 0 has its row the launcher still gets the signal: every rank stops at its
+        // first step.
+        m_stopRequested = true;
+        m_processes->stop();
+        return;
+    }
     if (m_state == State::Creating)
         m_stopRequested = true;
     else if (m_state == State::Running)
@@ -124,7 +186,8 @@ void TrainingSession::drain()
         return;
     // Read "still running" before taking the batch: events pushed before the thread ended
     // are then part of this batch.
-    const bool ended = m_state == State::Running && !m_controller.isRunning();
+    // (A run in processes ends with ProcessRun::finished instead.)
+    const bool ended = !m_processes && m_state == State::Running && !m_controller.isRunning();
     EventBatch batch = m_sink->takeAll();
     if (!batch.empty())
         Q_EMIT eventsReady(batch);

@@ -3,6 +3,9 @@
 // the store (RunWriter jobs + RunRecorder), runs it on the engine thread (RunController) and
 // hands the live events to the views in batches drained by a ~40 ms timer. It never waits on
 // the database: the run row is created and the run's end committed by jobs on the writer thread.
+// A run on several devices (a distributed strategy with trainer.devices > 1) runs in processes
+// instead (ProcessRun: hearth-cli's launcher, whose rank 0 records the run); its events reach
+// the views the same way.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/run/RunController.h"
@@ -23,6 +26,7 @@ class RunWriter;
 namespace hearth::ui {
 
 class UiEventSink;
+class ProcessRun;
 
 class TrainingSession final : public QObject {
     Q_OBJECT
@@ -41,6 +45,8 @@ public:
                std::optional<int64_t> sweepId = std::nullopt);
     // Stops the run after its current step; a run still being created stops at its first.
     void stop();
+    // Whether `config` trains in several processes on this machine (and so through hearth-cli).
+    static bool runsInProcesses(const hearth::ExperimentConfig& config);
     // From start() until runEnded or startFailed.
     bool isRunning() const { return m_state != State::Idle; }
     qint64 currentRunId() const { return m_runId; }   // 0 until runStarted
@@ -66,11 +72,14 @@ private:
     void drain();
     void finishRun();
     void endRun(qint64 runId, const hearth::RunOutcome& outcome);
+    bool startProcesses(const hearth::ExperimentConfig& config, QString* error, std::optional<int64_t> sweepId);
+    void onProcessesEnded(qint64 runId, const hearth::RunOutcome& outcome);
 
     QString m_dbPath;
     std::shared_ptr<hearth::RunWriter> m_writer;
     std::shared_ptr<UiEventSink> m_sink;
     hearth::RunController m_controller;
+    std::unique_ptr<ProcessRun> m_processes;   // the current run when it runs in processes
     QTimer m_drainTimer;
     qint64 m_runId = 0;
     State m_state = State::Idle;

@@ -220,9 +220,44 @@ private Q_SLOTS:
         auto* label = panel.form()->findChild<QLabel*>(QStringLiteral("capabilities"));
         QVERIFY(label);
         if (!caps.cuda_available)
-            QVERIFY(label->text().contains(QStringLiteral("No CUDA device")));
+            QVERIFY(label->text().contains(QStringLiteral("No CUDA device")) &&
+                    label->text().contains(QStringLiteral("logical CPUs")));
         else
             QVERIFY(label->text().contains(QStringLiteral("CUDA device")));
+        // GPUs are listed with their memory.
+        hearth::DeviceCapabilities gpus;
+        gpus.cuda_available = true;
+        gpus.cuda_device_count = 2;
+        gpus.cuda_device_names = {"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"};
+        gpus.cuda_device_memory = {int64_t(80) << 30, int64_t(80) << 30};
+        gpus.distributed = true;
+        panel.form()->setCapabilities(gpus);
+        QVERIFY2(label->text().contains(QStringLiteral("cuda:1 NVIDIA H100 80GB HBM3 (80")), qPrintable(label->text()));
+    }
+
+    void devicesShowTheGlobalBatchAndTheDdpKeysOnlyWhenTheyApply()
+    {
+        ExperimentPanel panel;
+        hearth::DeviceCapabilities cpu;
+        cpu.distributed = true;
+        cpu.cpu_threads = 2;
+        panel.form()->setCapabilities(cpu);
+        auto* line = panel.form()->findChild<QLabel*>(QStringLiteral("globalBatch"));
+        QVERIFY(line);
+        field<QSpinBox>(panel, "trainer.batch_size")->setValue(32);
+        field<QSpinBox>(panel, "trainer.accumulate_grad_batches")->setValue(2);
+        QVERIFY2(line->text().contains(QStringLiteral("= 64.")), qPrintable(line->text()));
+        QVERIFY(!field<QComboBox>(panel, "trainer.ddp.backend")->isEnabled());
+        field<QSpinBox>(panel, "trainer.devices")->setValue(2);   // two Gloo processes
+        QVERIFY2(line->text().contains(QStringLiteral("× 2 device(s)")) && line->text().contains(QStringLiteral("= 128.")),
+                 qPrintable(line->text()));
+        QVERIFY(line->text().contains(QStringLiteral("Start launches 2 processes")));
+        QVERIFY(field<QComboBox>(panel, "trainer.ddp.backend")->isEnabled());
+        QVERIFY2(panel.isValid(), qPrintable(panel.issues().join('\n')));
+        QCOMPARE(panel.config().trainer.devices.value_or(0), int64_t(2));
+        field<QSpinBox>(panel, "trainer.devices")->setValue(0);   // the special value: auto
+        QVERIFY(!panel.config().trainer.devices.has_value());
+        QVERIFY2(line->text().contains(QStringLiteral("× 1 device(s)")), qPrintable(line->text()));
     }
 
     void savedJsonIsTheCliFormatAndOpensAgain()

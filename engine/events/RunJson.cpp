@@ -1,4 +1,4 @@
-#include "storage/RunJson.h"
+#include "engine/events/RunJson.h"
 
 #include <nlohmann/json.hpp>
 

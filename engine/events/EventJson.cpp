@@ -1,0 +1,228 @@
+#include "engine/events/EventJson.h"
+
+#include "engine/events/RunJson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace hearth::eventjson {
+namespace {
+
+using nlohmann::json;
+
+template <class... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+json parsed(const std::string& text) {
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_discarded() ? json::object() : j;
+}
+
+json encode(const Event& event) {
+    return std::visit(
+        Overloaded{
+            [](const RunStarted& e) {
+                return json{{"event", "started"},
+                            {"run_name", e.run_name},
+                            {"config", e.config_json},
+                            {"effective", e.effective},
+                            {"environment", parsed(runjson::environmentToJson(e.environment))},
+                            {"device", e.device},
+                            {"setup", parsed(runjson::setupToJson(e))}};
+            },
+            [](const StepMetrics& e) {
+                return json{{"event", "step"}, {"epoch", e.epoch}, {"batch", e.batch},
+                            {"batches_per_epoch", e.batches_per_epoch}, {"global_step", e.global_step},
+                            {"loss", e.loss}, {"accuracy", e.accuracy}, {"lr", e.lr}, {"loss_scale", e.loss_scale},
+                            {"samples_per_sec", e.samples_per_sec}, {"step_time_ms", e.step_time_ms},
+                            {"data_wait_ms", e.data_wait_ms}, {"elapsed_s", e.elapsed_s}, {"eta_s", e.eta_s}};
+            },
+            [](const EpochMetrics& e) {
+                return json{{"event", "epoch"}, {"epoch", e.epoch}, {"global_step", e.global_step},
+                            {"train_loss", e.train_loss}, {"train_accuracy", e.train_accuracy},
+                            {"val_loss", e.val_loss}, {"val_accuracy", e.val_accuracy}, {"lr", e.lr},
+                            {"epoch_time_s", e.epoch_time_s}, {"samples_per_sec", e.samples_per_sec},
+                            {"data_wait_share", e.data_wait_share}, {"skipped_steps", e.skipped_steps},
+                            {"is_best", e.is_best}};
+            },
+            [](const EvalReport& e) {
+                return json{{"event", "report"}, {"split", e.split}, {"loss", e.loss},
+                            {"report", parsed(e.report.toJson())}};
+            },
+            [](const PredictionsReady& e) {
+                json rows = json::array();
+                for (const auto& p : e.predictions) rows.push_back({p.index, p.true_label, p.predicted, p.confidence});
+                return json{{"event", "predictions"}, {"split", e.split}, {"rows", std::move(rows)}};
+            },
+            [](const CheckpointSaved& e) {
+                return json{{"event", "checkpoint"}, {"path", e.path}, {"epoch", e.epoch},
+                            {"monitor", e.monitor}, {"value", e.value}, {"bytes", e.bytes}};
+            },
+            [](const DeviceSample& e) {
+                return json{{"event", "device"}, {"elapsed_s", e.elapsed_s}, {"device", e.device},
+                            {"name", e.name}, {"allocated_bytes", e.allocated_bytes},
+                            {"reserved_bytes", e.reserved_bytes}, {"peak_bytes", e.peak_bytes},
+                            {"total_bytes", e.total_bytes}, {"utilization", e.utilization}, {"rank", e.rank}};
+            },
+            [](const RankSummary& e) {
+                return json{{"event", "rank"}, {"rank", e.rank}, {"world_size", e.world_size},
+                            {"backend", e.backend}, {"device", e.device}, {"pid", e.pid},
+                            {"samples", e.samples}, {"train_time_s", e.train_time_s},
+                            {"samples_per_sec", e.samples_per_sec}, {"data_wait_s", e.data_wait_s},
+                            {"peak_memory_bytes", e.peak_memory_bytes}, {"log_path", e.log_path},
+                            {"steps", e.steps}, {"comm_steps", e.comm_steps}, {"comm_ms", e.comm_ms},
+                            {"overlap_ms", e.overlap_ms}};
+            },
+            [](const LogLine& e) {
+                return json{{"event", "log"}, {"level", runjson::levelName(e.level)}, {"text", e.text}};
+            },
+            [](const RunFinished& e) {
+                return json{{"event", "finished"}, {"status", e.status}, {"train_time_s", e.train_time_s},
+                            {"total_time_s", e.total_time_s}, {"best_val_accuracy", e.best_val_accuracy},
+                            {"test_accuracy", e.test_accuracy}, {"test_loss", e.test_loss},
+                            {"samples_per_sec", e.samples_per_sec}, {"peak_memory_bytes", e.peak_memory_bytes},
+                            {"epochs_completed", e.epochs_completed}, {"global_steps", e.global_steps}};
+            },
+            [](const RunFailed& e) {
+                const char* kind = e.kind == FailureKind::Config ? "config"
+                                   : e.kind == FailureKind::Data ? "data"
+                                                                 : "training";
+                return json{{"event", "failed"}, {"kind", kind}, {"message", e.message}, {"suggestion", e.suggestion}};
+            },
+        },
+        event);
+}
+
+// Reads `name` into `out` when present with a fitting type (a missing field keeps the default).
+template <typename T>
+void read(const json& j, const char* name, T& out) {
+    out = j.value(name, out);
+}
+
+std::optional<Event> decode(const json& j) {
+    const std::string kind = j.value("event", "");
+    if (kind == "started") {
+        RunStarted e;
+        read(j, "run_name", e.run_name);
+        read(j, "config", e.config_json);
+        if (j.contains("effective") && j["effective"].is_object())
+            for (const auto& [k, v] : j["effective"].items()) e.effective[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        e.environment = runjson::environmentFromJson(j.value("environment", json::object()).dump());
+        read(j, "device", e.device);
+        runjson::setupFromJson(j.value("setup", json::object()).dump(), e);
+        return e;
+    }
+    if (kind == "step") {
+        StepMetrics e;
+        read(j, "epoch", e.epoch); read(j, "batch", e.batch); read(j, "batches_per_epoch", e.batches_per_epoch);
+        read(j, "global_step", e.global_step); read(j, "loss", e.loss); read(j, "accuracy", e.accuracy);
+        read(j, "lr", e.lr); read(j, "loss_scale", e.loss_scale); read(j, "samples_per_sec", e.samples_per_sec);
+        read(j, "step_time_ms", e.step_time_ms); read(j, "data_wait_ms", e.data_wait_ms);
+        read(j, "elapsed_s", e.elapsed_s); read(j, "eta_s", e.eta_s);
+        return e;
+    }
+    if (kind == "epoch") {
+        EpochMetrics e;
+        read(j, "epoch", e.epoch); read(j, "global_step", e.global_step); read(j, "train_loss", e.train_loss);
+        read(j, "train_accuracy", e.train_accuracy); read(j, "val_loss", e.val_loss);
+        read(j, "val_accuracy", e.val_accuracy); read(j, "lr", e.lr); read(j, "epoch_time_s", e.epoch_time_s);
+        read(j, "samples_per_sec", e.samples_per_sec); read(j, "data_wait_share", e.data_wait_share);
+        read(j, "skipped_steps", e.skipped_steps); read(j, "is_best", e.is_best);
+        return e;
+    }
+    if (kind == "report") {
+        EvalReport e;
+        read(j, "split", e.split); read(j, "loss", e.loss);
+        e.report = ClassificationReport::fromJson(j.value("report", json::object()).dump());
+        return e;
+    }
+    if (kind == "predictions") {
+        PredictionsReady e;
+        read(j, "split", e.split);
+        for (const auto& row : j.value("rows", json::array())) {
+            if (!row.is_array() || row.size() != 4) continue;
+            e.predictions.push_back(Prediction{row[0].get<int64_t>(), row[1].get<int64_t>(), row[2].get<int64_t>(),
+                                               row[3].get<double>()});
+        }
+        return e;
+    }
+    if (kind == "checkpoint") {
+        CheckpointSaved e;
+        read(j, "path", e.path); read(j, "epoch", e.epoch); read(j, "monitor", e.monitor);
+        read(j, "value", e.value); read(j, "bytes", e.bytes);
+        return e;
+    }
+    if (kind == "device") {
+        DeviceSample e;
+        read(j, "elapsed_s", e.elapsed_s); read(j, "device", e.device); read(j, "name", e.name);
+        read(j, "allocated_bytes", e.allocated_bytes); read(j, "reserved_bytes", e.reserved_bytes);
+        read(j, "peak_bytes", e.peak_bytes); read(j, "total_bytes", e.total_bytes);
+        read(j, "utilization", e.utilization); read(j, "rank", e.rank);
+        return e;
+    }
+    if (kind == "rank") {
+        RankSummary e;
+        read(j, "rank", e.rank); read(j, "world_size", e.world_size); read(j, "backend", e.backend);
+        read(j, "device", e.device); read(j, "pid", e.pid); read(j, "samples", e.samples);
+        read(j, "train_time_s", e.train_time_s); read(j, "samples_per_sec", e.samples_per_sec);
+        read(j, "data_wait_s", e.data_wait_s); read(j, "peak_memory_bytes", e.peak_memory_bytes);
+        read(j, "log_path", e.log_path); read(j, "steps", e.steps); read(j, "comm_steps", e.comm_steps);
+        read(j, "comm_ms", e.comm_ms); read(j, "overlap_ms", e.overlap_ms);
+        return e;
+    }
+    if (kind == "log") {
+        LogLine e;
+        e.level = runjson::levelFromName(j.value("level", "info"));
+        read(j, "text", e.text);
+        return e;
+    }
+    if (kind == "finished") {
+        RunFinished e;
+        read(j, "status", e.status); read(j, "train_time_s", e.train_time_s); read(j, "total_time_s", e.total_time_s);
+        read(j, "best_val_accuracy", e.best_val_accuracy); read(j, "test_accuracy", e.test_accuracy);
+        read(j, "test_loss", e.test_loss); read(j, "samples_per_sec", e.samples_per_sec);
+        read(j, "peak_memory_bytes", e.peak_memory_bytes); read(j, "epochs_completed", e.epochs_completed);
+        read(j, "global_steps", e.global_steps);
+        return e;
+    }
+    if (kind == "failed") {
+        RunFailed e;
+        const std::string k = j.value("kind", "training");
+        e.kind = k == "config" ? FailureKind::Config : k == "data" ? FailureKind::Data : FailureKind::Training;
+        read(j, "message", e.message); read(j, "suggestion", e.suggestion);
+        return e;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string toLine(const Event& event) {
+    return encode(event).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<Event> fromLine(const std::string& line) {
+    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return std::nullopt;
+    try {
+        return decode(j);
+    } catch (const json::exception&) {
+        return std::nullopt;  // a field of the wrong type: not one of our lines
+    }
+}
+
+std::string runLine(int64_t run_id) {
+    return json{{"event", "run"}, {"run_id", run_id}}.dump();
+}
+
+std::optional<int64_t> runIdFromLine(const std::string& line) {
+    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("event", "") != "run" || !j.contains("run_id") || !j["run_id"].is_number_integer())
+        return std::nullopt;
+    return j["run_id"].get<int64_t>();
+}
+
+}  // namespace hearth::eventjson
