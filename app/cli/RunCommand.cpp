@@ -106,21 +106,16 @@ std::string resolveDbPath(const RunCommandOptions& options) {
     return options.db_path.empty() ? RunStore::defaultPath() : options.db_path;
 }
 
-namespace {
-
-// "<db>.artifacts/rank-logs/<UTC time>-<launcher pid>": the other ranks' logs of one launch.
-std::string rankLogFolder(const RunCommandOptions& options) {
+std::string rankLogFolder(const std::string& db_path) {
     const std::time_t now = std::time(nullptr);
     std::tm utc{};
     gmtime_r(&now, &utc);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
     std::error_code ec;
-    const auto db = std::filesystem::absolute(resolveDbPath(options), ec).lexically_normal().string();
+    const auto db = std::filesystem::absolute(db_path, ec).lexically_normal().string();
     return db + ".artifacts/rank-logs/" + stamp + "-" + std::to_string(getpid());
 }
-
-}  // namespace
 
 std::shared_ptr<RunWriter> openWriter(const std::string& path) {
     try {
@@ -258,7 +253,8 @@ int runCommand(const RunCommandOptions& options) {
         // Not started by a launcher and asked for several devices: be the launcher.
         if (!env && trainer.devices.value_or(1) > 1) {
             try {
-                return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(options)).exit_code;
+                return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(resolveDbPath(options)))
+                    .exit_code;
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "error: %s\n", e.what());
                 return kExitTrainingFailed;

@@ -52,6 +52,9 @@ int exitCodeFor(const RunOutcome& outcome);
 // Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
 std::shared_ptr<RunWriter> openWriter(const std::string& path);
 
+// "<db>.artifacts/rank-logs/<UTC time>-<launcher pid>": the other ranks' logs of one launch.
+std::string rankLogFolder(const std::string& db_path);
+
 void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_code);
 int runCommand(const RunCommandOptions& options);
 

@@ -1,12 +1,17 @@
 #include "SweepCommand.h"
 
+#include "LocalLauncher.h"
 #include "ProgressPrinter.h"
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/run/TechniqueLadder.h"
+#include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
 
 namespace hearth::cli {
 namespace {
@@ -27,6 +32,45 @@ void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<St
                     done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-",
                     r.finished ? formatBytes(r.finished->peak_memory_bytes).c_str() : "-", r.data_wait_share * 100.0);
     }
+}
+
+// A step on several devices (the DDP step): this program's launcher starts one process per device
+// with `run --sweep`, whose rank 0 records the run in the sweep; the result is read back.
+StoredRun trainInProcesses(const ExperimentConfig& config, const std::string& db_path, int64_t sweep_id,
+                           bool quiet, const std::shared_ptr<RunWriter>& writer) {
+    StoredRun result;
+    char path[] = "/tmp/hearth-ladder-XXXXXX.json";
+    const int fd = mkstemps(path, 5);
+    if (fd >= 0) close(fd);
+    std::ofstream(path) << configToJson(config) << "\n";
+    writer->flush();   // this process's runs are in the store before the ranks add theirs
+    std::vector<std::string> args{"--db", db_path, "run", "--config", path, "--sweep", std::to_string(sweep_id)};
+    if (quiet) args.push_back("-q");
+    int exit_code = kExitTrainingFailed;
+    try {
+        exit_code = launchLocalRanks(config.trainer.devices.value_or(1), args, rankLogFolder(db_path)).exit_code;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+    }
+    std::remove(path);
+    RunStore store(db_path);
+    for (const auto& run : store.listRuns()) {   // newest first: the step's run
+        if (run.sweep_id != sweep_id) continue;
+        result.run_id = run.id;
+        result.outcome.status = run.status == "completed" ? RunStatus::Completed
+                                : run.status == "stopped" ? RunStatus::Stopped
+                                                          : RunStatus::Failed;
+        result.outcome.message = run.failure_message;
+        RunFinished finished;
+        finished.status = run.status;
+        finished.train_time_s = run.train_time_s.value_or(0.0);
+        finished.test_accuracy = run.test_accuracy.value_or(0.0);
+        finished.peak_memory_bytes = run.peak_memory_bytes.value_or(0);
+        result.finished = finished;
+        break;
+    }
+    if (result.run_id == 0 || exit_code != kExitOk) result.outcome.status = RunStatus::Failed;
+    return result;
 }
 
 }  // namespace
@@ -77,7 +121,11 @@ int sweepCommand(const SweepCommandOptions& options) {
     for (size_t i = 0; i < steps.size(); ++i) {
         std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),
                      steps[i].change.c_str());
-        runs.push_back(trainAndStore(steps[i].config, writer, sweep_id, options.run.quiet));
+        const auto t = resolveTrainer(steps[i].config.trainer, queryDeviceCapabilities());
+        if (t.strategy != "auto" && t.devices.value_or(1) > 1)
+            runs.push_back(trainInProcesses(steps[i].config, db_path, sweep_id, options.run.quiet, writer));
+        else
+            runs.push_back(trainAndStore(steps[i].config, writer, sweep_id, options.run.quiet));
         if (runs.back().outcome.status != RunStatus::Completed) {
             std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
             printLadderTable(steps, runs);

@@ -12,6 +12,9 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.pin_memory = false;
     current.trainer.persistent_workers = false;
     current.trainer.accumulate_grad_batches = 1;
+    current.trainer.devices = 1;
+    current.trainer.num_nodes = 1;
+    current.trainer.strategy = "auto";
     current.name = base.name + " · baseline";
     steps.push_back({"baseline", "32-true, loader on the training thread, no accumulation", current});
 
@@ -44,6 +47,20 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         steps.push_back({"+ accumulation",
                          "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
                              std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches",
+                         current});
+    }
+
+    // The study's biggest win: data parallelism over every GPU, one process each, the same batch
+    // per device (so the global batch grows with the device count, as in the seed study).
+    if (on_cuda && caps.distributed && caps.cuda_device_count > 1) {
+        const int64_t n = caps.cuda_device_count;
+        current.trainer.devices = n;
+        current.trainer.strategy = "ddp";
+        current.name = steps.back().config.name + " + ddp";
+        steps.push_back({"+ DDP on " + std::to_string(n) + " devices",
+                         std::to_string(n) + " processes (NCCL), " + std::to_string(current.trainer.batch_size) +
+                             " per device: global batch " +
+                             std::to_string(current.trainer.batch_size * n * current.trainer.accumulate_grad_batches),
                          current});
     }
     return steps;

@@ -1,6 +1,7 @@
 #pragma once
 // TechniqueLadder: the speed study as a list of runs, each adding one technique to the previous:
-// 32-true baseline -> mixed precision -> + loader workers / pinned memory -> + accumulation.
+// 32-true baseline on one device -> mixed precision -> + loader workers / pinned memory ->
+// + accumulation -> + DDP on every GPU (when the machine has several and c10d is built in).
 // Shared by `hearth-cli sweep --ladder` and the workbench's Ladder button.
 
 #include "engine/config/ExperimentConfig.h"

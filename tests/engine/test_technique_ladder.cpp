@@ -48,6 +48,32 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ConfigError, buildTechniqueLadder(base, DeviceCapabilities{}, options));
     }
 
+    void severalGpusAddADdpStepOnASingleDeviceBaseline() {
+        DeviceCapabilities caps;
+        caps.cuda_available = true;
+        caps.cuda_device_count = 4;
+        caps.cuda_bf16 = true;
+        ExperimentConfig base;
+        base.trainer.devices = 4;   // the baseline still runs on one device
+        base.trainer.strategy = "ddp";
+        auto steps = buildTechniqueLadder(base, caps);
+        QCOMPARE(steps.size(), size_t(3));   // no c10d in this build: no DDP step
+        caps.distributed = true;
+        steps = buildTechniqueLadder(base, caps);
+        QCOMPARE(steps.size(), size_t(4));
+        QCOMPARE(steps[0].config.trainer.devices.value_or(0), int64_t(1));
+        QCOMPARE(QString::fromStdString(steps[0].config.trainer.strategy), QString("auto"));
+        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ DDP on 4 devices"));
+        QCOMPARE(steps[3].config.trainer.devices.value_or(0), int64_t(4));
+        QCOMPARE(QString::fromStdString(steps[3].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[3].config.trainer.precision), QString("bf16-mixed"));
+        QVERIFY(QString::fromStdString(steps[3].change).contains("global batch 256"));
+        for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
+        // One GPU, or a CPU: no DDP step.
+        caps.cuda_device_count = 1;
+        QCOMPARE(buildTechniqueLadder(base, caps).size(), size_t(3));
+    }
+
     void stepNamesAreDistinct() {
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{});
         QVERIFY(steps[0].config.name != steps[1].config.name);
