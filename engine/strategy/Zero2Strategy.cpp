@@ -41,7 +41,7 @@ void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
 }
 
 torch::Tensor Zero2Strategy::flattenGradients() const {
-    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(torch::kFloat32).device(device_));
+    auto flat = torch::zeros({slice_size_ * worldSize()}, master_.options().requires_grad(false));
     int64_t offset = 0;
     for (const auto& p : params_) {
         if (p.grad().defined()) flat.narrow(0, offset, p.numel()).copy_(p.grad().reshape({-1}));
@@ -62,7 +62,9 @@ void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
 std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const OptimizerConfig& config,
                                                                        ClassifierImpl& /*model*/) {
     torch::NoGradGuard no_grad;
-    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(torch::kFloat32).device(device_));
+    // The master slice keeps the parameters' precision (float32, or float64 in the tests).
+    const auto dtype = params_.empty() ? torch::kFloat32 : params_.front().scalar_type();
+    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(dtype).device(device_));
     int64_t offset = 0;
     for (const auto& p : params_) {
         flat.narrow(0, offset, p.numel()).copy_(p.detach().reshape({-1}));

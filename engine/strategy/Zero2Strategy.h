@@ -3,11 +3,11 @@
 // sharded across ranks. The trainable parameters are laid end to end in one flat vector, padded
 // to a multiple of the world size and cut into equal slices; rank r owns slice r. After every
 // backward each slice of the gradients is summed onto its owner (one reduce per owner over
-// Gloo, whose 1.13 build has no reduce-scatter) and averaged into the owner's float32 gradient
-// shard, and the full gradients are freed; the owner's optimizer steps a float32 master copy of
-// its slice; then every rank gathers the updated slices into the model. Between steps a rank
-// holds about 1/world of the gradients and of the optimizer state. Clipping uses the global
-// norm, and under 16-mixed the loss scaler's inf check agrees across ranks.
+// Gloo, whose 1.13 build has no reduce-scatter) and averaged into the owner's gradient shard,
+// and the full gradients are freed; the owner's optimizer steps a master copy of its slice (in
+// the parameters' precision); then every rank gathers the updated slices into the model. Between
+// steps a rank holds about 1/world of the gradients and of the optimizer state. Clipping uses
+// the global norm, and under 16-mixed the loss scaler's inf check agrees across ranks.
 
 #include "engine/strategy/DistributedStrategy.h"
 
@@ -42,7 +42,7 @@ private:
 
     int64_t flat_size_ = 0;
     int64_t slice_size_ = 0;
-    torch::Tensor master_;  // float32 [slice_size_] leaf: this rank's slice, its grad the shard
+    torch::Tensor master_;  // [slice_size_] leaf: this rank's slice, its grad the shard
     double comm_ms_total_ = 0.0;
     int64_t steps_ = 0;
 };

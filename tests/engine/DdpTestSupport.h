@@ -22,6 +22,7 @@ struct DdpSettings {
     bool find_unused = false;
     bool bucket_view = false;
     double clip = 0.0;           // trainer.gradient_clip_val (0 = none)
+    bool float64 = false;        // model and data in float64 (equality to ~1e-12)
     int64_t die_at_step = 0;     // 0 = never
     bool distributed = false;    // a distributed strategy (the world comes from the environment)
     std::string strategy = "ddp";
@@ -39,6 +40,7 @@ struct DdpSettings {
         s.bucket_view = get("DDP_BUCKET_VIEW", "0") == "1";
         s.die_at_step = std::stoll(get("DDP_DIE_AT_STEP", "0"));
         s.clip = std::stod(get("DDP_CLIP", "0"));
+        s.float64 = get("DDP_FLOAT64", "0") == "1";
         s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
         s.strategy = get("DDP_STRATEGY", "ddp");
         return s;
@@ -112,9 +114,11 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
     c.trainer.ddp.timeout_s = 30;
     if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;
-    const auto splits = blobSplits(256, 32, 33);  // 256 = a multiple of every global batch used
+    const auto dtype = s.float64 ? torch::kFloat64 : torch::kFloat32;
+    const auto splits = blobSplits(256, 32, 33, {8}, 3, dtype);  // 256 = a multiple of every global batch
     torch::manual_seed(5);
     auto model = createModel(c.model, ModelInput{{8}, 3});
+    model->to(dtype);
     auto parts = defaultTrainerParts(c, torch::kCPU, "");
     if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
     auto counter = std::make_shared<OptimizerShare>();

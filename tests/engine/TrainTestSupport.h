@@ -33,7 +33,9 @@ inline void makeBlobs(int64_t n, int64_t features, int64_t classes, uint64_t see
 // An in-memory Dataset of blobs with sample shape `shape` (its product is the feature count).
 class BlobDataset final : public Dataset {
 public:
-    BlobDataset(int64_t n, std::vector<int64_t> shape, int64_t classes, uint64_t seed) : shape_(std::move(shape)) {
+    BlobDataset(int64_t n, std::vector<int64_t> shape, int64_t classes, uint64_t seed,
+                torch::ScalarType dtype = torch::kFloat32)
+        : shape_(std::move(shape)) {
         int64_t features = 1;
         for (auto d : shape_) features *= d;
         std::vector<float> x;
@@ -41,7 +43,7 @@ public:
         makeBlobs(n, features, classes, seed, x, y);
         std::vector<int64_t> full{n};
         full.insert(full.end(), shape_.begin(), shape_.end());
-        inputs_ = torch::tensor(x).reshape(full);
+        inputs_ = torch::tensor(x).reshape(full).to(dtype);
         labels_ = torch::tensor(y, torch::kInt64);
         for (int64_t c = 0; c < classes; ++c) names_.push_back("class" + std::to_string(c));
     }
@@ -61,11 +63,11 @@ private:
 };
 
 inline DataSplits blobSplits(int64_t train, int64_t val, int64_t test, std::vector<int64_t> shape = {8},
-                             int64_t classes = 3) {
+                             int64_t classes = 3, torch::ScalarType dtype = torch::kFloat32) {
     DataSplits s;
-    s.train = std::make_shared<BlobDataset>(train, shape, classes, 1);
-    s.val = std::make_shared<BlobDataset>(val, shape, classes, 2);
-    s.test = std::make_shared<BlobDataset>(test, shape, classes, 3);
+    s.train = std::make_shared<BlobDataset>(train, shape, classes, 1, dtype);
+    s.val = std::make_shared<BlobDataset>(val, shape, classes, 2, dtype);
+    s.test = std::make_shared<BlobDataset>(test, shape, classes, 3, dtype);
     s.class_names = s.train->classNames();
     s.description = "blobs";
     return s;

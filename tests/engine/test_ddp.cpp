@@ -111,19 +111,26 @@ private Q_SLOTS:
         QTest::addColumn<bool>("findUnused");
         QTest::addColumn<bool>("bucketView");
         QTest::addColumn<double>("clip");
-        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0;
-        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0;
-        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0;
-        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0;
-        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0;
-        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0;
-        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0;
-        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0;
-        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0;
+        QTest::addColumn<bool>("float64");
+        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0 << false;
+        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0 << false;
+        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0 << false;
+        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0 << false;
+        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0 << false;
+        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0 << false;
+        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0 << false;
+        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0 << false;
+        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0 << false;
         // A small clip_val clips every step: the norm must be the global one, not a shard's.
-        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05;
-        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05;
-        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05;
+        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05 << false;
+        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05 << false;
+        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05 << false;
+        // In float64 the sums of two halves and of the whole batch agree to rounding: 1e-12.
+        QTest::newRow("ddp, sgd, float64") << "ddp" << "sgd" << 1 << false << false << 0.0 << true;
+        QTest::newRow("ddp, adam, float64, accumulation") << "ddp" << "adam" << 2 << false << false << 0.0 << true;
+        QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true;
+        QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true;
+        QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true;
     }
 
     void equalsOneProcessOnTheGlobalBatch() {
@@ -133,13 +140,15 @@ private Q_SLOTS:
         QFETCH(bool, findUnused);
         QFETCH(bool, bucketView);
         QFETCH(double, clip);
+        QFETCH(bool, float64);
         const World w = runWorld(2, {{"DDP_STRATEGY", strategy},
                                      {"DDP_OPTIMIZER", optimizer},
                                      {"DDP_BATCH", "16"},
                                      {"DDP_ACCUMULATE", QString::number(accumulate)},
                                      {"DDP_FIND_UNUSED", findUnused ? "1" : "0"},
                                      {"DDP_BUCKET_VIEW", bucketView ? "1" : "0"},
-                                     {"DDP_CLIP", QString::number(clip)}});
+                                     {"DDP_CLIP", QString::number(clip)},
+                                     {"DDP_FLOAT64", float64 ? "1" : "0"}});
         for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
         // Both ranks hold the same weights ...
         QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
@@ -149,10 +158,11 @@ private Q_SLOTS:
         single.batch = 32;
         single.accumulate = accumulate;
         single.clip = clip;
+        single.float64 = float64;
         const auto reference_run = trainBlobs(single);
         const auto& reference = reference_run.weights;
         const double diff = maxDiff(w.weights[0], reference);
-        QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+        QVERIFY2(diff < (float64 ? 1e-12 : 1e-5), qPrintable(QString("max weight difference %1").arg(diff)));
         if (clip > 0.0) {  // not vacuous: clipping changed the training
             DdpSettings unclipped = single;
             unclipped.clip = 0.0;
@@ -173,7 +183,7 @@ private Q_SLOTS:
         QCOMPARE(maxDiff(w.predictions[0].select(1, 0), reference_run.predictions.select(1, 0)), 0.0);
         QCOMPARE(maxDiff(w.predictions[0], w.predictions[1]), 0.0);
         QCOMPARE(w.losses[0].size(0), int64_t(3));  // two validations and the test
-        QVERIFY2(maxDiff(w.losses[0], reference_run.losses) < 1e-5, qPrintable(QString::number(maxDiff(w.losses[0], reference_run.losses))));
+        QVERIFY2(maxDiff(w.losses[0], reference_run.losses) < (float64 ? 1e-12 : 1e-5), qPrintable(QString::number(maxDiff(w.losses[0], reference_run.losses))));
         QVERIFY(maxDiff(w.predictions[0], reference_run.predictions) == 0.0);
         // Optimizer state: each ddp rank holds all of it; zero1 and zero2 ranks split it between
         // them (zero2 pads the flat vector to equal slices). Gradients: zero2 keeps only its slice.
