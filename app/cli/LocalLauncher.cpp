@@ -1,6 +1,9 @@
 #include "LocalLauncher.h"
 
 #include "engine/dist/Rendezvous.h"
+#ifdef HEARTH_WITH_C10D
+#include "engine/dist/StoreServer.h"
+#endif
 
 #include <fcntl.h>
 
@@ -37,6 +40,7 @@ extern "C" void onLauncherSignal(int signal) {
     g_forward_signal.store(signal);
 }
 
+#ifndef HEARTH_WITH_C10D
 // A port free a moment ago: the kernel's pick for port 0 on the loopback interface.
 int freeLoopbackPort() {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -51,14 +55,17 @@ int freeLoopbackPort() {
     if (!ok) throw std::runtime_error("cannot find a free port on 127.0.0.1");
     return ntohs(addr.sin_port);
 }
+#endif
 
-std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port, const std::string& log_dir) {
+std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port, const std::string& log_dir,
+                                          bool agent_store) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
         const std::string entry(*e);
         const std::string name = entry.substr(0, entry.find('='));
         if (name == "RANK" || name == "LOCAL_RANK" || name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE" ||
-            name == "MASTER_ADDR" || name == "MASTER_PORT" || name == dist::kRankLogDirVariable)
+            name == "MASTER_ADDR" || name == "MASTER_PORT" || name == dist::kRankLogDirVariable ||
+            name == "TORCHELASTIC_USE_AGENT_STORE" || name == "TORCHELASTIC_RESTART_COUNT")
             continue;
         env.push_back(entry);
     }
@@ -69,6 +76,11 @@ std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port,
     env.push_back("MASTER_ADDR=127.0.0.1");
     env.push_back("MASTER_PORT=" + std::to_string(port));
     if (!log_dir.empty()) env.push_back(std::string(dist::kRankLogDirVariable) + "=" + log_dir);
+    if (agent_store) {
+        // This launcher hosts the store, as torchrun's agent does: every rank is a client.
+        env.emplace_back("TORCHELASTIC_USE_AGENT_STORE=True");
+        env.emplace_back("TORCHELASTIC_RESTART_COUNT=0");
+    }
     return env;
 }
 
@@ -120,7 +132,15 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
         std::filesystem::create_directories(log_dir, ec);
         if (ec) throw std::runtime_error("cannot create the folder for the ranks' logs '" + log_dir + "': " + ec.message());
     }
+#ifdef HEARTH_WITH_C10D
+    // The store lives here for the whole run (port 0: the kernel picks a free one).
+    const dist::StoreServer store(std::chrono::seconds(300));
+    const int port = store.port();
+    const bool agent_store = true;
+#else
     const int port = freeLoopbackPort();
+    const bool agent_store = false;
+#endif
     std::vector<pid_t> pids;
     // The executable itself, resolved now: the children run the same binary with the same arguments.
     char self[4096] = {};
@@ -132,7 +152,7 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
     std::signal(SIGINT, onLauncherSignal);
     std::signal(SIGTERM, onLauncherSignal);
     for (int64_t rank = 0; rank < world_size; ++rank) {
-        auto env_strings = childEnvironment(rank, world_size, port, log_dir);
+        auto env_strings = childEnvironment(rank, world_size, port, log_dir, agent_store);
         auto env = pointers(env_strings);
         // Rank 0 keeps the terminal; the others write to their log files.
         posix_spawn_file_actions_t files;

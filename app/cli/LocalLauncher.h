@@ -1,7 +1,9 @@
 #pragma once
 // The local launcher: `hearth-cli run --set trainer.devices=N --set trainer.strategy=ddp` on one
 // machine starts N copies of itself, one per device, with torchrun's variables (RANK, LOCAL_RANK,
-// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT: a free port). It forwards
+// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT). Like torchrun's agent it
+// hosts the rendezvous TCPStore itself (port 0: no race for a port) and tells the ranks so
+// (TORCHELASTIC_USE_AGENT_STORE=True), so every rank is a client under /worker/attempt_0. It forwards
 // Ctrl+C / SIGTERM to every rank, and when one rank fails it stops the others (SIGTERM, then
 // SIGKILL after a grace period) so that no process is left waiting in a collective.
 

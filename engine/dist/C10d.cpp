@@ -80,6 +80,28 @@ std::shared_ptr<ProcessGroup> ProcessGroup::join(const DistEnv& env, const Group
     return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
 
+struct StoreServer::Impl {
+    c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+StoreServer::StoreServer(std::chrono::milliseconds timeout, int port) : impl_(std::make_unique<Impl>()) {
+    c10d::TCPStoreOptions so;
+    so.port = static_cast<std::uint16_t>(port);
+    so.isServer = true;
+    so.numWorkers = c10::nullopt;  // the ranks join as clients; nobody waits for a count
+    so.waitWorkers = false;
+    so.timeout = timeout;
+    try {
+        impl_->store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", so);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot host the rendezvous store on 127.0.0.1: " + std::string(e.what()));
+    }
+}
+
+StoreServer::~StoreServer() = default;
+
+int StoreServer::port() const { return impl_->store->getPort(); }
+
 int64_t ProcessGroup::rank() const { return impl_->rank; }
 int64_t ProcessGroup::worldSize() const { return impl_->world; }
 const std::string& ProcessGroup::backend() const { return impl_->backend; }

@@ -6,6 +6,7 @@
 
 #include "engine/dist/CommStats.h"
 #include "engine/dist/Rendezvous.h"
+#include "engine/dist/StoreServer.h"
 
 #include <torch/torch.h>
 

@@ -6,6 +6,7 @@
 // a message within the timeout.
 #include "DdpTestSupport.h"
 
+#include "engine/dist/C10d.h"
 #include "engine/dist/Rendezvous.h"
 
 #include <QElapsedTimer>
@@ -48,9 +49,10 @@ struct World {
     double seconds = 0.0;
 };
 
-World runWorld(int world, const std::map<QString, QString>& settings, const std::map<int, QString>& per_rank = {}) {
+World runWorld(int world, const std::map<QString, QString>& settings, const std::map<int, QString>& per_rank = {},
+               int store_port = 0) {
     QTemporaryDir dir;
-    const int port = freePort();
+    const int port = store_port > 0 ? store_port : freePort();
     std::vector<std::unique_ptr<QProcess>> procs;
     QElapsedTimer clock;
     clock.start();
@@ -228,6 +230,21 @@ private Q_SLOTS:
         QCOMPARE(w.exit_codes[0], 4);
         QVERIFY2(w.output[0].contains("failed") && w.output[0].contains("2 processes"), qPrintable(w.output[0]));
         QVERIFY2(w.seconds < 30.0 + 20.0, qPrintable(QString::number(w.seconds)));  // the 30 s timeout
+    }
+
+    // torchrun's way: the agent (here the test) hosts the store, every rank joins as a client
+    // under /worker/attempt_<restart count>.
+    void torchrunAgentStoreRendezvous() {
+        const dist::StoreServer agent(std::chrono::seconds(60));
+        QVERIFY(agent.port() > 0);
+        const World w = runWorld(2, {{"DDP_OPTIMIZER", "adam"}, {"DDP_BATCH", "16"},
+                                     {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "3"}},
+                                 {}, agent.port());
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        DdpSettings single;
+        single.optimizer = "adam";
+        single.batch = 32;
+        QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-5);
     }
 
     void launchersEnvironmentIsRead() {

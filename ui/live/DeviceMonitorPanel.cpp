@@ -45,8 +45,9 @@ MemoryGauge* DeviceMonitorPanel::gaugeFor(Key key, const QString& title)
 
 QString DeviceMonitorPanel::titleOf(const hearth::DeviceSample& s) const
 {
-    QString title = s.device < 0 ? tr("Process RAM") : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
     const bool several = m_gauges.size() > 1 || s.rank > 0 || m_rankNotes.count(s.rank) > 0;
+    QString title = s.device < 0 ? (several ? tr("RAM") : tr("Process RAM"))
+                                 : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
     if (several)
         title = tr("rank %1 · %2").arg(s.rank).arg(title);
     if (const auto note = m_rankNotes.find(s.rank); note != m_rankNotes.end())
@@ -65,13 +66,20 @@ void DeviceMonitorPanel::addSample(const hearth::DeviceSample& s)
 
 void DeviceMonitorPanel::addRank(const hearth::RankSummary& r)
 {
-    QString note = tr(" · %1 samples/s").arg(r.samples_per_sec, 0, 'f', 0);
+    m_rankNotes[r.rank] = tr(" · %1 samples/s").arg(r.samples_per_sec, 0, 'f', 0);
+    QString tip = tr("rank %1 of %2 on %3 (pid %4): %5 samples/s")
+                      .arg(r.rank)
+                      .arg(r.world_size)
+                      .arg(qstr(r.device))
+                      .arg(r.pid)
+                      .arg(r.samples_per_sec, 0, 'f', 0);
     if (r.comm_steps > 0)
-        note += tr(" · comm %1 ms/step").arg(r.comm_ms, 0, 'f', 1);
-    m_rankNotes[r.rank] = note;
+        tip += tr(", gradient communication %1 ms per step").arg(r.comm_ms, 0, 'f', 1);
     for (const auto& [key, sample] : m_last) {
-        if (key.first == r.rank)
-            m_gauges.at(key)->setTitle(titleOf(sample));
+        if (key.first != r.rank)
+            continue;
+        m_gauges.at(key)->setTitle(titleOf(sample));
+        m_gauges.at(key)->setToolTip(tip);
     }
 }
 

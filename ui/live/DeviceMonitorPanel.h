@@ -23,7 +23,7 @@ public:
     void clear();
     // One gauge per rank and device: rank 0's arrive live, the other ranks' when fit ends.
     void addSample(const hearth::DeviceSample& sample);
-    // A rank's throughput and communication, shown on its gauges' titles.
+    // A rank's throughput on its gauges' titles, its communication in their tooltips.
     void addRank(const hearth::RankSummary& rank);
     // device -1: the process on the host; >= 0: CUDA device index. Null when not seen yet.
     MemoryGauge* gauge(int64_t device, int64_t rank = 0) const;
@@ -35,7 +35,7 @@ private:
 
     QVBoxLayout* m_layout;
     std::map<Key, MemoryGauge*> m_gauges;
-    std::map<int64_t, QString> m_rankNotes;   // rank -> " · 583 samples/s · comm 1.1 ms/step"
+    std::map<int64_t, QString> m_rankNotes;   // rank -> " · 583 samples/s"
     std::map<Key, hearth::DeviceSample> m_last;
 };
 
