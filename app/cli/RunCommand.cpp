@@ -66,7 +66,7 @@ int trainWorkerRank(const ExperimentConfig& config, int64_t rank) {
                 std::fprintf(stderr, "rank %lld: %s\n", static_cast<long long>(rank), l->text.c_str());
             } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
                 std::fprintf(stderr, "rank %lld: epoch %lld done: train loss %.4f acc %.4f, val acc %.4f, %.0f samples/s\n",
-                             static_cast<long long>(rank), static_cast<long long>(e->epoch + 1), e->train_loss,
+                             static_cast<long long>(rank), static_cast<long long>(e->epoch) + 1, e->train_loss,
                              e->train_accuracy, e->val_accuracy, e->samples_per_sec);
             } else if (const auto* f = std::get_if<RunFinished>(&event)) {
                 std::fprintf(stderr, "rank %lld: %s after %lld epoch(s)\n", static_cast<long long>(rank),

@@ -160,8 +160,9 @@ GradientReducer::GradientReducer(ProcessGroup& group, std::vector<torch::Tensor>
     {
         torch::NoGradGuard no_grad;
         std::vector<at::Tensor> detached;
+        detached.reserve(parameters.size());
         for (const auto& p : parameters) detached.push_back(p.detach());
-        c10d::broadcast_coalesced(pg, detached, 250 * 1024 * 1024, 0);
+        c10d::broadcast_coalesced(pg, detached, size_t{250} * 1024 * 1024, 0);
     }
     const auto cap = static_cast<int64_t>(options.bucket_cap_mb * 1024 * 1024);
     const std::vector<size_t> limits{static_cast<size_t>(1024 * 1024), static_cast<size_t>(cap)};

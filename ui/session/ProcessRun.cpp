@@ -38,7 +38,7 @@ ProcessRun::~ProcessRun()
 
 QString ProcessRun::cliPath()
 {
-    const QString fromEnv = qEnvironmentVariable("HEARTH_CLI");
+    QString fromEnv = qEnvironmentVariable("HEARTH_CLI");
     if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isExecutable())
         return fromEnv;
     const QDir here(QCoreApplication::applicationDirPath());
