@@ -39,7 +39,7 @@ std::vector<BatchWriter::FileDigest> BatchWriter::digestCheckpoints(const std::v
     for (size_t i = 0; i < batch.size(); ++i)
         if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event))
             digests[i].sha256 = Sha256::ofFile(c->path, &digests[i].bytes);
-        else if (const auto* r = std::get_if<RankSummary>(&batch[i].event); r && !r->log_path.empty())
+        else if (const auto* r = std::get_if<RankSummary>(&batch[i].event); r && r->final && !r->log_path.empty())
             digests[i].sha256 = Sha256::ofFile(r->log_path, &digests[i].bytes);
     return digests;
 }
@@ -224,6 +224,7 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql")
 }
 
 void BatchWriter::onRankSummary(int64_t run_id, const RankSummary& e, const FileDigest& digest) {
+    if (!e.final) return;  // a live update: the record comes when fit ends
     db_.cached(R"sql(
 INSERT OR REPLACE INTO run_ranks (run_id, rank, world_size, backend, device, pid, samples, train_time_s,
     samples_per_sec, data_wait_s, peak_memory_bytes, log_path, steps, comm_steps, comm_ms, overlap_ms)

@@ -74,7 +74,7 @@ json encode(const Event& event) {
                             {"samples_per_sec", e.samples_per_sec}, {"data_wait_s", e.data_wait_s},
                             {"peak_memory_bytes", e.peak_memory_bytes}, {"log_path", e.log_path},
                             {"steps", e.steps}, {"comm_steps", e.comm_steps}, {"comm_ms", e.comm_ms},
-                            {"overlap_ms", e.overlap_ms}};
+                            {"overlap_ms", e.overlap_ms}, {"final", e.final}};
             },
             [](const LogLine& e) {
                 return json{{"event", "log"}, {"level", runjson::levelName(e.level)}, {"text", e.text}};
@@ -170,7 +170,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "train_time_s", e.train_time_s); read(j, "samples_per_sec", e.samples_per_sec);
         read(j, "data_wait_s", e.data_wait_s); read(j, "peak_memory_bytes", e.peak_memory_bytes);
         read(j, "log_path", e.log_path); read(j, "steps", e.steps); read(j, "comm_steps", e.comm_steps);
-        read(j, "comm_ms", e.comm_ms); read(j, "overlap_ms", e.overlap_ms);
+        read(j, "comm_ms", e.comm_ms); read(j, "overlap_ms", e.overlap_ms); read(j, "final", e.final);
         return e;
     }
     if (kind == "log") {

@@ -116,6 +116,9 @@ struct RankSummary {
     int64_t comm_steps = 0;          // steps whose gradient communication was timed (0: none)
     double comm_ms = 0.0;            // mean gradient communication per timed step
     double overlap_ms = 0.0;         // of comm_ms, hidden under backward compute (ddp overlaps)
+    // false: a live update while training (samples/s of the last logging interval, the rest 0);
+    // true: the rank's record when fit ends (what the store keeps).
+    bool final = true;
 };
 
 struct LogLine {

@@ -24,6 +24,7 @@ void DeviceMonitor::poll(EventSink& sink, bool force) {
     sampled_ = true;
     last_ = now;
     ++polls_;
+    latest_.clear();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     sampleHost(sink, elapsed);
     if (device_.is_cuda()) {
@@ -69,6 +70,7 @@ void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed) {
 
 void DeviceMonitor::emit(EventSink& sink, DeviceSample sample) {
     sample.rank = rank_;
+    latest_.push_back(sample);
     if (polls_ % keep_every_ == 0) {
         if (history_.size() >= kHistory) {
             // Thin out by poll (a poll may take two samples, host and GPU): keep the polls at

@@ -26,6 +26,8 @@ public:
     // samples are dropped and the spacing doubles): what a rank other than 0 hands to rank 0.
     static constexpr size_t kHistory = 4096;
     const std::vector<DeviceSample>& history() const { return history_; }
+    // The samples of the last poll (host, and the GPU on CUDA).
+    const std::vector<DeviceSample>& latest() const { return latest_; }
 
 private:
     void sampleHost(EventSink& sink, double elapsed);
@@ -40,6 +42,7 @@ private:
     int64_t peak_bytes_ = 0;
     int64_t rank_ = 0;
     std::vector<DeviceSample> history_;
+    std::vector<DeviceSample> latest_;
     std::vector<int64_t> history_polls_;  // the poll each history_ sample came from
     int64_t keep_every_ = 1;  // history keeps one poll's samples in keep_every_
     int64_t polls_ = 0;

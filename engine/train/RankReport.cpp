@@ -34,7 +34,59 @@ torch::Tensor sampleRows(const std::vector<DeviceSample>& samples) {
     return torch::tensor(v, torch::kFloat64).reshape({-1, kSampleColumns});
 }
 
+DeviceSample sampleOf(int64_t rank, const double* d) {
+    DeviceSample ds;
+    ds.rank = rank;
+    ds.elapsed_s = d[kElapsed];
+    ds.device = static_cast<int64_t>(d[kDevice]);
+    ds.name = ds.device < 0 ? "host" : "cuda:" + std::to_string(ds.device);
+    ds.allocated_bytes = static_cast<int64_t>(d[kAllocated]);
+    ds.reserved_bytes = static_cast<int64_t>(d[kReserved]);
+    ds.peak_bytes = static_cast<int64_t>(d[kPeakBytes]);
+    ds.total_bytes = static_cast<int64_t>(d[kTotal]);
+    ds.utilization = d[kUtil];
+    return ds;
+}
+
 }  // namespace
+
+void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, double samples_per_sec,
+                    EventSink& sink) {
+    if (strategy.worldSize() < 2) {
+        return;
+    }
+    // One row per rank: samples/s, then up to two samples (host, GPU); a missing one has device -2.
+    constexpr int64_t kSlots = 2;
+    std::vector<double> row{samples_per_sec};
+    for (int64_t i = 0; i < kSlots; ++i) {
+        const auto& latest = monitor.latest();
+        if (i < static_cast<int64_t>(latest.size())) {
+            const auto one = sampleRows({latest[static_cast<size_t>(i)]});
+            row.insert(row.end(), one.data_ptr<double>(), one.data_ptr<double>() + kSampleColumns);
+        } else {
+            row.insert(row.end(), {0.0, -2.0, 0.0, 0.0, 0.0, 0.0, -1.0});
+        }
+    }
+    const auto rows = strategy.gatherRows(torch::tensor(row, torch::kFloat64).reshape({1, -1}));
+    if (!strategy.isGlobalZero()) {
+        return;
+    }
+    for (int64_t r = 0; r < static_cast<int64_t>(rows.size()); ++r) {
+        const auto values = rows[static_cast<size_t>(r)].contiguous();
+        const auto* v = values.data_ptr<double>();
+        RankSummary live;
+        live.rank = r;
+        live.world_size = strategy.worldSize();
+        live.backend = strategy.backend();
+        live.samples_per_sec = v[0];
+        live.final = false;
+        sink.onEvent(live);
+        for (int64_t i = 0; i < kSlots && r > 0; ++i) {  // rank 0's own samples went out live
+            const double* d = v + 1 + i * kSampleColumns;
+            if (d[kDevice] > -2.0) sink.onEvent(sampleOf(r, d));
+        }
+    }
+}
 
 void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink) {
     if (strategy.worldSize() < 2) {
@@ -68,19 +120,7 @@ void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const R
         if (r == 0) continue;  // rank 0's samples went to the sink live
         const auto rows = samples[static_cast<size_t>(r)].contiguous();
         const auto* d = rows.data_ptr<double>();
-        for (int64_t i = 0; i < rows.size(0); ++i, d += kSampleColumns) {
-            DeviceSample ds;
-            ds.rank = r;
-            ds.elapsed_s = d[kElapsed];
-            ds.device = static_cast<int64_t>(d[kDevice]);
-            ds.name = ds.device < 0 ? "host" : "cuda:" + std::to_string(ds.device);
-            ds.allocated_bytes = static_cast<int64_t>(d[kAllocated]);
-            ds.reserved_bytes = static_cast<int64_t>(d[kReserved]);
-            ds.peak_bytes = static_cast<int64_t>(d[kPeakBytes]);
-            ds.total_bytes = static_cast<int64_t>(d[kTotal]);
-            ds.utilization = d[kUtil];
-            sink.onEvent(ds);
-        }
+        for (int64_t i = 0; i < rows.size(0); ++i, d += kSampleColumns) sink.onEvent(sampleOf(r, d));
     }
 }
 

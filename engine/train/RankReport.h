@@ -22,4 +22,9 @@ struct RankTotals {
 
 void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);
 
+// While training, at every logged step (a collective too): each rank's samples/s over the last
+// interval and its latest device samples reach rank 0, which emits them (RankSummary with
+// final = false, DeviceSample of the other ranks) so the live view shows every rank as it runs.
+void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, double samples_per_sec, EventSink& sink);
+
 }  // namespace hearth

@@ -79,7 +79,8 @@ void DeviceMonitorPanel::addRank(const hearth::RankSummary& r)
         if (key.first != r.rank)
             continue;
         m_gauges.at(key)->setTitle(titleOf(sample));
-        m_gauges.at(key)->setToolTip(tip);
+        if (r.final)   // live updates carry only the interval's samples/s
+            m_gauges.at(key)->setToolTip(tip);
     }
 }
 

@@ -103,7 +103,8 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
             latestSample[{d->rank, d->device}] = *d;
         } else if (const auto* r = std::get_if<hearth::RankSummary>(&event)) {
             ranks.push_back(*r);
-            lines << describeRank(*r);
+            if (r->final)
+                lines << describeRank(*r);
         } else if (const auto* l = std::get_if<hearth::LogLine>(&event)) {
             lines << LogPane::format(*l);
         } else {

@@ -83,16 +83,24 @@ private Q_SLOTS:
         ui::TrainingSession session(db);
         QSignalSpy started(&session, &ui::TrainingSession::runStarted);
         QSignalSpy ended(&session, &ui::TrainingSession::runEnded);
-        int steps = 0, epochs = 0;
+        int steps = 0, epochs = 0, liveRank1 = 0;
+        bool rank1SampledBeforeTheEnd = false, finished = false;
         std::set<int64_t> sampledRanks, summarisedRanks;
         connect(&session, &ui::TrainingSession::eventsReady, this, [&](const ui::EventBatch& batch) {
             for (const auto& e : batch) {
                 steps += std::holds_alternative<hearth::StepMetrics>(e) ? 1 : 0;
                 epochs += std::holds_alternative<hearth::EpochMetrics>(e) ? 1 : 0;
-                if (const auto* d = std::get_if<hearth::DeviceSample>(&e))
+                finished = finished || std::holds_alternative<hearth::RunFinished>(e);
+                if (const auto* d = std::get_if<hearth::DeviceSample>(&e)) {
                     sampledRanks.insert(d->rank);
-                if (const auto* r = std::get_if<hearth::RankSummary>(&e))
-                    summarisedRanks.insert(r->rank);
+                    rank1SampledBeforeTheEnd = rank1SampledBeforeTheEnd || (d->rank == 1 && epochs == 0);
+                }
+                if (const auto* r = std::get_if<hearth::RankSummary>(&e)) {
+                    if (r->final)
+                        summarisedRanks.insert(r->rank);
+                    else
+                        liveRank1 += r->rank == 1 && r->samples_per_sec > 0.0 ? 1 : 0;
+                }
             }
         });
         // The live view shows a gauge per rank (rank 1's when fit ends).
@@ -110,6 +118,9 @@ private Q_SLOTS:
         QCOMPARE(epochs, 2);
         QCOMPARE(sampledRanks, (std::set<int64_t>{0, 1}));
         QCOMPARE(summarisedRanks, (std::set<int64_t>{0, 1}));
+        // Rank 1 is seen while it trains: its memory and its samples/s at every logged step.
+        QVERIFY(rank1SampledBeforeTheEnd);
+        QVERIFY2(liveRank1 >= steps / 2, qPrintable(QString("%1 live updates, %2 steps").arg(liveRank1).arg(steps)));
         QVERIFY(view.devices()->gauge(-1, 0) && view.devices()->gauge(-1, 1));
         QVERIFY(view.devices()->gauge(-1, 1)->allocated() > 0);
         // Rank 0 recorded the run in the workbench's store: one run, both ranks.
