@@ -213,6 +213,7 @@ ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = exclud
 }
 
 void BatchWriter::onDeviceSample(int64_t run_id, const DeviceSample& e) {
+    if (e.relayed) return;  // a live copy: the rank's history arrives when fit ends
     db_.cached(R"sql(
 INSERT INTO device_samples (run_id, elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes,
     total_bytes, utilization, rank)

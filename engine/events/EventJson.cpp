@@ -65,7 +65,8 @@ json encode(const Event& event) {
                 return json{{"event", "device"}, {"elapsed_s", e.elapsed_s}, {"device", e.device},
                             {"name", e.name}, {"allocated_bytes", e.allocated_bytes},
                             {"reserved_bytes", e.reserved_bytes}, {"peak_bytes", e.peak_bytes},
-                            {"total_bytes", e.total_bytes}, {"utilization", e.utilization}, {"rank", e.rank}};
+                            {"total_bytes", e.total_bytes}, {"utilization", e.utilization}, {"rank", e.rank},
+                            {"relayed", e.relayed}};
             },
             [](const RankSummary& e) {
                 return json{{"event", "rank"}, {"rank", e.rank}, {"world_size", e.world_size},
@@ -160,7 +161,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "elapsed_s", e.elapsed_s); read(j, "device", e.device); read(j, "name", e.name);
         read(j, "allocated_bytes", e.allocated_bytes); read(j, "reserved_bytes", e.reserved_bytes);
         read(j, "peak_bytes", e.peak_bytes); read(j, "total_bytes", e.total_bytes);
-        read(j, "utilization", e.utilization); read(j, "rank", e.rank);
+        read(j, "utilization", e.utilization); read(j, "rank", e.rank); read(j, "relayed", e.relayed);
         return e;
     }
     if (kind == "rank") {

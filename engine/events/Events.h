@@ -97,6 +97,9 @@ struct DeviceSample {
     int64_t total_bytes = 0;         // device memory, or physical RAM
     double utilization = -1.0;       // 0..1, -1 when unknown
     int64_t rank = 0;                // the data-parallel rank whose process took it (0 alone)
+    // Another rank's latest sample relayed by rank 0 while training, for the live view; the store
+    // keeps that rank's whole history, sent when fit ends, instead.
+    bool relayed = false;
 };
 
 // One rank of a data-parallel run (world size > 1), sent by every rank to rank 0 when fit ends.

@@ -83,7 +83,10 @@ void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, doub
         sink.onEvent(live);
         for (int64_t i = 0; i < kSlots && r > 0; ++i) {  // rank 0's own samples went out live
             const double* d = v + 1 + i * kSampleColumns;
-            if (d[kDevice] > -2.0) sink.onEvent(sampleOf(r, d));
+            if (d[kDevice] <= -2.0) continue;
+            DeviceSample relayed = sampleOf(r, d);
+            relayed.relayed = true;
+            sink.onEvent(relayed);
         }
     }
 }
