@@ -27,8 +27,6 @@ public:
     std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
                                                             ClassifierImpl& model) override;
     bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
-    // zero1: the rank that owns each parameter (in model.parameters() order).
-    const std::vector<int64_t>& owners() const { return owners_; }
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
     dist::CommStats commStats() const override { return reducer_ ? reducer_->commStats() : dist::CommStats{}; }

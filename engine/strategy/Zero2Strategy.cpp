@@ -40,11 +40,15 @@ void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
     slice_size_ = (flat_size_ + worldSize() - 1) / worldSize();
 }
 
-torch::Tensor Zero2Strategy::flattenGradients() const {
-    auto flat = torch::zeros({slice_size_ * worldSize()}, master_.options().requires_grad(false));
+// Every parameter (grads: its gradient, zeros where it has none) laid end to end, padded to
+// world x slice; in the parameters' precision (float32, or float64 in the tests).
+torch::Tensor Zero2Strategy::flatten(bool grads) const {
+    const auto dtype = params_.empty() ? torch::kFloat32 : params_.front().scalar_type();
+    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(dtype).device(device_));
     int64_t offset = 0;
     for (const auto& p : params_) {
-        if (p.grad().defined()) flat.narrow(0, offset, p.numel()).copy_(p.grad().reshape({-1}));
+        const torch::Tensor source = grads ? p.grad() : p.detach();
+        if (source.defined()) flat.narrow(0, offset, p.numel()).copy_(source.reshape({-1}));
         offset += p.numel();
     }
     return flat;
@@ -62,14 +66,7 @@ void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
 std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const OptimizerConfig& config,
                                                                        ClassifierImpl& /*model*/) {
     torch::NoGradGuard no_grad;
-    // The master slice keeps the parameters' precision (float32, or float64 in the tests).
-    const auto dtype = params_.empty() ? torch::kFloat32 : params_.front().scalar_type();
-    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(dtype).device(device_));
-    int64_t offset = 0;
-    for (const auto& p : params_) {
-        flat.narrow(0, offset, p.numel()).copy_(p.detach().reshape({-1}));
-        offset += p.numel();
-    }
+    const auto flat = flatten(/*grads=*/false);
     master_ = flat.narrow(0, rank() * slice_size_, slice_size_).clone().set_requires_grad(true);
     return createOptimizer(config, {master_});
 }
@@ -79,7 +76,7 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     // Every micro-batch (also inside an accumulation group): reduce each slice onto its owner, keep
     // the average of this rank's slice, and free the full gradients.
     torch::NoGradGuard no_grad;
-    auto flat = flattenGradients();
+    auto flat = flatten(/*grads=*/true);
     const auto start = std::chrono::steady_clock::now();
     for (int64_t owner = 0; owner < worldSize(); ++owner) {
         auto slice = flat.narrow(0, owner * slice_size_, slice_size_);

@@ -37,7 +37,7 @@ public:
     int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
 
 private:
-    torch::Tensor flattenGradients() const;  // every parameter's gradient (zeros when none), padded
+    torch::Tensor flatten(bool grads) const;  // parameters (or gradients) end to end, padded
     void scatterParameters(const torch::Tensor& flat);
 
     int64_t flat_size_ = 0;

@@ -23,15 +23,26 @@ torch::Tensor summaryRow(const Strategy& strategy, const RankTotals& t) {
         .reshape({1, kSummaryColumns});
 }
 
+void appendSample(std::vector<double>& v, const DeviceSample& s) {
+    v.insert(v.end(), {s.elapsed_s, static_cast<double>(s.device), static_cast<double>(s.allocated_bytes),
+                       static_cast<double>(s.reserved_bytes), static_cast<double>(s.peak_bytes),
+                       static_cast<double>(s.total_bytes), s.utilization});
+}
+
 torch::Tensor sampleRows(const std::vector<DeviceSample>& samples) {
     std::vector<double> v;
     v.reserve(samples.size() * kSampleColumns);
-    for (const auto& s : samples) {
-        v.insert(v.end(), {s.elapsed_s, static_cast<double>(s.device), static_cast<double>(s.allocated_bytes),
-                           static_cast<double>(s.reserved_bytes), static_cast<double>(s.peak_bytes),
-                           static_cast<double>(s.total_bytes), s.utilization});
-    }
+    for (const auto& s : samples) appendSample(v, s);
     return torch::tensor(v, torch::kFloat64).reshape({-1, kSampleColumns});
+}
+
+// What every RankSummary of rank `rank` says about the world it ran in.
+RankSummary summaryOf(const Strategy& strategy, int64_t rank) {
+    RankSummary s;
+    s.rank = rank;
+    s.world_size = strategy.worldSize();
+    s.backend = strategy.backend();
+    return s;
 }
 
 DeviceSample sampleOf(int64_t rank, const double* d) {
@@ -56,16 +67,13 @@ void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, doub
         return;
     }
     // One row per rank: samples/s, then up to two samples (host, GPU); a missing one has device -2.
-    constexpr int64_t kSlots = 2;
+    constexpr size_t kSlots = 2;
     std::vector<double> row{samples_per_sec};
-    for (int64_t i = 0; i < kSlots; ++i) {
-        const auto& latest = monitor.latest();
-        if (i < static_cast<int64_t>(latest.size())) {
-            const auto one = sampleRows({latest[static_cast<size_t>(i)]});
-            row.insert(row.end(), one.data_ptr<double>(), one.data_ptr<double>() + kSampleColumns);
-        } else {
-            row.insert(row.end(), {0.0, -2.0, 0.0, 0.0, 0.0, 0.0, -1.0});
-        }
+    const auto& latest = monitor.latest();
+    for (size_t i = 0; i < kSlots; ++i) {
+        DeviceSample missing;
+        missing.device = -2;
+        appendSample(row, i < latest.size() ? latest[i] : missing);
     }
     const auto rows = strategy.gatherRows(torch::tensor(row, torch::kFloat64).reshape({1, -1}));
     if (!strategy.isGlobalZero()) {
@@ -74,15 +82,12 @@ void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, doub
     for (int64_t r = 0; r < static_cast<int64_t>(rows.size()); ++r) {
         const auto values = rows[static_cast<size_t>(r)].contiguous();
         const auto* v = values.data_ptr<double>();
-        RankSummary live;
-        live.rank = r;
-        live.world_size = strategy.worldSize();
-        live.backend = strategy.backend();
+        RankSummary live = summaryOf(strategy, r);
         live.samples_per_sec = v[0];
         live.final = false;
         sink.onEvent(live);
-        for (int64_t i = 0; i < kSlots && r > 0; ++i) {  // rank 0's own samples went out live
-            const double* d = v + 1 + i * kSampleColumns;
+        for (size_t i = 0; i < kSlots && r > 0; ++i) {  // rank 0's own samples went out live
+            const double* d = v + 1 + static_cast<int64_t>(i) * kSampleColumns;
             if (d[kDevice] <= -2.0) continue;
             DeviceSample relayed = sampleOf(r, d);
             relayed.relayed = true;
@@ -103,10 +108,7 @@ void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const R
     for (int64_t r = 0; r < static_cast<int64_t>(summaries.size()); ++r) {
         const auto row = summaries[static_cast<size_t>(r)].contiguous();
         const auto* v = row.data_ptr<double>();
-        RankSummary s;
-        s.rank = r;
-        s.world_size = strategy.worldSize();
-        s.backend = strategy.backend();
+        RankSummary s = summaryOf(strategy, r);
         s.device = v[kCuda] > 0.0 ? "cuda:" + std::to_string(static_cast<int64_t>(v[kIndex])) : "cpu";
         s.pid = static_cast<int64_t>(v[kPid]);
         s.samples = static_cast<int64_t>(v[kSamples]);

@@ -267,15 +267,16 @@ MeterTotals Trainer::reducedTotals(const MeterTotals& local) const {
 
 void Trainer::emitStepMetrics(EpochStats& stats) {
     MeterTotals totals;
-    const MeterTotals local = interval_meter_.read();
-    const double interval_s = secondsSince(interval_start_);
     {
         ScopedSection section(profiler_, Section::Sync);
         failOnNonFiniteLoss();
+        const MeterTotals local = interval_meter_.read();
         totals = reducedTotals(local);
-        shareLiveRanks(*strategy_, monitor_, interval_s > 0.0 ? static_cast<double>(local.samples) / interval_s : 0.0,
+        const double local_s = secondsSince(interval_start_);
+        shareLiveRanks(*strategy_, monitor_, local_s > 0.0 ? static_cast<double>(local.samples) / local_s : 0.0,
                        sink_);
     }
+    const double interval_s = secondsSince(interval_start_);
     stats.totals.add(totals);
     const auto batches = static_cast<double>(std::max<int64_t>(totals.batches, 1));
     StepMetrics m;

@@ -7,6 +7,24 @@
 
 namespace hearth::ui {
 
+QString describeRank(const hearth::RankSummary& r)
+{
+    QString text = QObject::tr("rank %1 of %2 (%3, pid %4): %5 samples/s")
+                       .arg(r.rank)
+                       .arg(r.world_size)
+                       .arg(qstr(r.device))
+                       .arg(r.pid)
+                       .arg(r.samples_per_sec, 0, 'f', 0);
+    if (r.comm_steps > 0)
+        text += QObject::tr(", gradient communication %1 ms/step").arg(r.comm_ms, 0, 'f', 1);
+    if (r.train_time_s > 0.0)
+        text += QObject::tr(", data wait %1").arg(formatPercent(r.data_wait_s / r.train_time_s));
+    text += QObject::tr(", peak memory %1").arg(formatBytes(r.peak_memory_bytes));
+    if (!r.log_path.empty())
+        text += QObject::tr(", log %1").arg(qstr(r.log_path));
+    return text;
+}
+
 DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Memory"), parent), m_layout(new QVBoxLayout(this))
 {
     m_layout->addStretch(1);
@@ -67,20 +85,12 @@ void DeviceMonitorPanel::addSample(const hearth::DeviceSample& s)
 void DeviceMonitorPanel::addRank(const hearth::RankSummary& r)
 {
     m_rankNotes[r.rank] = tr(" · %1 samples/s").arg(r.samples_per_sec, 0, 'f', 0);
-    QString tip = tr("rank %1 of %2 on %3 (pid %4): %5 samples/s")
-                      .arg(r.rank)
-                      .arg(r.world_size)
-                      .arg(qstr(r.device))
-                      .arg(r.pid)
-                      .arg(r.samples_per_sec, 0, 'f', 0);
-    if (r.comm_steps > 0)
-        tip += tr(", gradient communication %1 ms per step").arg(r.comm_ms, 0, 'f', 1);
     for (const auto& [key, sample] : m_last) {
         if (key.first != r.rank)
             continue;
         m_gauges.at(key)->setTitle(titleOf(sample));
         if (r.final)   // live updates carry only the interval's samples/s
-            m_gauges.at(key)->setToolTip(tip);
+            m_gauges.at(key)->setToolTip(describeRank(r));
     }
 }
 

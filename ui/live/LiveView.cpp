@@ -26,25 +26,6 @@ QString describeEval(const hearth::EvalReport& r)
         .arg(r.report.total);
 }
 
-// "rank 1 (cpu, pid 4242): 583 samples/s, comm 1.1 ms/step, data wait 0.1%, peak 325.6 MiB, log …"
-QString describeRank(const hearth::RankSummary& r)
-{
-    QString text = QObject::tr("rank %1 of %2 (%3, pid %4): %5 samples/s")
-                       .arg(r.rank)
-                       .arg(r.world_size)
-                       .arg(qstr(r.device))
-                       .arg(r.pid)
-                       .arg(r.samples_per_sec, 0, 'f', 0);
-    if (r.comm_steps > 0)
-        text += QObject::tr(", gradient communication %1 ms/step").arg(r.comm_ms, 0, 'f', 1);
-    if (r.train_time_s > 0.0)
-        text += QObject::tr(", data wait %1").arg(formatPercent(r.data_wait_s / r.train_time_s));
-    text += QObject::tr(", peak memory %1").arg(formatBytes(r.peak_memory_bytes));
-    if (!r.log_path.empty())
-        text += QObject::tr(", log %1").arg(qstr(r.log_path));
-    return text;
-}
-
 }  // namespace
 
 LiveView::LiveView(QWidget* parent)
