@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Data-parallel training on this machine's CPU: one process vs two (ddp, zero1, zero2) at the
-# same global batch, each run stored in a scratch run store; prints a Markdown table of train
-# time, samples/s and accuracy as hearth-cli recorded them, then the communication share of a
-# step per rank (gradient communication per step as c10d's Logger times it for ddp/zero1, and the
-# part of the step it was not hidden under backward).
+# same global batch, each run stored in a scratch run store; prints (bench/ddp_report.py) a
+# Markdown table of train time, samples/s and accuracy as hearth-cli recorded them, then the
+# communication share of a step per rank (gradient communication per step as c10d's Logger
+# times it for ddp/zero1, and the part of the step it was not hidden under backward).
 #
 #   bench/ddp_cpu.sh [BUILD_DIR]        (default build/dev; needs a build with ddp: HEARTH_WITH_C10D)
 #
@@ -33,31 +33,4 @@ run "2 processes, zero2" --set trainer.batch_size=$((batch / 2)) --set trainer.n
     --set trainer.devices=2 --set trainer.strategy=zero2
 echo "$(date -u +%F), $(nproc) cores, $model, $limit samples, $epochs epochs, global batch $batch:"
 echo
-"$cli" --db "$db" runs | python3 -c '
-import sys
-lines = sys.stdin.read().splitlines()[1:]
-print("| run | train time | samples/s | best val acc | test acc |")
-print("|---|---:|---:|---:|---:|")
-for line in reversed(lines):
-    parts = line.split()
-    # ID NAME... STATUS DATE TIME EPOCHS BEST TEST TRAIN(2 fields) SAMPLES
-    status_at = next(i for i, p in enumerate(parts) if p in ("completed", "failed", "stopped", "running"))
-    name = " ".join(parts[1:status_at])
-    best, test, train, unit, rate = parts[status_at + 4: status_at + 9]
-    print(f"| {name} | {train} {unit} | {rate} | {best} | {test} |")
-'
-echo
-echo "| run | rank | step | comm/step | overlapped | exposed comm share |"
-echo "|---|---:|---:|---:|---:|---:|"
-for id in 3 4 5; do
-  "$cli" --db "$db" export "$id" --format json --out - | python3 -c '
-import json, sys
-run = json.load(sys.stdin)
-name = run["run"]["name"]
-for r in run["ranks"]:
-    step = r["train_time_s"] * 1000.0 / max(r["steps"], 1)
-    exposed = max(0.0, r["comm_ms"] - r["overlap_ms"])
-    rank, comm, overlap = r["rank"], r["comm_ms"], r["overlap_ms"]
-    print(f"| {name} | {rank} | {step:.1f} ms | {comm:.1f} ms | {overlap:.1f} ms | {100.0 * exposed / step:.1f}% |")
-'
-done
+python3 bench/ddp_report.py "$cli" "$db" "1 process, 1 thread"

@@ -1,5 +1,9 @@
-// The one translation unit that includes c10d. LibTorch 1.13 (Debian) and 2.x (the PyTorch
-// wheel) differ in the Reducer's constructor and in how a backend becomes a ProcessGroup.
+// The one translation unit that includes c10d. LibTorch 1.13 (Debian, CPU) and 2.x (the PyTorch
+// wheel, CUDA) differ in three places, each marked HEARTH_TORCH_VERSION below:
+//  - 1.13's ProcessGroupGloo *is* a c10d::ProcessGroup; 2.x's backends derive from c10d::Backend
+//    and a c10d::ProcessGroup routes each collective to the backend of its tensors' device;
+//  - the Reducer's constructor (2.x drops per_bucket_size_limits' position, adds two flags);
+//  - NCCL exists only in the wheel (USE_C10D_NCCL, set by the torch_cuda CMake target).
 #include "engine/dist/C10d.h"
 
 #include "engine/TorchCompat.h"
@@ -11,29 +15,89 @@
 #include <torch/csrc/distributed/c10d/logger.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
+#if defined(USE_C10D_NCCL) && HEARTH_TORCH_VERSION >= 200
+#define HEARTH_WITH_NCCL 1
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
 #include <stdexcept>
 
 namespace hearth::dist {
 
-bool available() {
-    return true;
+namespace {
+
+#if HEARTH_TORCH_VERSION >= 200
+using Backend = c10d::Backend;
+#else
+using Backend = c10d::ProcessGroup;
+#endif
+
+c10::intrusive_ptr<Backend> makeGloo(const c10::intrusive_ptr<c10d::Store>& store, const DistEnv& env,
+                                     std::chrono::milliseconds timeout) {
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+    // One host: the loopback device (createDefaultDevice may resolve to 127.0.1.1 on Debian).
+    options->devices.push_back(env.master_addr == "127.0.0.1" || env.master_addr == "localhost"
+                                   ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                   : c10d::ProcessGroupGloo::createDefaultDevice());
+    options->threads = 1;
+    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, static_cast<int>(env.rank),
+                                                       static_cast<int>(env.world_size), options);
 }
+
+#ifdef HEARTH_WITH_NCCL
+c10::intrusive_ptr<Backend> makeNccl(const c10::intrusive_ptr<c10d::Store>& store, const DistEnv& env,
+                                     const GroupOptions& group) {
+    if (group.cuda_device >= 0) c10::cuda::set_device(static_cast<c10::DeviceIndex>(group.cuda_device));
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = group.timeout;
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, static_cast<int>(env.rank),
+                                                       static_cast<int>(env.world_size), options);
+}
+#endif
+
+// A failed collective's message, with the fix where the cause is a known misconfiguration.
+std::string explain(const std::string& what) {
+    if (what.find("Duplicate GPU") != std::string::npos) {
+        return what + " (NCCL runs one rank per GPU: use trainer.ddp.backend=gloo to put several ranks on one GPU)";
+    }
+    return what;
+}
+
+}  // namespace
 
 struct ProcessGroup::Impl {
     c10::intrusive_ptr<c10d::Store> store;
+    // 1.13: the Gloo group itself. 2.x: the wrapper that routes CPU tensors to Gloo and CUDA
+    // tensors to NCCL (or Gloo), as Python's init_process_group("cpu:gloo,cuda:nccl") does.
     c10::intrusive_ptr<c10d::ProcessGroup> group;
     std::string backend;
     int64_t rank = 0;
     int64_t world = 1;
+
+    ~Impl() {
+#if HEARTH_TORCH_VERSION >= 200
+        // 2.x: NCCL's watchdog threads must be stopped before the group goes (Python's
+        // destroy_process_group does the same); a peer already gone must not turn into a crash.
+        if (group && backend == "nccl") {
+            try {
+                group->shutdown();
+            } catch (const std::exception&) {
+            }
+        }
+#endif
+    }
 
     void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) const {
         try {
             work->wait();
         } catch (const std::exception& e) {
             throw std::runtime_error(std::string(what) + " across " + std::to_string(world) +
-                                     " processes failed (a peer stopped or timed out): " + e.what());
+                                     " processes failed (a peer stopped or timed out): " + explain(e.what()));
         }
     }
+    // Gloo has no reduce for CUDA tensors in every version: stage those through the host.
+    bool staged(const torch::Tensor& t) const { return backend == "gloo" && t.is_cuda(); }
 };
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -61,21 +125,48 @@ std::shared_ptr<ProcessGroup> ProcessGroup::join(const DistEnv& env, const Group
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot reach the rendezvous store at " + where + ": " + e.what());
     }
-    if (options.backend != "gloo") {
-        throw std::runtime_error("backend '" + options.backend + "' is not in this build (it has gloo)");
+#ifdef HEARTH_WITH_NCCL
+    const bool known = options.backend == "gloo" || options.backend == "nccl";
+#else
+    const bool known = options.backend == "gloo";
+#endif
+    if (!known) {
+        throw std::runtime_error("backend '" + options.backend + "' is not in this build of Hearth (it has gloo" +
+#ifdef HEARTH_WITH_NCCL
+                                 std::string(" and nccl)"));
+#else
+                                 std::string("; nccl comes with the CUDA build)"));
+#endif
     }
     try {
-        auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
-        // One host: the loopback device (createDefaultDevice may resolve to 127.0.1.1 on Debian).
-        gloo_options->devices.push_back(env.master_addr == "127.0.0.1" || env.master_addr == "localhost"
-                                            ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-                                            : c10d::ProcessGroupGloo::createDefaultDevice());
-        gloo_options->threads = 1;
-        impl->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl->store, static_cast<int>(env.rank),
-                                                                  static_cast<int>(env.world_size), gloo_options);
+#if HEARTH_TORCH_VERSION >= 200
+        using Type = c10d::ProcessGroup::BackendType;
+        auto group = c10::make_intrusive<c10d::ProcessGroup>(impl->store, static_cast<int>(env.rank),
+                                                             static_cast<int>(env.world_size));
+        // Each backend under its own key prefix, as Python does, so their rendezvous keys never meet.
+        auto gloo = makeGloo(c10::make_intrusive<c10d::PrefixStore>("cpu/", impl->store), env, options.timeout);
+        group->setBackend(c10::DeviceType::CPU, Type::GLOO, gloo);
+#ifdef HEARTH_WITH_NCCL
+        if (options.backend == "nccl") {
+            auto nccl = makeNccl(c10::make_intrusive<c10d::PrefixStore>("cuda/", impl->store), env, options);
+            group->setBackend(c10::DeviceType::CUDA, Type::NCCL, nccl);
+            group->setDefaultBackend(Type::NCCL);
+        } else {
+            group->setBackend(c10::DeviceType::CUDA, Type::GLOO, gloo);
+            group->setDefaultBackend(Type::GLOO);
+        }
+#else
+        group->setDefaultBackend(Type::GLOO);
+#endif
+        group->setGroupName("hearth");
+        impl->group = group;
+#else
+        impl->group = makeGloo(impl->store, env, options.timeout);
+#endif
     } catch (const std::exception& e) {
-        throw std::runtime_error("cannot form the gloo process group of " + std::to_string(env.world_size) +
-                                 " processes through " + where + ": " + e.what());
+        throw std::runtime_error("cannot form the " + options.backend + " process group of " +
+                                 std::to_string(env.world_size) + " processes through " + where + ": " +
+                                 explain(e.what()));
     }
     return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
@@ -112,14 +203,6 @@ void ProcessGroup::allreduceSum(std::vector<torch::Tensor>& tensors) {
     impl_->wait(impl_->group->allreduce(tensors, o), "allreduce");
 }
 
-void ProcessGroup::reduceSum(torch::Tensor& tensor, int64_t root) {
-    std::vector<torch::Tensor> one{tensor};
-    c10d::ReduceOptions o;
-    o.reduceOp = c10d::ReduceOp::SUM;
-    o.rootRank = root;
-    impl_->wait(impl_->group->reduce(one, o), "reduce");
-}
-
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
     for (auto& t : tensors) {
         std::vector<torch::Tensor> one{t};
@@ -135,6 +218,37 @@ std::vector<torch::Tensor> ProcessGroup::allgather(const torch::Tensor& tensor) 
     std::vector<torch::Tensor> in{tensor.contiguous()};
     impl_->wait(impl_->group->allgather(out, in), "allgather");
     return out[0];
+}
+
+torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
+    const int64_t slice = flat.numel() / impl_->world;
+    if (impl_->backend == "nccl") {
+        auto mine = torch::empty({slice}, flat.options());
+        c10d::ReduceScatterOptions o;
+        o.reduceOp = c10d::ReduceOp::SUM;
+        impl_->wait(impl_->group->_reduce_scatter_base(mine, flat, o), "reduce-scatter");
+        return mine;
+    }
+    // Gloo (1.13 has no reduce-scatter): the sum of each slice onto its owner, one reduce per owner.
+    auto host = impl_->staged(flat) ? flat.to(torch::kCPU) : flat.contiguous();
+    for (int64_t owner = 0; owner < impl_->world; ++owner) {
+        std::vector<torch::Tensor> one{host.narrow(0, owner * slice, slice)};
+        c10d::ReduceOptions o;
+        o.reduceOp = c10d::ReduceOp::SUM;
+        o.rootRank = owner;
+        impl_->wait(impl_->group->reduce(one, o), "reduce");
+    }
+    return host.narrow(0, impl_->rank * slice, slice).to(flat.device());
+}
+
+torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
+    if (impl_->backend == "nccl") {
+        auto in = slice.contiguous();
+        auto out = torch::empty({in.numel() * impl_->world}, in.options());
+        impl_->wait(impl_->group->_allgather_base(out, in), "all-gather");
+        return out;
+    }
+    return torch::cat(allgather(slice));
 }
 
 void ProcessGroup::barrier() {
@@ -170,12 +284,25 @@ GradientReducer::GradientReducer(ProcessGroup& group, std::vector<torch::Tensor>
     auto [buckets, per_bucket_limits] = c10d::compute_bucket_assignment_by_size(parameters, limits, sparse);
     std::reverse(buckets.begin(), buckets.end());
     std::reverse(per_bucket_limits.begin(), per_bucket_limits.end());
+#if HEARTH_TORCH_VERSION >= 200
+    // 2.x takes no per-bucket limits (Python's binding drops them); an empty cap list keeps the
+    // Reducer's own rule when it rebuilds buckets in execution order: first bucket 1 MiB, then cap.
+    impl_->reducer = std::make_shared<c10d::Reducer>(std::move(parameters), std::move(buckets), pg, sparse, cap,
+                                                     options.find_unused_parameters,
+                                                     options.gradient_as_bucket_view,
+                                                     std::unordered_map<size_t, std::string>{},
+                                                     static_cast<int64_t>(1024 * 1024),
+                                                     /*skip_all_reduce_unused_params=*/false,
+                                                     /*use_python_reducer=*/false,
+                                                     /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
+#else
     impl_->reducer = std::make_shared<c10d::Reducer>(std::move(parameters), std::move(buckets),
                                                      std::move(per_bucket_limits), pg, sparse, cap,
                                                      options.find_unused_parameters,
                                                      options.gradient_as_bucket_view,
                                                      std::unordered_map<size_t, std::string>{},
                                                      static_cast<int64_t>(1024 * 1024));
+#endif
     impl_->logger = std::make_shared<c10d::Logger>(impl_->reducer);
     impl_->reducer->set_logger(impl_->logger);
     // Time every step, not Python's 1 in 100: the per-rank record shows where the step went.

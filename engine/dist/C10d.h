@@ -17,12 +17,10 @@
 
 namespace hearth::dist {
 
-// Whether this build has c10d with a backend (Gloo on Debian's LibTorch).
-bool available();
-
 struct GroupOptions {
     std::string backend = "gloo";                   // gloo | nccl
     std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+    int cuda_device = -1;                           // this rank's GPU (made current before NCCL starts)
 };
 
 // One process's membership of a process group.
@@ -40,12 +38,15 @@ public:
     const std::string& backend() const;
     // In place, summed over ranks.
     void allreduceSum(std::vector<torch::Tensor>& tensors);
-    // In place on `root`: the sum over ranks of `tensor` (contiguous); other ranks' copies are scratch.
-    void reduceSum(torch::Tensor& tensor, int64_t root);
     // In place: every rank ends with `root`'s values.
     void broadcast(std::vector<torch::Tensor>& tensors, int64_t root = 0);
     // Every rank's `tensor` (same shape on every rank), in rank order.
     std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
+    // This rank's slice of the sum over ranks of `flat` (world x slice elements): one
+    // reduce-scatter on NCCL, one reduce per owner on Gloo. `flat` is scratch afterwards.
+    torch::Tensor reduceScatterSum(torch::Tensor& flat);
+    // Every rank's `slice` (same size on every rank) end to end, in rank order.
+    torch::Tensor allgatherFlat(const torch::Tensor& slice);
     void barrier();
 
     struct Impl;

@@ -1,13 +1,36 @@
 #include "engine/strategy/CheckpointFile.h"
 
+#include <sstream>
+#include <stdexcept>
+
 namespace hearth {
 
-void saveCheckpointFile(const std::string& path, const torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
+namespace {
+
+std::string shardKey(size_t rank) {
+    return "rank" + std::to_string(rank);
+}
+
+}  // namespace
+
+void saveCheckpointFile(const std::string& path, const torch::nn::Module& model, torch::optim::Optimizer* optimizer,
+                        const OptimizerShards* shards) {
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive model_archive;
     model.save(model_archive);
     archive.write("model", model_archive);
-    if (optimizer) {
+    if (shards) {
+        torch::serialize::OutputArchive all;
+        all.write("world_size", c10::IValue(static_cast<int64_t>(shards->states.size())));
+        all.write("strategy", c10::IValue(shards->strategy));
+        for (size_t r = 0; r < shards->states.size(); ++r) {
+            torch::serialize::OutputArchive one;
+            one.write("state", shards->states[r]);
+            one.write("numels", shards->numels[r]);
+            all.write(shardKey(r), one);
+        }
+        archive.write("optimizer_shards", all);
+    } else if (optimizer) {
         torch::serialize::OutputArchive optimizer_archive;
         optimizer->save(optimizer_archive);
         archive.write("optimizer", optimizer_archive);
@@ -21,6 +44,52 @@ void loadCheckpointFile(const std::string& path, torch::nn::Module& model) {
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
     model.load(model_archive);
+}
+
+torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer) {
+    torch::serialize::OutputArchive archive;
+    optimizer.save(archive);
+    std::ostringstream out;
+    archive.save_to(out);
+    const std::string bytes = out.str();
+    auto t = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
+    return t;
+}
+
+void loadOptimizerBytes(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer) {
+    const auto host = bytes.to(torch::kCPU).contiguous();
+    std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
+                                      static_cast<size_t>(host.numel())));
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    optimizer.load(archive);
+}
+
+OptimizerShards readOptimizerShards(const std::string& path) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    torch::serialize::InputArchive all;
+    if (!archive.try_read("optimizer_shards", all)) {
+        throw std::runtime_error(path + " has no sharded optimizer state (written by one process or by ddp)");
+    }
+    c10::IValue world;
+    c10::IValue strategy;
+    all.read("world_size", world);
+    all.read("strategy", strategy);
+    OptimizerShards shards;
+    shards.strategy = strategy.toStringRef();
+    for (int64_t r = 0; r < world.toInt(); ++r) {
+        torch::serialize::InputArchive one;
+        all.read(shardKey(static_cast<size_t>(r)), one);
+        torch::Tensor state;
+        torch::Tensor numels;
+        one.read("state", state);
+        one.read("numels", numels);
+        shards.states.push_back(state);
+        shards.numels.push_back(numels);
+    }
+    return shards;
 }
 
 }  // namespace hearth

@@ -33,6 +33,7 @@ public:
 
 private:
     void beforeTrainingForward() override;
+    bool shardsOptimizer() const override { return shard_optimizer_; }
 
     dist::ReducerOptions options_;
     std::unique_ptr<dist::GradientReducer> reducer_;

@@ -1,5 +1,7 @@
 #include "engine/strategy/DistributedStrategy.h"
 
+#include "engine/strategy/CheckpointFile.h"
+
 #include <algorithm>
 
 namespace hearth {
@@ -94,6 +96,23 @@ SumAcrossRanks DistributedStrategy::sumAcrossRanks() const {
         group->allreduceSum(one);
         if (!t.device().is_cpu()) t.copy_(one[0]);
     };
+}
+
+void DistributedStrategy::saveCheckpoint(const std::string& path, const torch::nn::Module& model,
+                                         torch::optim::Optimizer* optimizer) const {
+    if (!shardsOptimizer() || !optimizer) {
+        Strategy::saveCheckpoint(path, model, optimizer);
+        return;
+    }
+    // A collective: every rank sends its serialised share and what it covers, rank 0 writes.
+    std::vector<int64_t> numels;
+    for (auto& group : optimizer->param_groups())
+        for (auto& p : group.params()) numels.push_back(p.numel());
+    OptimizerShards shards;
+    shards.strategy = name();
+    shards.states = gatherRows(optimizerBytes(*optimizer));
+    shards.numels = gatherRows(torch::tensor(numels, torch::kInt64));
+    if (!path.empty()) saveCheckpointFile(path, model, optimizer, &shards);
 }
 
 }  // namespace hearth

@@ -33,8 +33,13 @@ public:
     bool watchLoss(const torch::Tensor& loss, int64_t step) override;
     int64_t firstNonFiniteStep() override;
     std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const override;
+    // zero1/zero2: every rank's optimizer share, gathered into rank 0's file.
+    void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
+                        torch::optim::Optimizer* optimizer) const override;
 
 protected:
+    // Whether each rank's optimizer holds only its own share of the state (zero1, zero2).
+    virtual bool shardsOptimizer() const { return false; }
     // Before a training forward that will be followed by a synchronised backward (the Reducer's
     // bookkeeping for ddp); buffers are already broadcast.
     virtual void beforeTrainingForward() {}

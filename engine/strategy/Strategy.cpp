@@ -124,7 +124,7 @@ int64_t Strategy::firstNonFiniteStep() {
 
 void Strategy::saveCheckpoint(const std::string& path, const torch::nn::Module& model,
                               torch::optim::Optimizer* optimizer) const {
-    saveCheckpointFile(path, model, optimizer);
+    if (!path.empty()) saveCheckpointFile(path, model, optimizer);
 }
 
 void Strategy::loadCheckpoint(const std::string& path, torch::nn::Module& model) const {

@@ -79,7 +79,9 @@ public:
     virtual bool watchLoss(const torch::Tensor& loss, int64_t step);
     virtual int64_t firstNonFiniteStep();  // 0 when every watched loss was finite
 
-    // Checkpoint files: written by rank 0, readable by every rank.
+    // Checkpoint files, readable by every rank. Called on every rank at the same point: `path` is
+    // where this rank writes (empty: nowhere; only rank 0 writes). Strategies that shard the
+    // optimizer gather every rank's share into rank 0's file.
     virtual void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
                                 torch::optim::Optimizer* optimizer) const;
     virtual void loadCheckpoint(const std::string& path, torch::nn::Module& model) const;

@@ -78,12 +78,8 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     torch::NoGradGuard no_grad;
     auto flat = flatten(/*grads=*/true);
     const auto start = std::chrono::steady_clock::now();
-    for (int64_t owner = 0; owner < worldSize(); ++owner) {
-        auto slice = flat.narrow(0, owner * slice_size_, slice_size_);
-        group_->reduceSum(slice, owner);
-    }
+    const auto mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize()));
     comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const auto mine = flat.narrow(0, rank() * slice_size_, slice_size_).div_(static_cast<double>(worldSize()));
     if (master_.grad().defined()) {
         master_.mutable_grad().add_(mine);
     } else {
@@ -97,10 +93,10 @@ bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
     zeroGrad(optimizer);
     torch::NoGradGuard no_grad;
     const auto start = std::chrono::steady_clock::now();
-    auto slices = group_->allgather(master_.detach());
+    const auto gathered = group_->allgatherFlat(master_.detach());
     comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ++steps_;
-    scatterParameters(torch::cat(slices));
+    scatterParameters(gathered);
     return stepped;
 }
 

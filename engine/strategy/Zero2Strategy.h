@@ -36,6 +36,9 @@ public:
     int64_t flatSize() const { return flat_size_; }    // trainable elements
     int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
 
+protected:
+    bool shardsOptimizer() const override { return true; }
+
 private:
     torch::Tensor flatten(bool grads) const;  // parameters (or gradients) end to end, padded
     void scatterParameters(const torch::Tensor& flat);

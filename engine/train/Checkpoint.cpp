@@ -61,12 +61,13 @@ void BestCheckpoint::keep(TrainerContext& ctx, double value) {
             state_.emplace_back(b.key(), b.value().detach().clone());
         }
     }
-    if (directory_.empty() || !ctx.strategy().isGlobalZero()) {
+    // Every rank takes part (a sharded optimizer gathers its shares); rank 0 alone writes.
+    const std::string file = ctx.strategy().isGlobalZero() ? path() : std::string();
+    if (!file.empty()) std::filesystem::create_directories(directory_);
+    ctx.strategy().saveCheckpoint(file, model, &ctx.optimizer());
+    if (file.empty()) {
         return;
     }
-    std::filesystem::create_directories(directory_);
-    const std::string file = path();
-    ctx.strategy().saveCheckpoint(file, model, &ctx.optimizer());
     CheckpointSaved saved;
     saved.path = file;
     saved.epoch = best_epoch_;

@@ -26,6 +26,7 @@ struct DdpSettings {
     int64_t die_at_step = 0;     // 0 = never
     bool distributed = false;    // a distributed strategy (the world comes from the environment)
     std::string strategy = "ddp";
+    std::string checkpoint_dir;  // rank 0 (or the single process) writes best.pt here
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -43,6 +44,7 @@ struct DdpSettings {
         s.float64 = get("DDP_FLOAT64", "0") == "1";
         s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
         s.strategy = get("DDP_STRATEGY", "ddp");
+        if (get("RANK", "0") == "0") s.checkpoint_dir = get("DDP_CHECKPOINT", "");
         return s;
     }
 };
@@ -119,7 +121,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     torch::manual_seed(5);
     auto model = createModel(c.model, ModelInput{{8}, 3});
     model->to(dtype);
-    auto parts = defaultTrainerParts(c, torch::kCPU, "");
+    auto parts = defaultTrainerParts(c, torch::kCPU, s.checkpoint_dir);
     if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
     auto counter = std::make_shared<OptimizerShare>();
     parts.callbacks.push_back(counter);

@@ -3,11 +3,12 @@
 // accumulation (no_sync), find_unused_parameters, gradient_as_bucket_view and global-norm
 // clipping; zero1 and zero2 ranks hold about half the optimizer state each, zero2 ranks half the
 // gradients; a world of one works for every strategy; a rank that dies makes the other fail with
-// a message within the timeout.
+// a message within the timeout; a zero1/zero2 checkpoint holds every rank's optimizer share.
 #include "DdpTestSupport.h"
 
 #include "engine/dist/C10d.h"
 #include "engine/dist/Rendezvous.h"
+#include "engine/strategy/CheckpointFile.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -205,6 +206,53 @@ private Q_SLOTS:
         } else {
             QVERIFY2(grads0 == total && grads1 == total, qPrintable(shares));
         }
+    }
+
+    // A sharded optimizer's checkpoint holds every rank's share, each loadable into an optimizer
+    // over the parameters that rank covers; ddp's holds the one optimizer state as before.
+    void checkpointHoldsEveryRanksOptimizerShare_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("zero1") << "zero1";
+        QTest::newRow("zero2") << "zero2";
+        QTest::newRow("ddp") << "ddp";
+    }
+
+    void checkpointHoldsEveryRanksOptimizerShare() {
+        QFETCH(QString, strategy);
+        QTemporaryDir dir;
+        const World w = runWorld(2, {{"DDP_STRATEGY", strategy}, {"DDP_OPTIMIZER", "adam"},
+                                     {"DDP_CHECKPOINT", dir.path()}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        const std::string file = dir.filePath("best.pt").toStdString();
+        QVERIFY(QFile::exists(dir.filePath("best.pt")));
+        if (strategy == "ddp") {
+            QVERIFY_THROWS_EXCEPTION(std::runtime_error, readOptimizerShards(file));
+            return;
+        }
+        const auto shards = readOptimizerShards(file);
+        QCOMPARE(shards.strategy, strategy.toStdString());
+        QCOMPARE(shards.states.size(), size_t{2});
+        for (int r = 0; r < 2; ++r) {
+            // What this rank's optimizer covered, as its own count says.
+            QCOMPARE(shards.numels[r].sum().item<int64_t>(), w.shares[r][0].item<int64_t>());
+            std::vector<torch::Tensor> params;
+            for (int64_t i = 0; i < shards.numels[r].numel(); ++i)
+                params.push_back(torch::zeros({shards.numels[r][i].item<int64_t>()}, torch::kFloat32));
+            torch::optim::Adam adam(params);
+            loadOptimizerBytes(shards.states[r], adam);
+            QCOMPARE(adam.state().size(), params.size());   // every parameter it covers has Adam state
+            int64_t state_elements = 0;
+            for (const auto& entry : adam.state()) {
+                const auto& state = static_cast<const torch::optim::AdamParamState&>(*entry.second);
+                QVERIFY(state.step() > 0);
+                QVERIFY(state.exp_avg_sq().abs().sum().item<double>() > 0.0);
+                state_elements += state.exp_avg().numel();
+            }
+            QCOMPARE(state_elements, shards.numels[r].sum().item<int64_t>());
+        }
+        // The two shares together cover the model (zero2: its padded flat vector).
+        const int64_t covered = shards.numels[0].sum().item<int64_t>() + shards.numels[1].sum().item<int64_t>();
+        QVERIFY(covered >= w.shares[0][1].item<int64_t>() && covered <= w.shares[0][1].item<int64_t>() + 1);
     }
 
     void aWorldOfOneTrainsLikeOneDevice_data() {
