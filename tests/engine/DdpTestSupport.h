@@ -27,6 +27,8 @@ struct DdpSettings {
     bool distributed = false;    // a distributed strategy (the world comes from the environment)
     std::string strategy = "ddp";
     std::string checkpoint_dir;  // rank 0 (or the single process) writes best.pt here
+    std::string device = "cpu";  // cpu | cuda (each rank on GPU LOCAL_RANK % GPUs)
+    std::string backend = "gloo";
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -45,6 +47,8 @@ struct DdpSettings {
         s.distributed = std::getenv("WORLD_SIZE") != nullptr;  // NOLINT(concurrency-mt-unsafe)
         s.strategy = get("DDP_STRATEGY", "ddp");
         if (get("RANK", "0") == "0") s.checkpoint_dir = get("DDP_CHECKPOINT", "");
+        s.device = get("DDP_DEVICE", "cpu");
+        s.backend = get("DDP_BACKEND", "gloo");
         return s;
     }
 };
@@ -111,7 +115,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.num_workers = 0;
     c.trainer.log_every_n_steps = 1;
     c.trainer.strategy = s.distributed ? s.strategy : "auto";
-    c.trainer.ddp.backend = "gloo";
+    c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
     c.trainer.ddp.timeout_s = 30;
@@ -121,7 +125,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     torch::manual_seed(5);
     auto model = createModel(c.model, ModelInput{{8}, 3});
     model->to(dtype);
-    auto parts = defaultTrainerParts(c, torch::kCPU, s.checkpoint_dir);
+    auto parts = defaultTrainerParts(c, torch::Device(s.device), s.checkpoint_dir);
     if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
     auto counter = std::make_shared<OptimizerShare>();
     parts.callbacks.push_back(counter);
@@ -133,7 +137,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     BlobsRun run;
     run.share = torch::tensor({counter->held, counter->total, counter->grads}, torch::kInt64);
     std::vector<torch::Tensor> flat;
-    for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten());
+    for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten().cpu());
     run.weights = torch::cat(flat);
     std::vector<double> rows;
     for (const auto& ready : sink.all<PredictionsReady>())

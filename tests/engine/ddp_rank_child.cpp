@@ -3,7 +3,7 @@
 // writes its final weights to argv[1] (and [held, total] optimizer elements to argv[1].share). Settings come from the environment:
 //   DDP_STRATEGY ddp|zero1|zero2, DDP_CLIP (gradient_clip_val), DDP_FLOAT64 0|1, DDP_OPTIMIZER sgd|adam, DDP_BATCH (per rank), DDP_ACCUMULATE, DDP_FIND_UNUSED 0|1,
 //   DDP_BUCKET_VIEW 0|1, DDP_DIE_AT_STEP (this rank exits abruptly at that optimizer step),
-//   DDP_CHECKPOINT (the folder rank 0 writes best.pt to).
+//   DDP_CHECKPOINT (the folder rank 0 writes best.pt to), DDP_DEVICE cpu|cuda, DDP_BACKEND gloo|nccl.
 // With WORLD_SIZE unset it is the single-process reference (strategy auto).
 #include "DdpTestSupport.h"
 

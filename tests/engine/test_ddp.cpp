@@ -208,6 +208,44 @@ private Q_SLOTS:
         }
     }
 
+    // On a GPU machine (scripts/gpu-check): NCCL in a world of one, two Gloo ranks sharing one GPU,
+    // and NCCL across two GPUs where there are two, each equal to one process on the GPU with the
+    // global batch (float64).
+    void onGpusEqualsOneProcess_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<int>("world");
+        QTest::newRow("ddp, nccl, world 1") << "ddp" << "nccl" << 1;
+        QTest::newRow("zero2, nccl, world 1") << "zero2" << "nccl" << 1;
+        QTest::newRow("ddp, gloo, 2 ranks on one GPU") << "ddp" << "gloo" << 2;
+        QTest::newRow("zero2, gloo, 2 ranks on one GPU") << "zero2" << "gloo" << 2;
+        QTest::newRow("ddp, nccl, 2 GPUs") << "ddp" << "nccl" << 2;
+        QTest::newRow("zero1, nccl, 2 GPUs") << "zero1" << "nccl" << 2;
+        QTest::newRow("zero2, nccl, 2 GPUs") << "zero2" << "nccl" << 2;
+    }
+
+    void onGpusEqualsOneProcess() {
+        QFETCH(QString, strategy);
+        QFETCH(QString, backend);
+        QFETCH(int, world);
+        if (!torch::cuda::is_available()) QSKIP("needs CUDA (a GPU machine: scripts/gpu-check)");
+        if (backend == "nccl" && world > static_cast<int>(torch::cuda::device_count()))
+            QSKIP("NCCL puts one rank per GPU: this machine has too few GPUs for this row");
+        const World w = runWorld(world, {{"DDP_STRATEGY", strategy}, {"DDP_OPTIMIZER", "adam"},
+                                         {"DDP_BATCH", QString::number(32 / world)}, {"DDP_FLOAT64", "1"},
+                                         {"DDP_DEVICE", "cuda"}, {"DDP_BACKEND", backend}});
+        for (int r = 0; r < world; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        DdpSettings single;
+        single.optimizer = "adam";
+        single.batch = 32;
+        single.float64 = true;
+        single.device = "cuda";
+        const auto reference = trainBlobs(single);
+        const double diff = maxDiff(w.weights[0], reference.weights);
+        QVERIFY2(diff < 1e-10, qPrintable(QString("max weight difference %1").arg(diff)));
+        QCOMPARE(w.predictions[0].size(0), int64_t(33));
+    }
+
     // A sharded optimizer's checkpoint holds every rank's share, each loadable into an optimizer
     // over the parameters that rank covers; ddp's holds the one optimizer state as before.
     void checkpointHoldsEveryRanksOptimizerShare_data() {
