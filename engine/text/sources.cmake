@@ -1,0 +1,5 @@
+# Sources of engine/text (listed, not globbed): tokenizers for text models. Unicode properties,
+# normalisation and case mapping come from ICU (libicu-dev; Qt links it too).
+find_package(ICU REQUIRED COMPONENTS uc)
+target_sources(hearth_engine PRIVATE text/BertTokenizer.cpp)
+target_link_libraries(hearth_engine PRIVATE ICU::uc)
