@@ -2,4 +2,5 @@
 target_sources(hearth_engine PRIVATE
   models/ModelRegistry.cpp
   models/Mlp.cpp
-  models/Cnn.cpp)
+  models/Cnn.cpp
+  models/SafeTensors.cpp)

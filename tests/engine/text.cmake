@@ -1,3 +1,7 @@
-# Tests of engine/text: the BERT WordPiece tokenizer against Hugging Face's (fixtures).
+# Tests of engine/text and the text models' checkpoint reading: the BERT WordPiece tokenizer and
+# the safetensors reader against Hugging Face's own libraries (fixtures).
 hearth_add_test(NAME test_bert_tokenizer SOURCES test_bert_tokenizer.cpp LIBS hearth_engine nlohmann_json::nlohmann_json
   LABELS engine text)
+hearth_add_test(NAME test_safetensors SOURCES test_safetensors.cpp LIBS nlohmann_json::nlohmann_json TORCH
+  LABELS engine text)
+target_compile_definitions(test_safetensors PRIVATE HEARTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
