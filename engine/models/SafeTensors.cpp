@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <system_error>
 #include <vector>
 
 namespace hearth {
@@ -22,23 +23,27 @@ namespace {
 
 constexpr uint64_t kMaxHeader = 100ull * 1024 * 1024;
 
+std::string lastError() {
+    return std::error_code(errno, std::generic_category()).message();
+}
+
 // A read-only mapping of a whole file, unmapped when the last tensor viewing it goes.
 class Mapping {
 public:
     explicit Mapping(const std::string& path) {
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw DataError("safetensors: cannot open '" + path + "': " + std::strerror(errno));
+        if (fd < 0) throw DataError("safetensors: cannot open '" + path + "': " + lastError());
         struct stat st {};
         if (::fstat(fd, &st) != 0) {
             ::close(fd);
-            throw DataError("safetensors: cannot read '" + path + "': " + std::strerror(errno));
+            throw DataError("safetensors: cannot read '" + path + "': " + lastError());
         }
         size_ = static_cast<uint64_t>(st.st_size);
         if (size_ > 0) {
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
             if (p == MAP_FAILED) {
                 ::close(fd);
-                throw DataError("safetensors: cannot map '" + path + "': " + std::strerror(errno));
+                throw DataError("safetensors: cannot map '" + path + "': " + lastError());
             }
             data_ = static_cast<const uint8_t*>(p);
         }
@@ -195,8 +200,9 @@ std::map<std::string, torch::Tensor> readSafeTensorsFolder(const std::string& fo
         for (const auto& name : names) {
             const auto it = shard.find(name);
             if (it == shard.end()) {
-                throw DataError("safetensors: '" + index.string() + "' puts '" + name + "' in " + file +
-                                ", which does not hold it");
+                std::string message = "safetensors: '" + index.string() + "' puts '";
+                message += name + "' in " + file + ", which does not hold it";
+                throw DataError(message);
             }
             out[name] = it->second;
         }

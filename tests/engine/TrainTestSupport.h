@@ -62,7 +62,7 @@ private:
     std::vector<std::string> names_;
 };
 
-inline DataSplits blobSplits(int64_t train, int64_t val, int64_t test, std::vector<int64_t> shape = {8},
+inline DataSplits blobSplits(int64_t train, int64_t val, int64_t test, const std::vector<int64_t>& shape = {8},
                              int64_t classes = 3, torch::ScalarType dtype = torch::kFloat32) {
     DataSplits s;
     s.train = std::make_shared<BlobDataset>(train, shape, classes, 1, dtype);

@@ -20,7 +20,7 @@ namespace {
 const std::string kDir = std::string(HEARTH_FIXTURES_DIR) + "/tokenizer";
 
 std::string write(const QTemporaryDir& dir, const char* name, const std::string& bytes) {
-    const std::string path = dir.filePath(name).toStdString();
+    std::string path = dir.filePath(name).toStdString();
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
 }

@@ -34,7 +34,7 @@ int freePort() {
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0;
-    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    (void)bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
     socklen_t len = sizeof(addr);
     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
     close(fd);
@@ -335,7 +335,7 @@ private Q_SLOTS:
 
     void launchersEnvironmentIsRead() {
         using Env = std::map<std::string, std::string>;
-        auto reader = [](Env env) {
+        auto reader = [](const Env& env) {
             return [env](const std::string& k) -> std::optional<std::string> {
                 auto it = env.find(k);
                 return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
