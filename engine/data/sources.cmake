@@ -6,6 +6,7 @@ target_sources(hearth_engine PRIVATE
   data/Permutation.cpp
   data/IdxDataset.cpp
   data/TextEncoding.cpp
+  data/WordNetGlosses.cpp
   data/CsvReader.cpp
   data/CsvDataset.cpp
   data/DataModule.cpp

@@ -5,3 +5,4 @@ hearth_add_test(NAME test_bert_tokenizer SOURCES test_bert_tokenizer.cpp LIBS he
 hearth_add_test(NAME test_safetensors SOURCES test_safetensors.cpp LIBS nlohmann_json::nlohmann_json TORCH
   LABELS engine text)
 target_compile_definitions(test_safetensors PRIVATE HEARTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+hearth_add_test(NAME test_wordnet_glosses SOURCES test_wordnet_glosses.cpp LIBS hearth_engine LABELS engine text data)
