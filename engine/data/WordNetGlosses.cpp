@@ -32,7 +32,9 @@ TextSamples readWordNetGlosses(const std::string& path) {
         ++number;
         if (line.empty() || line[0] == ' ') continue;  // the license header lines start with two spaces
         const auto fail = [&](const std::string& what) {
-            return DataError("WordNet: '" + path + "' line " + std::to_string(number) + ": " + what);
+            std::string message = "WordNet: '" + path + "' line " + std::to_string(number) + ": ";
+            message += what;
+            return DataError(message);
         };
         std::istringstream fields(line);
         std::string offset, lex_file, type;

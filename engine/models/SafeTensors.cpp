@@ -201,7 +201,10 @@ std::map<std::string, torch::Tensor> readSafeTensorsFolder(const std::string& fo
             const auto it = shard.find(name);
             if (it == shard.end()) {
                 std::string message = "safetensors: '" + index.string() + "' puts '";
-                message += name + "' in " + file + ", which does not hold it";
+                message += name;
+                message += "' in ";
+                message += file;
+                message += ", which does not hold it";
                 throw DataError(message);
             }
             out[name] = it->second;
