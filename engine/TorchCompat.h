@@ -7,6 +7,9 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <cmath>
+#include <limits>
+
 // One comparable number: 113 for 1.13, 211 for 2.11 (never branch on PATCH; Debian reports 0).
 #define HEARTH_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
 
@@ -101,6 +104,27 @@ inline void clearGradients(torch::optim::Optimizer& optimizer) {
             }
         }
     }
+}
+
+}  // namespace hearth::compat
+
+namespace hearth::compat {
+
+// Multi-head attention over q, k, v [B, H, T, D] with `keep` (bool, broadcastable to
+// [B, H, T, T]; true = attend). 2.x: the fused scaled_dot_product_attention (flash / memory-
+// efficient kernels on CUDA); 1.13 has none, so softmax(q kᵀ / √D) v written out.
+inline torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& keep, double dropout_p) {
+#if HEARTH_TORCH_VERSION >= 200
+    return at::scaled_dot_product_attention(q, k, v, keep, dropout_p, /*is_causal=*/false);
+#else
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+    auto scores = torch::matmul(q * scale, k.transpose(-2, -1));
+    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+    auto probs = torch::softmax(scores, -1);
+    if (dropout_p > 0.0) probs = torch::dropout(probs, dropout_p, /*train=*/true);
+    return torch::matmul(probs, v);
+#endif
 }
 
 }  // namespace hearth::compat

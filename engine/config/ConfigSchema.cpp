@@ -54,20 +54,40 @@ std::vector<ConfigKey> buildSchema() {
                       "Seeds the split, the model's initial weights and shuffling.", HEARTH_FIELD(seed)));
     // Data
     s.push_back(Entry("data.kind", T::String, "Data", "Kind",
-                      "idx: MNIST/Fashion-MNIST files in a folder; csv: a table with a label column.",
-                      HEARTH_FIELD(data.kind)).choices({"idx", "csv"}));
+                      "idx: MNIST/Fashion-MNIST files in a folder; csv: a table with a label column; text_csv: a "
+                      "text column and a label column (IMDB layout); wordnet: WordNet's noun glosses labelled "
+                      "with their 26 lexicographer classes.",
+                      HEARTH_FIELD(data.kind)).choices({"idx", "csv", "text_csv", "wordnet"}));
     s.push_back(Entry("data.path", T::String, "Data", "Source",
-                      "idx: the folder with the *-idx?-ubyte(.gz) files; csv: the training file. Drop a folder or "
-                      "CSV file onto the window to set it.", HEARTH_FIELD(data.path))
+                      "idx: the folder with the *-idx?-ubyte(.gz) files; csv, text_csv: the training file; wordnet: "
+                      "WordNet's data.noun (or its folder). Drop a folder or CSV file onto the window to set it.",
+                      HEARTH_FIELD(data.path))
                     .widget(ConfigWidget::DirectoryOrFile));
     s.push_back(Entry("data.val_path", T::String, "Data", "Validation file",
-                      "csv only: an explicit validation file (empty: split off data.val_fraction).",
+                      "csv, text_csv: an explicit validation file (empty: split off data.val_fraction).",
                       HEARTH_FIELD(data.val_path)).nullable("split off").widget(ConfigWidget::Path));
     s.push_back(Entry("data.test_path", T::String, "Data", "Test file",
-                      "csv only: an explicit test file (empty: split off data.test_fraction).",
+                      "csv, text_csv: an explicit test file (empty: split off data.test_fraction).",
                       HEARTH_FIELD(data.test_path)).nullable("split off").widget(ConfigWidget::Path));
     s.push_back(Entry("data.label_column", T::String, "Data", "Label column",
-                      "csv only: the column holding the class label.", HEARTH_FIELD(data.label_column)));
+                      "csv, text_csv: the column holding the class label (names or integers).",
+                      HEARTH_FIELD(data.label_column)));
+    s.push_back(Entry("data.text_column", T::String, "Data", "Text column",
+                      "text_csv: the column holding the text.", HEARTH_FIELD(data.text_column)));
+    s.push_back(Entry("data.tokenizer", T::String, "Data", "Tokenizer",
+                      "Text: a BERT WordPiece vocab.txt, a tokenizer.json or a folder with either (empty: "
+                      "model.pretrained's).", HEARTH_FIELD(data.tokenizer))
+                    .nullable("the model's").widget(ConfigWidget::DirectoryOrFile));
+    s.push_back(Entry("data.max_length", T::Int, "Data", "Max tokens",
+                      "Text: tokens per sample including [CLS] and [SEP]; longer texts are truncated.",
+                      HEARTH_FIELD(data.max_length)).atLeast(3).atMost(8192));
+    s.push_back(Entry("data.padding", T::String, "Speed", "Padding",
+                      "Text: max_length pads every sample to data.max_length; longest pads each batch to its "
+                      "longest sample (dynamic padding: less work).", HEARTH_FIELD(data.padding))
+                    .choices({"longest", "max_length"}).toggle());
+    s.push_back(Entry("data.bucket_by_length", T::Bool, "Speed", "Bucket by length",
+                      "Text: batch samples of similar length together (with longest padding, little padding "
+                      "is left); batches are still shuffled.", HEARTH_FIELD(data.bucket_by_length)).toggle());
     s.push_back(Entry("data.val_fraction", T::Double, "Data", "Validation share",
                       "Share of the training data held out for validation.", HEARTH_FIELD(data.val_fraction))
                     .atLeast(0).below(1).widget(ConfigWidget::Fraction));
@@ -80,16 +100,36 @@ std::vector<ConfigKey> buildSchema() {
                     .atLeast(1));
     // Model
     s.push_back(Entry("model.name", T::String, "Model", "Architecture",
-                      "cnn: convolution blocks for images; mlp: fully connected layers for any input.",
-                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp"}));
+                      "cnn: convolution blocks for images; mlp: fully connected layers for any input; distilbert, "
+                      "bert: transformer encoders for text (from model.pretrained or new).",
+                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert"}));
     s.push_back(Entry("model.hidden", T::IntList, "Model", "Hidden widths",
                       "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1));
     s.push_back(Entry("model.channels", T::IntList, "Model", "Channels",
                       "cnn: output channels of each convolution block (1 to 4), e.g. 32, 64.",
                       HEARTH_FIELD(model.channels)).atLeast(1));
     s.push_back(Entry("model.dropout", T::Double, "Model", "Dropout",
-                      "Probability of zeroing activations during training.", HEARTH_FIELD(model.dropout))
+                      "Probability of zeroing activations during training (a pretrained transformer keeps its "
+                      "config.json's).", HEARTH_FIELD(model.dropout))
                     .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+    s.push_back(Entry("model.pretrained", T::String, "Model", "Pretrained",
+                      "distilbert, bert: a Hugging Face checkpoint folder (config.json with model.safetensors, "
+                      "its shards, or pytorch_model.bin); empty: a new model of the sizes below.",
+                      HEARTH_FIELD(model.pretrained)).nullable("new model").widget(ConfigWidget::Path));
+    s.push_back(Entry("model.hidden_size", T::Int, "Model", "Hidden size",
+                      "New transformer: width of the hidden states (a multiple of model.num_heads).",
+                      HEARTH_FIELD(model.hidden_size)).atLeast(8));
+    s.push_back(Entry("model.num_layers", T::Int, "Model", "Layers", "New transformer: encoder layers.",
+                      HEARTH_FIELD(model.num_layers)).atLeast(1).atMost(48));
+    s.push_back(Entry("model.num_heads", T::Int, "Model", "Attention heads", "New transformer: heads per layer.",
+                      HEARTH_FIELD(model.num_heads)).atLeast(1));
+    s.push_back(Entry("model.intermediate_size", T::Int, "Model", "Feed-forward size",
+                      "New transformer: width of each layer's feed-forward block.",
+                      HEARTH_FIELD(model.intermediate_size)).atLeast(1));
+    s.push_back(Entry("model.gradient_checkpointing", T::Bool, "Speed", "Activation checkpointing",
+                      "Transformers: keep only each layer's input and recompute its activations in backward "
+                      "(less memory, about a third more compute).", HEARTH_FIELD(model.gradient_checkpointing))
+                    .toggle());
     // Optimization
     s.push_back(Entry("optimizer.name", T::String, "Optimization", "Optimizer", "The update rule.",
                       HEARTH_FIELD(optimizer.name)).choices({"adam", "adamw", "sgd", "adagrad"}));

@@ -34,22 +34,66 @@ void checkKeys(const ExperimentConfig& cfg, Checker& c) {
 }
 
 // What one key alone cannot say: rules between keys.
+bool isTextKind(const std::string& kind) {
+    return kind == "text_csv" || kind == "wordnet";
+}
+
+bool isTransformer(const std::string& name) {
+    return name == "distilbert" || name == "bert";
+}
+
 void checkData(const DataConfig& d, Checker& c) {
-    if (d.path.empty()) c.fail("data.path", "must name a folder (idx) or a file (csv)");
-    if (d.kind == "csv") {
+    if (d.path.empty()) c.fail("data.path", "must name a folder (idx), a file (csv, text_csv) or data.noun (wordnet)");
+    if (d.kind == "text_csv") {
+        if (d.text_column.empty()) c.fail("data.text_column", "must name the CSV column that holds the text");
+        if (d.label_column.empty()) c.fail("data.label_column", "must name the CSV column that holds the label");
+        if (d.text_column == d.label_column)
+            c.fail("data.text_column", "must differ from data.label_column ('" + d.label_column + "')");
+    }
+    if (isTextKind(d.kind) || d.kind == "csv") {
         const double held_out = (d.val_path ? 0.0 : d.val_fraction) + (d.test_path ? 0.0 : d.test_fraction);
         if (held_out >= 1.0)
             c.fail("data.val_fraction", "val_fraction + test_fraction must leave rows for training (sum is " +
                                             Checker::number(held_out) + ")");
-        if (d.label_column.empty()) c.fail("data.label_column", "must name the CSV column that holds the label");
-    } else if (d.kind == "idx" && (d.val_path || d.test_path)) {
-        c.fail(d.val_path ? "data.val_path" : "data.test_path",
-               "applies to csv data only; IDX data uses the official t10k test files and data.val_fraction");
+        if (d.kind == "csv" && d.label_column.empty())
+            c.fail("data.label_column", "must name the CSV column that holds the label");
     }
+    if ((d.kind == "idx" || d.kind == "wordnet") && (d.val_path || d.test_path)) {
+        c.fail(d.val_path ? "data.val_path" : "data.test_path",
+               d.kind == "idx" ? "applies to csv data only; IDX data uses the official t10k test files and "
+                                 "data.val_fraction"
+                               : "applies to csv and text_csv data only; wordnet splits data.noun by "
+                                 "data.val_fraction and data.test_fraction");
+    }
+}
+
+void checkTransformer(const ExperimentConfig& cfg, Checker& c) {
+    const ModelConfig& m = cfg.model;
+    if (!isTextKind(cfg.data.kind)) {
+        c.fail("model.name", m.name + " is a text model but data.kind is " + cfg.data.kind +
+                                 "; use text_csv or wordnet data, or model.name=cnn/mlp");
+        return;
+    }
+    if (!m.pretrained && m.num_heads > 0 && m.hidden_size % m.num_heads != 0)
+        c.fail("model.hidden_size", "must be a multiple of model.num_heads (" + std::to_string(m.num_heads) +
+                                        "), got " + std::to_string(m.hidden_size));
+    if (!m.pretrained && !cfg.data.tokenizer)
+        c.fail("data.tokenizer", "a new " + m.name + " needs a tokenizer (a vocab.txt, tokenizer.json or folder); "
+                                 "or set model.pretrained to a checkpoint folder that has one");
 }
 
 void checkModel(const ExperimentConfig& cfg, Checker& c) {
     const ModelConfig& m = cfg.model;
+    if (isTransformer(m.name)) {
+        checkTransformer(cfg, c);
+    } else if (isTextKind(cfg.data.kind)) {
+        c.fail("model.name", m.name + " cannot read text (data.kind is " + cfg.data.kind +
+                                 "); use distilbert or bert");
+    } else if (m.gradient_checkpointing) {
+        c.fail("model.gradient_checkpointing", "applies to transformers only (model.name=distilbert or bert)");
+    }
+    if (m.pretrained && !isTransformer(m.name))
+        c.fail("model.pretrained", "applies to distilbert and bert only");
     if (m.name == "cnn") {
         if (m.channels.empty() || m.channels.size() > 4)
             c.fail("model.channels", "a cnn needs 1 to 4 convolution blocks, got " + std::to_string(m.channels.size()));

@@ -13,21 +13,33 @@ namespace hearth {
 inline constexpr const char* kDefaultFashionMnistPath = "/usr/share/datasets/fashion-mnist";
 
 struct DataConfig {
-    std::string kind = "idx";                         // idx | csv
-    std::string path = kDefaultFashionMnistPath;      // idx: folder; csv: training file
+    std::string kind = "idx";                         // idx | csv | text_csv | wordnet
+    std::string path = kDefaultFashionMnistPath;      // idx: folder; csv/text_csv: training file; wordnet: data.noun
     std::optional<std::string> val_path;              // csv: explicit validation file
     std::optional<std::string> test_path;             // csv: explicit test file
-    std::string label_column = "label";               // csv only
+    std::string label_column = "label";               // csv, text_csv
+    std::string text_column = "text";                 // text_csv only
+    std::optional<std::string> tokenizer;             // text: vocab.txt, tokenizer.json or a folder; null = model.pretrained's
+    int64_t max_length = 512;                         // text: tokens per sample, [CLS] and [SEP] included
+    std::string padding = "longest";                  // text: longest (per batch) | max_length (every sample)
+    bool bucket_by_length = false;                    // text: batch samples of similar length together
     double val_fraction = 1.0 / 12.0;                 // of the training file (idx: 5,000 of 60,000)
     double test_fraction = 0.1;                       // csv without test_path only
     std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)
 };
 
 struct ModelConfig {
-    std::string name = "cnn";                         // mlp | cnn
+    std::string name = "cnn";                         // mlp | cnn | distilbert | bert
     std::vector<int64_t> hidden = {256, 128};         // mlp: hidden layer widths
     std::vector<int64_t> channels = {32, 64};         // cnn: conv block widths
     double dropout = 0.25;
+    // Transformers (distilbert, bert): a Hugging Face checkpoint folder, or sizes for a new one.
+    std::optional<std::string> pretrained;            // config.json + model.safetensors / pytorch_model.bin
+    int64_t hidden_size = 256;                        // from scratch: width of the hidden states
+    int64_t num_layers = 4;
+    int64_t num_heads = 4;
+    int64_t intermediate_size = 1024;                 // feed-forward width
+    bool gradient_checkpointing = false;              // recompute each layer's activations in backward
 };
 
 struct OptimizerConfig {

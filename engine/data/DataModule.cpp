@@ -4,6 +4,7 @@
 #include "engine/data/DataError.h"
 #include "engine/data/IdxDataset.h"
 #include "engine/data/Permutation.h"
+#include "engine/data/SplitPlan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,59 +13,10 @@
 namespace hearth {
 namespace {
 
-// Test-set subsampling under data.limit draws from its own stream so that it does not shift
-// when the train/val split changes.
-constexpr uint64_t kTestSeedSalt = 0x9E3779B97F4A7C15ull;
-
-using Indices = std::vector<int64_t>;
-
-struct SplitIndices {
-    Indices train, val, test;
-};
-
-void checkFraction(const char* key, double value) {
-    if (!(value >= 0.0 && value < 1.0))
-        throw ConfigError(key, "must be at least 0 and below 1, got " + std::to_string(value));
-}
-
-size_t fractionOf(size_t n, double fraction) {
-    return static_cast<size_t>(std::llround(static_cast<double>(n) * fraction));
-}
-
-Indices slice(const Indices& v, size_t begin, size_t end) {
-    return Indices(v.begin() + static_cast<std::ptrdiff_t>(begin),
-                   v.begin() + static_cast<std::ptrdiff_t>(end));
-}
-
-// data.limit: keep the first `limit` (already shuffled) training samples and shrink val/test by
-// the same ratio, keeping at least one sample in each non-empty split.
-void applyLimit(SplitIndices& s, const std::optional<int64_t>& limit) {
-    if (!limit) return;
-    if (*limit < 1) throw ConfigError("data.limit", "must be at least 1, got " + std::to_string(*limit));
-    const auto cap = static_cast<size_t>(*limit);
-    if (cap >= s.train.size()) return;
-    const double ratio = static_cast<double>(cap) / static_cast<double>(s.train.size());
-    s.train.resize(cap);
-    for (Indices* split : {&s.val, &s.test})
-        if (!split->empty())
-            split->resize(std::max<size_t>(1, fractionOf(split->size(), ratio)));
-}
-
-std::shared_ptr<const Dataset> sortedSubset(std::shared_ptr<const Dataset> parent, Indices idx) {
-    // Splits keep file order: evaluation and per-sample predictions read naturally.
-    std::sort(idx.begin(), idx.end());
-    return std::make_shared<Subset>(std::move(parent), std::move(idx));
-}
-
 std::string shapeText(const std::vector<int64_t>& shape) {
     std::string text;
     for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
     return text;
-}
-
-std::string countsText(const DataSplits& s) {
-    return std::to_string(s.train->size()) + "/" + std::to_string(s.val->size()) + "/" +
-           std::to_string(s.test->size()) + " samples";
 }
 
 DataSplits loadIdxSplits(const DataConfig& config, uint64_t seed) {
@@ -154,10 +106,11 @@ DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
 
 }  // namespace
 
-DataSplits loadDataSplits(const DataConfig& config, uint64_t seed) {
+DataSplits loadDataSplits(const DataConfig& config, uint64_t seed, const TextSplitOptions& text) {
     if (config.kind == "idx") return loadIdxSplits(config, seed);
     if (config.kind == "csv") return loadCsvSplits(config, seed);
-    throw ConfigError("data.kind", "unknown data kind '" + config.kind + "' (expected idx or csv)");
+    if (config.kind == "text_csv" || config.kind == "wordnet") return loadTextSplits(config, seed, text);
+    throw ConfigError("data.kind", "unknown data kind '" + config.kind + "' (expected idx, csv, text_csv or wordnet)");
 }
 
 }  // namespace hearth

@@ -77,6 +77,11 @@ int64_t Subset::sourceIndex(int64_t index) const {
     return parent_->sourceIndex(indices_[static_cast<size_t>(index)]);
 }
 
+int64_t Subset::sampleLength(int64_t index) const {
+    checkIndex(index, size());
+    return parent_->sampleLength(indices_[static_cast<size_t>(index)]);
+}
+
 std::string Subset::describe(int64_t index) const {
     checkIndex(index, size());
     return parent_->describe(indices_[static_cast<size_t>(index)]);

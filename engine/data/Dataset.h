@@ -33,6 +33,8 @@ public:
     virtual int64_t sourceIndex(int64_t index) const { return index; }
     // A short human-readable rendering of the raw sample (tabular: the CSV row's values).
     virtual std::string describe(int64_t index) const;
+    // Tokens of a text sample (what length bucketing sorts by); 0 for fixed-size samples.
+    virtual int64_t sampleLength(int64_t /*index*/) const { return 0; }
 };
 
 // A view of `indices` of a parent dataset (train/val splits, limits).
@@ -46,6 +48,7 @@ public:
     const std::vector<std::string>& classNames() const override { return parent_->classNames(); }
     int64_t sourceIndex(int64_t index) const override;
     std::string describe(int64_t index) const override;
+    int64_t sampleLength(int64_t index) const override;
 private:
     std::shared_ptr<const Dataset> parent_;
     std::vector<int64_t> indices_;
@@ -58,6 +61,13 @@ struct DataSplits {
     std::string description;   // "Fashion-MNIST (IDX) 55000/5000/10000, 1x28x28, 10 classes"
     bool is_image = false;     // inputs are [C,H,W] images (the GUI shows them)
     std::vector<std::string> notes;  // what the user should know about how the files were read
+    // Text data: what a transformer needs to know about its inputs (vocab_size 0 otherwise).
+    struct Text {
+        int64_t vocab_size = 0;
+        int64_t max_length = 0;
+        int64_t pad_id = 0;
+        std::string tokenizer;       // the file the tokenizer was read from
+    } text;
 };
 
 }  // namespace hearth

@@ -2,6 +2,7 @@
 
 #include "engine/data/Permutation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -64,6 +65,7 @@ struct Loader::Impl {
     size_t max_in_flight = 1;
 
     BatchPlan epochPlan(int64_t epoch) const;
+    BatchPlan bucketedBatches(const std::vector<int64_t>& shard, int64_t epoch) const;
     Batch build(const std::vector<int64_t>& indices) const;
     Batch toDevice(Batch batch) const;
     bool claimable() const {
@@ -100,11 +102,46 @@ BatchPlan Loader::Impl::epochPlan(int64_t epoch) const {
     }
     BatchPlan batches;
     const auto bs = static_cast<size_t>(options.batch_size);
+    if (options.bucket_by_length) return bucketedBatches(shard, epoch);
     for (size_t start = 0; start < shard.size(); start += bs) {
         const size_t end = std::min(shard.size(), start + bs);
         if (end - start < bs && options.drop_last) break;
         batches.emplace_back(shard.begin() + static_cast<std::ptrdiff_t>(start),
                              shard.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    return batches;
+}
+
+// Length bucketing (as Hugging Face's group_by_length): windows of kBucketWindow batches of the
+// shuffled shard are sorted by sample length (longest first) and cut into batches, then the
+// batches of the epoch are shuffled with their own seeded stream. Same seed, same plan.
+BatchPlan Loader::Impl::bucketedBatches(const std::vector<int64_t>& shard, int64_t epoch) const {
+    constexpr size_t kBucketWindow = 50;
+    const auto bs = static_cast<size_t>(options.batch_size);
+    BatchPlan batches;
+    for (size_t begin = 0; begin < shard.size(); begin += bs * kBucketWindow) {
+        const size_t end = std::min(shard.size(), begin + bs * kBucketWindow);
+        std::vector<std::pair<int64_t, int64_t>> window;   // (-length, sample): longest first, stable
+        window.reserve(end - begin);
+        for (size_t i = begin; i < end; ++i) window.emplace_back(-dataset->sampleLength(shard[i]), shard[i]);
+        std::stable_sort(window.begin(), window.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (size_t start = 0; start < window.size(); start += bs) {
+            const size_t stop = std::min(window.size(), start + bs);
+            if (stop - start < bs && options.drop_last) break;
+            std::vector<int64_t> batch;
+            batch.reserve(stop - start);
+            for (size_t i = start; i < stop; ++i) batch.push_back(window[i].second);
+            batches.push_back(std::move(batch));
+        }
+    }
+    if (options.shuffle && batches.size() > 1) {
+        const auto order = seededPermutation(static_cast<int64_t>(batches.size()),
+                                             (options.seed + static_cast<uint64_t>(epoch)) ^ 0xB0C4E7ull);
+        BatchPlan shuffled;
+        shuffled.reserve(batches.size());
+        for (int64_t k : order) shuffled.push_back(std::move(batches[static_cast<size_t>(k)]));
+        batches = std::move(shuffled);
     }
     return batches;
 }

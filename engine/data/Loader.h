@@ -24,6 +24,9 @@ struct LoaderOptions {
     // false: next() hands out host batches (pinned when pin_memory is in effect) and the caller
     // copies them (the Trainer does, through its Strategy, so the copy is timed on its own).
     bool copy_to_device = true;
+    // Text: within windows of 50 batches of the shuffled order, sort samples by length before
+    // cutting batches, then shuffle the batches (little padding, order still random).
+    bool bucket_by_length = false;
     int64_t rank = 0;                 // this rank's shard of every epoch
     int64_t world_size = 1;
 };

@@ -9,6 +9,7 @@ target_sources(hearth_engine PRIVATE
   data/WordNetGlosses.cpp
   data/CsvReader.cpp
   data/CsvDataset.cpp
+  data/SplitPlan.cpp
   data/DataModule.cpp
   data/Loader.cpp)
 target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)

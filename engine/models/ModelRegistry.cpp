@@ -3,7 +3,9 @@
 #include "engine/models/ModelRegistry.h"
 
 #include "engine/models/Cnn.h"
+#include "engine/models/HfCheckpoint.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/Transformer.h"
 
 #include <map>
 #include <numeric>
@@ -56,8 +58,48 @@ std::shared_ptr<ClassifierImpl> makeCnn(const ModelConfig& config, const ModelIn
     return std::make_shared<CnnImpl>(shape, config.channels, config.dropout, input.num_classes);
 }
 
+// A new encoder of the config's sizes, or the pretrained checkpoint's, checked against the data.
+std::shared_ptr<ClassifierImpl> makeTransformer(const ModelConfig& config, const ModelInput& input) {
+    if (input.vocab_size <= 0)
+        throw ConfigError("model.name", config.name + " reads token ids; use text data (data.kind text_csv or wordnet)");
+    TransformerClassifier model{nullptr};
+    if (config.pretrained) {
+        model = loadPretrainedClassifier(*config.pretrained, config.name, input.num_classes);
+    } else {
+        TransformerSpec spec;
+        spec.family = config.name == "bert" ? TransformerSpec::Family::Bert : TransformerSpec::Family::DistilBert;
+        spec.vocab_size = input.vocab_size;
+        spec.max_positions = input.max_length;
+        spec.hidden = config.hidden_size;
+        spec.layers = config.num_layers;
+        spec.heads = config.num_heads;
+        spec.intermediate = config.intermediate_size;
+        spec.hidden_dropout = spec.attention_dropout = spec.classifier_dropout = config.dropout;
+        spec.pad_token_id = input.pad_id;
+        spec.num_labels = input.num_classes;
+        if (spec.hidden % spec.heads != 0)
+            throw ConfigError("model.hidden_size", "must be a multiple of model.num_heads");
+        model = TransformerClassifier(spec);
+        model->addNote("new " + config.name + ": " + std::to_string(spec.layers) + " layers, width " +
+                       std::to_string(spec.hidden) + ", " + std::to_string(spec.heads) + " heads, vocabulary " +
+                       std::to_string(spec.vocab_size));
+    }
+    const TransformerSpec& spec = model->spec();
+    if (input.vocab_size > spec.vocab_size)
+        throw ConfigError("data.tokenizer", "the tokenizer has " + std::to_string(input.vocab_size) +
+                                                " tokens but the model's embeddings have " +
+                                                std::to_string(spec.vocab_size) + "; use the checkpoint's own tokenizer");
+    if (input.max_length > spec.max_positions)
+        throw ConfigError("data.max_length", "the model has " + std::to_string(spec.max_positions) +
+                                                 " positions; set data.max_length to at most that, got " +
+                                                 std::to_string(input.max_length));
+    model->setGradientCheckpointing(config.gradient_checkpointing);
+    return model.ptr();
+}
+
 const std::map<std::string, ModelFactory>& registry() {
-    static const std::map<std::string, ModelFactory> factories = {{"cnn", makeCnn}, {"mlp", makeMlp}};
+    static const std::map<std::string, ModelFactory> factories = {
+        {"cnn", makeCnn}, {"mlp", makeMlp}, {"distilbert", makeTransformer}, {"bert", makeTransformer}};
     return factories;
 }
 
@@ -110,8 +152,10 @@ std::vector<std::string> modelSummary(const torch::nn::Module& model) {
             continue;  // containers: their leaves are listed
         }
         Row row;
-        // "features.block1_conv1" reads better as "block1_conv1"; the leaf names are unique.
-        row.name = item.key().substr(item.key().rfind('.') + 1);
+        // "features.block1_conv1" reads better as "block1_conv1"; layered models (transformers)
+        // repeat leaf names, so they keep the path ("layers.0.q").
+        row.name = item.key().find("layers.") != std::string::npos ? item.key()
+                                                                     : item.key().substr(item.key().rfind('.') + 1);
         std::ostringstream desc;
         item.value()->pretty_print(desc);
         row.description = desc.str();

@@ -20,11 +20,17 @@ public:
     virtual torch::Tensor forward(torch::Tensor x) = 0;
     virtual torch::Tensor forwardBatch(const Batch& batch) { return forward(batch.input()); }
     virtual bool isConvolutional() const { return false; }
+    // What the user should know about how the model was built (weights loaded, heads initialised).
+    virtual std::vector<std::string> notes() const { return {}; }
 };
 
 struct ModelInput {
     std::vector<int64_t> sample_shape;   // e.g. {1, 28, 28} or {num_features}
     int64_t num_classes = 0;
+    // Text data (DataSplits::text): the tokenizer's vocabulary, tokens per sample, padding id.
+    int64_t vocab_size = 0;
+    int64_t max_length = 0;
+    int64_t pad_id = 0;
 };
 
 using ModelFactory = std::function<std::shared_ptr<ClassifierImpl>(const ModelConfig&, const ModelInput&)>;

@@ -3,4 +3,8 @@ target_sources(hearth_engine PRIVATE
   models/ModelRegistry.cpp
   models/Mlp.cpp
   models/Cnn.cpp
-  models/SafeTensors.cpp)
+  models/SafeTensors.cpp
+  models/TransformerSpec.cpp
+  models/Transformer.cpp
+  models/ActivationCheckpoint.cpp
+  models/HfCheckpoint.cpp)

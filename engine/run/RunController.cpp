@@ -9,6 +9,7 @@
 #include "engine/data/DataModule.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
+#include "engine/text/TokenizedCorpus.h"
 #include "engine/run/RunSetup.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainingError.h"
@@ -75,18 +76,26 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     config.trainer = resolveTrainer(requested.trainer, caps);
     const torch::Device device = resolveDevice(config.trainer, caps);
     applyGlobalSettings(config, device);
-    const DataSplits splits = loadDataSplits(config.data, config.seed);
+    TextSplitOptions text;
+    text.tokenizer_fallback = config.model.pretrained;
+    text.cache_dir = defaultTokenCacheDir();
+    text.log = [&sink](const std::string& line) { sink.onEvent(LogLine{LogLine::Level::Info, line}); };
+    const DataSplits splits = loadDataSplits(config.data, config.seed, text);
     if (!splits.train || splits.train->size() == 0) {
         throw DataError("the training split is empty (" + splits.description + ")");
     }
     // Re-seed so the weights do not depend on how many random numbers data loading drew.
     torch::manual_seed(config.seed);
-    auto model = createModel(config.model,
-                             ModelInput{splits.train->sampleShape(), static_cast<int64_t>(splits.class_names.size())});
+    ModelInput input{splits.train->sampleShape(), static_cast<int64_t>(splits.class_names.size())};
+    input.vocab_size = splits.text.vocab_size;
+    input.max_length = splits.text.max_length;
+    input.pad_id = splits.text.pad_id;
+    auto model = createModel(config.model, input);
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
     for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
+    for (const auto& note : model->notes()) sink.onEvent(LogLine{LogLine::Level::Info, "model: " + note});
     for (const auto& note : ineffectiveToggles(config, device, trainer)) {
         sink.onEvent(LogLine{LogLine::Level::Warning, note});
     }

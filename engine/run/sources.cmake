@@ -2,4 +2,5 @@
 target_sources(hearth_engine PRIVATE
   run/RunSetup.cpp
   run/RunController.cpp
-  run/TechniqueLadder.cpp)
+  run/TechniqueLadder.cpp
+  run/TextPredictor.cpp)

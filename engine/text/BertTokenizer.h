@@ -48,6 +48,7 @@ public:
     int64_t vocabSize() const { return static_cast<int64_t>(vocab_.size()); }
     const BertTokenizerOptions& options() const { return options_; }
     const std::string& source() const { return source_; }  // the file it was read from
+    const std::vector<std::string>& vocab() const { return vocab_; }  // tokens in id order
 
 private:
     void appendWordPieces(const std::u32string& word, std::vector<int32_t>& out) const;

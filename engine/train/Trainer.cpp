@@ -56,7 +56,9 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
       monitor_(strategy_->device()) {
     const auto& t = config_.trainer;
     strategy_->setupModel(*model_, t.channels_last);
-    train_loader_ = std::make_unique<Loader>(splits_.train, strategy_->loaderOptions(t, true, config_.seed));
+    LoaderOptions train_options = strategy_->loaderOptions(t, true, config_.seed);
+    train_options.bucket_by_length = config_.data.bucket_by_length;
+    train_loader_ = std::make_unique<Loader>(splits_.train, train_options);
     // Validation and test are sharded too; evaluate() gathers every rank's rows (each sample once).
     val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed));
     test_loader_ = std::make_unique<Loader>(splits_.test, strategy_->loaderOptions(t, false, config_.seed));

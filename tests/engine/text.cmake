@@ -6,3 +6,6 @@ hearth_add_test(NAME test_safetensors SOURCES test_safetensors.cpp LIBS nlohmann
   LABELS engine text)
 target_compile_definitions(test_safetensors PRIVATE HEARTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 hearth_add_test(NAME test_wordnet_glosses SOURCES test_wordnet_glosses.cpp LIBS hearth_engine LABELS engine text data)
+hearth_add_test(NAME test_transformer SOURCES test_transformer.cpp TORCH LABELS engine text models)
+target_compile_definitions(test_transformer PRIVATE HEARTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+hearth_add_test(NAME test_text_data SOURCES test_text_data.cpp TORCH LABELS engine text data)
