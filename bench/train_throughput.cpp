@@ -1,5 +1,8 @@
-// hearth_bench_train: trains an MLP or CNN on Fashion-MNIST through Hearth's engine (the same
-// runExperiment the GUI and CLI use) and prints the training throughput as one JSON object.
+// hearth_bench_train: trains an MLP or CNN on Fashion-MNIST, or a DistilBERT/BERT-shaped
+// transformer on a text CSV, through Hearth's engine (the same runExperiment the GUI and CLI use)
+// and prints the training throughput as one JSON object. Text: every sample is padded or cut to
+// --seq tokens (data.padding=max_length), so batches have one shape; the counterpart is
+// bench/transformers_step.py (bench/text_step_compare.sh runs both).
 // Its plain PyTorch counterpart is bench/plain_torch_loop.py (compare_train_throughput.sh runs both),
 // its Lightning counterpart bench/lightning_loop.py (bench/compare_gpu.sh runs all three on CUDA).
 
@@ -90,7 +93,17 @@ int main(int argc, char** argv) {
     std::string data = hearth::kDefaultFashionMnistPath;
     int64_t batch = 64, threads = 2, epochs = 1, limit = 0, workers = 0, warmup = 50;
     uint64_t seed = 42;
-    app.add_option("--model", model, "mlp | cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+    app.add_option("--model", model, "mlp | cnn | distilbert | bert")
+        ->check(CLI::IsMember({"mlp", "cnn", "distilbert", "bert"}));
+    std::string text_csv, vocab;
+    int64_t seq = 128, dim = 768, layers = 6, heads = 12, ffn = 3072;
+    app.add_option("--text-csv", text_csv, "transformers: a CSV with text,label columns");
+    app.add_option("--vocab", vocab, "transformers: the WordPiece vocab.txt");
+    app.add_option("--seq", seq, "transformers: tokens per sample");
+    app.add_option("--dim", dim);
+    app.add_option("--layers", layers);
+    app.add_option("--heads", heads);
+    app.add_option("--ffn", ffn);
     app.add_option("--hidden", hidden, "mlp hidden widths, comma-separated (default 256,128)");
     app.add_option("--batch-size", batch);
     app.add_option("--threads", threads, "intra-op threads (torch.set_num_threads)");
@@ -114,6 +127,20 @@ int main(int argc, char** argv) {
     }
     config.model.name = model;
     config.model.hidden = parseWidths(hidden);
+    if (model == "distilbert" || model == "bert") {
+        config.data.kind = "text_csv";
+        config.data.path = text_csv;
+        config.data.tokenizer = vocab;
+        config.data.max_length = seq;
+        config.data.padding = "max_length";
+        config.data.val_fraction = 0.05;
+        config.data.test_fraction = 0.05;
+        config.model.hidden_size = dim;
+        config.model.num_layers = layers;
+        config.model.num_heads = heads;
+        config.model.intermediate_size = ffn;
+        config.model.dropout = 0.1;
+    }
     config.optimizer.name = "adam";
     config.optimizer.lr = 1e-3;
     config.trainer.max_epochs = epochs;
@@ -138,6 +165,13 @@ int main(int argc, char** argv) {
     out["model"] = model;
     if (model == "mlp") {
         out["hidden"] = config.model.hidden;
+    }
+    if (config.data.kind == "text_csv") {
+        out["seq"] = seq;
+        out["dim"] = dim;
+        out["layers"] = layers;
+        out["heads"] = heads;
+        out["ffn"] = ffn;
     }
     out["precision"] = precision;
     out["accelerator"] = accelerator;

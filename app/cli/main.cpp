@@ -1,5 +1,6 @@
 // hearth-cli: the headless twin of the workbench (servers, CI, GPU machines).
 #include "LocalLauncher.h"
+#include "PredictCommand.h"
 #include "RunCommand.h"
 #include "StoreCommands.h"
 #include "SweepCommand.h"
@@ -51,6 +52,7 @@ int runCli(int argc, char** argv) {
     hearth::cli::registerSweepCommand(app, sweep_options, run_options.db_path, exit_code);
     hearth::cli::StoreCommandContext store_context{run_options.db_path};
     hearth::cli::registerStoreCommands(app, store_context, exit_code);
+    hearth::cli::registerPredictCommand(app, store_context, exit_code);
 
     try {
         app.parse(argc, argv);

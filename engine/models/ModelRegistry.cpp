@@ -9,6 +9,7 @@
 
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 namespace hearth {
@@ -152,10 +153,9 @@ std::vector<std::string> modelSummary(const torch::nn::Module& model) {
             continue;  // containers: their leaves are listed
         }
         Row row;
-        // "features.block1_conv1" reads better as "block1_conv1"; layered models (transformers)
-        // repeat leaf names, so they keep the path ("layers.0.q").
-        row.name = item.key().find("layers.") != std::string::npos ? item.key()
-                                                                     : item.key().substr(item.key().rfind('.') + 1);
+        // "features.block1_conv1" reads better as "block1_conv1" (the full path is kept below
+        // when leaf names repeat, as in a transformer's layers: "layers.0.q").
+        row.name = item.key();
         std::ostringstream desc;
         item.value()->pretty_print(desc);
         row.description = desc.str();
@@ -165,6 +165,16 @@ std::vector<std::string> modelSummary(const torch::nn::Module& model) {
         name_width = std::max(name_width, row.name.size());
         desc_width = std::max(desc_width, row.description.size());
         rows.push_back(std::move(row));
+    }
+    std::set<std::string> leaves;
+    bool repeated = false;
+    for (const auto& row : rows) repeated |= !leaves.insert(row.name.substr(row.name.rfind('.') + 1)).second;
+    if (!repeated) {
+        name_width = 0;
+        for (auto& row : rows) {
+            row.name = row.name.substr(row.name.rfind('.') + 1);
+            name_width = std::max(name_width, row.name.size());
+        }
     }
     std::vector<std::string> lines;
     for (const auto& row : rows) {

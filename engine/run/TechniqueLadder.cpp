@@ -15,8 +15,17 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.devices = 1;
     current.trainer.num_nodes = 1;
     current.trainer.strategy = "auto";
+    // Text: the baseline pads every sample to data.max_length, as the seed study effectively ran.
+    const bool text = base.data.kind == "text_csv" || base.data.kind == "wordnet";
+    if (text) {
+        current.data.padding = "max_length";
+        current.data.bucket_by_length = false;
+    }
     current.name = base.name + " · baseline";
-    steps.push_back({"baseline", "32-true, loader on the training thread, no accumulation", current});
+    steps.push_back({"baseline",
+                     std::string("32-true, loader on the training thread, no accumulation") +
+                         (text ? ", every sample padded to " + std::to_string(base.data.max_length) + " tokens" : ""),
+                     current});
 
     const bool on_cuda = base.trainer.accelerator == "cuda" || (base.trainer.accelerator == "auto" && caps.cuda_available);
     const std::string mixed = (!on_cuda || caps.cuda_bf16) ? "bf16-mixed" : "16-mixed";
@@ -27,10 +36,24 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
                                            : "autocast to float16 with a dynamic GradScaler",
                      current});
 
+    // Text: padding each batch only to its longest sample, then batching similar lengths together.
+    std::string so_far = mixed;
+    if (text) {
+        current.data.padding = "longest";
+        so_far += " + dynamic padding";
+        current.name = base.name + " · " + so_far;
+        steps.push_back({"+ dynamic padding", "each batch padded to its longest sample", current});
+        current.data.bucket_by_length = true;
+        so_far += " + bucketing";
+        current.name = base.name + " · " + so_far;
+        steps.push_back({"+ length bucketing", "samples of similar length batched together (batches still shuffled)",
+                         current});
+    }
+
     current.trainer.num_workers = std::max<int64_t>(1, options.loader_workers);
     current.trainer.pin_memory = true;
     current.trainer.persistent_workers = true;
-    current.name = base.name + " · " + mixed + " + workers";
+    current.name = base.name + " · " + so_far + " + workers";
     steps.push_back({"+ workers",
                      std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
                          (on_cuda ? ", pinned memory with non-blocking copies" : " (pinned memory n/a on CPU)"),
@@ -43,7 +66,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
             throw ConfigError("target_batch", "must be a multiple of trainer.batch_size (" + std::to_string(micro) +
                                                   "), got " + std::to_string(target));
         current.trainer.accumulate_grad_batches = target / micro;
-        current.name = base.name + " · " + mixed + " + workers + accumulation";
+        current.name = base.name + " · " + so_far + " + workers + accumulation";
         steps.push_back({"+ accumulation",
                          "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
                              std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches",

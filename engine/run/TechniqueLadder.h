@@ -1,7 +1,8 @@
 #pragma once
 // TechniqueLadder: the speed study as a list of runs, each adding one technique to the previous:
-// 32-true baseline on one device -> mixed precision -> + loader workers / pinned memory ->
-// + accumulation -> + DDP on every GPU (when the machine has several and c10d is built in).
+// 32-true baseline on one device -> mixed precision -> (text: + dynamic padding -> + length
+// bucketing) -> + loader workers / pinned memory -> + accumulation -> + DDP on every GPU (when the
+// machine has several and c10d is built in).
 // Shared by `hearth-cli sweep --ladder` and the workbench's Ladder button.
 
 #include "engine/config/ExperimentConfig.h"

@@ -54,6 +54,11 @@ LoadedModel fromFolder(const PredictModel& source, const PredictOptions& options
                             "); fine-tune it first (hearth-cli run) and predict with --run");
     LoadedModel out{model.ptr(), BertTokenizer::fromFile(options.tokenizer.value_or(source.folder)),
                     id2label(config, spec.num_labels), std::min<int64_t>(spec.max_positions, 512)};
+    if (out.tokenizer.vocabSize() > spec.vocab_size)
+        throw ConfigError("--tokenizer", "the tokenizer " + out.tokenizer.source() + " has " +
+                                             std::to_string(out.tokenizer.vocabSize()) +
+                                             " tokens but the model's embeddings have " +
+                                             std::to_string(spec.vocab_size) + "; use the checkpoint's own tokenizer");
     return out;
 }
 

@@ -169,10 +169,13 @@ TokenizedCorpus encodeAll(const std::vector<std::string>& texts, const BertToken
     pool.reserve(threads);
     for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
     {
+        // Progress only for runs long enough to watch (a second or more).
+        const auto start = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(mutex);
         while (done.load() < n && !error) {
             finished.wait_for(lock, std::chrono::milliseconds(250));
-            if (options.progress && done.load() < n && !error) {
+            if (options.progress && done.load() < n && !error &&
+                std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) {
                 lock.unlock();
                 options.progress(static_cast<int64_t>(done.load()), static_cast<int64_t>(n));
                 lock.lock();

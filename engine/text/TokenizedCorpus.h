@@ -29,7 +29,7 @@ struct TokenizeOptions {
     int64_t max_length = 512;        // [CLS] and [SEP] included, as transformers' truncation=True
     int threads = 0;                 // 0: every core
     std::string cache_dir;           // "" = no cache
-    // Called on the calling thread about every quarter second while tokenising (not from cache).
+    // Called on the calling thread about every quarter second once tokenising has taken a second.
     std::function<void(int64_t done, int64_t total)> progress;
 };
 

@@ -74,6 +74,34 @@ private Q_SLOTS:
         QCOMPARE(buildTechniqueLadder(base, caps).size(), size_t(3));
     }
 
+    void textLadderAddsDynamicPaddingThenBucketing() {
+        ExperimentConfig base;
+        base.data.kind = "wordnet";
+        base.data.tokenizer = "vocab.txt";
+        base.data.max_length = 128;
+        base.data.padding = "longest";        // the baseline pads to max_length
+        base.data.bucket_by_length = true;
+        base.model.name = "distilbert";
+        const auto steps = buildTechniqueLadder(base, DeviceCapabilities{}, LadderOptions{256, 2});
+        QCOMPARE(steps.size(), size_t(6));
+        QCOMPARE(QString::fromStdString(steps[0].config.data.padding), QString("max_length"));
+        QVERIFY(!steps[0].config.data.bucket_by_length);
+        QVERIFY(QString::fromStdString(steps[0].change).contains("128 tokens"));
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ bf16-mixed"));
+        QCOMPARE(QString::fromStdString(steps[1].config.data.padding), QString("max_length"));
+        QCOMPARE(QString::fromStdString(steps[2].label), QString("+ dynamic padding"));
+        QCOMPARE(QString::fromStdString(steps[2].config.data.padding), QString("longest"));
+        QVERIFY(!steps[2].config.data.bucket_by_length);
+        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ length bucketing"));
+        QVERIFY(steps[3].config.data.bucket_by_length);
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ workers"));
+        QVERIFY(steps[4].config.data.bucket_by_length);
+        QCOMPARE(QString::fromStdString(steps[5].label), QString("+ accumulation"));
+        QCOMPARE(steps[5].config.trainer.accumulate_grad_batches, int64_t(4));
+        for (const auto& s : steps) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
+        for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
+    }
+
     void stepNamesAreDistinct() {
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{});
         QVERIFY(steps[0].config.name != steps[1].config.name);

@@ -1,5 +1,7 @@
 #include "ui/experiment/ExperimentForm.h"
 
+#include "ui/experiment/CheckpointSummary.h"
+
 #include "engine/config/ConfigSchema.h"
 
 #include "ui/widgets/Format.h"
@@ -8,6 +10,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -128,8 +131,10 @@ QLineEdit* ExperimentForm::addPath(QFormLayout* form, const std::string& key, co
     button->setToolTip(tr("Choose…"));
     if (folderChoice) {
         auto* menu = new QMenu(button);
-        menu->addAction(tr("IDX Folder…"), this, [this, key] { browse(key, true); });
-        menu->addAction(tr("CSV File…"), this, [this, key] { browse(key, false); });
+        const bool data = key == "data.path";
+        menu->addAction(data ? tr("IDX Folder…") : tr("Folder…"), this, [this, key] { browse(key, true); });
+        menu->addAction(data ? tr("CSV File…") : tr("vocab.txt or tokenizer.json…"), this,
+                        [this, key] { browse(key, false); });
         button->setMenu(menu);
         button->setPopupMode(QToolButton::InstantPopup);
     } else {
@@ -188,6 +193,12 @@ void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
             addChoice(f, key.key, label, values, help);
         } else if (key.widget == ConfigWidget::Path || key.widget == ConfigWidget::DirectoryOrFile) {
             addPath(f, key.key, label, help, key.widget == ConfigWidget::DirectoryOrFile);
+            if (key.key == "model.pretrained") {
+                // What the chosen checkpoint holds, under its field.
+                m_checkpoint = new CheckpointSummary(this);
+                f->addRow(m_checkpoint);
+                connect(m_texts.at(key.key), &QLineEdit::textChanged, m_checkpoint, &CheckpointSummary::setFolder);
+            }
         } else {
             addText(f, key.key, label, help);
         }
@@ -268,9 +279,25 @@ void ExperimentForm::offerWhatCanRun(const hearth::DeviceCapabilities& caps)
 void ExperimentForm::setDataSource(const QString& path)
 {
     const QFileInfo info(path);
-    setChoice("data.kind", info.isDir() ? "idx" : "csv");
-    if (!info.isDir())
+    // A CSV whose header has a text column holds texts (IMDB layout): a transformer reads it.
+    QString header;
+    if (QFile file(path); !info.isDir() && file.open(QIODevice::ReadOnly))
+        header = QString::fromUtf8(file.readLine()).trimmed().toLower();
+    const QStringList columns = header.split(QLatin1Char(','));
+    const auto textColumn = std::find_if(columns.begin(), columns.end(), [](const QString& c) {
+        return c == QLatin1String("text") || c == QLatin1String("review") || c == QLatin1String("sentence");
+    });
+    if (info.isDir()) {
+        setChoice("data.kind", "idx");
+    } else if (textColumn != columns.end()) {
+        setChoice("data.kind", "text_csv");
+        setText("data.text_column", *textColumn);
+        if (choice("model.name") != "bert")
+            setChoice("model.name", "distilbert");
+    } else {
+        setChoice("data.kind", "csv");
         setChoice("model.name", "mlp");   // a cnn needs images; tabular rows need an mlp
+    }
     setText("data.path", info.absoluteFilePath());
 }
 
@@ -278,7 +305,14 @@ void ExperimentForm::browse(const std::string& key, bool folder)
 {
     const QString current = text(key);
     QString chosen;
-    if (folder)
+    if (key == "model.pretrained")
+        chosen = QFileDialog::getExistingDirectory(this, tr("Choose a Hugging Face Checkpoint Folder"), current);
+    else if (key == "data.tokenizer" && folder)
+        chosen = QFileDialog::getExistingDirectory(this, tr("Choose a Tokenizer Folder"), current);
+    else if (key == "data.tokenizer")
+        chosen = QFileDialog::getOpenFileName(this, tr("Choose a Tokenizer File"), QFileInfo(current).absolutePath(),
+                                              tr("Tokenizers (vocab.txt tokenizer.json);;All files (*)"));
+    else if (folder)
         chosen = QFileDialog::getExistingDirectory(this, tr("Choose IDX Data Folder"), current);
     else
         chosen = QFileDialog::getOpenFileName(this, tr("Choose CSV File"), QFileInfo(current).absolutePath(),
@@ -312,12 +346,24 @@ void ExperimentForm::updateApplicability()
     enable("scheduler.gamma", sched == "step");
     enable("scheduler.warmup_steps", sched == "linear-warmup");
     enable("scheduler.min_lr", sched == "cosine" || sched == "linear-warmup");
-    enable("model.hidden", choice("model.name") == "mlp");
-    enable("model.channels", choice("model.name") == "cnn");
-    enable("data.val_path", csv);
-    enable("data.test_path", csv);
-    enable("data.label_column", csv);
-    enable("data.test_fraction", csv && text("data.test_path").isEmpty());
+    const std::string model = choice("model.name"), kind = choice("data.kind");
+    const bool transformer = model == "distilbert" || model == "bert";
+    const bool textData = kind == "text_csv" || kind == "wordnet";
+    const bool newTransformer = transformer && text("model.pretrained").trimmed().isEmpty();
+    enable("model.hidden", model == "mlp");
+    enable("model.channels", model == "cnn");
+    enable("model.pretrained", transformer);
+    for (const char* key : {"model.hidden_size", "model.num_layers", "model.num_heads", "model.intermediate_size"})
+        enable(key, newTransformer);
+    enable("model.gradient_checkpointing", transformer);
+    enable("model.dropout", !transformer || newTransformer);
+    for (const char* key : {"data.tokenizer", "data.max_length", "data.padding", "data.bucket_by_length"})
+        enable(key, textData);
+    enable("data.text_column", kind == "text_csv");
+    enable("data.val_path", csv || kind == "text_csv");
+    enable("data.test_path", csv || kind == "text_csv");
+    enable("data.label_column", csv || kind == "text_csv");
+    enable("data.test_fraction", (csv || textData) && text("data.test_path").isEmpty());
     enable("trainer.prefetch_factor", m_ints.at("trainer.num_workers")->value() > 0);
     updateDevices();
 }

@@ -23,6 +23,8 @@ class QVBoxLayout;
 
 namespace hearth::ui {
 
+class CheckpointSummary;
+
 class TextReader;
 class ValidatedField;
 
@@ -91,6 +93,7 @@ private:
     std::map<std::string, QCheckBox*> m_flags;
     QLabel* m_capabilities = nullptr;
     QLabel* m_globalBatch = nullptr;   // batch x devices x nodes x accumulation
+    CheckpointSummary* m_checkpoint = nullptr;   // under model.pretrained
     hearth::DeviceCapabilities m_caps;
     bool m_loading = false;
 };

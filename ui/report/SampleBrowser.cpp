@@ -3,8 +3,13 @@
 #include "ui/report/IdxImageReader.h"
 #include "ui/widgets/Format.h"
 
+#include "engine/data/WordNetGlosses.h"
+#include "engine/text/TextCsv.h"
+
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -80,7 +85,11 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
     m_dataKind = data.value("kind").toString();
     m_dataPath = data.value("path").toString();
     m_testPath = data.value("test_path").toString();
+    m_textColumn = data.value("text_column").toString(QStringLiteral("text"));
+    m_labelColumn = data.value("label_column").toString(QStringLiteral("label"));
     m_classNames = classNames;
+    if (isText())
+        loadTexts();
     m_predictions = std::move(predictions);
     std::stable_sort(m_predictions.begin(), m_predictions.end(),
                      [](const auto& a, const auto& b) { return a.confidence > b.confidence; });
@@ -140,6 +149,11 @@ void SampleBrowser::rebuild()
                                                             formatPercent(p.confidence, 0)));
         if (m_list->viewMode() == QListView::IconMode)
             item->setIcon(QIcon(QPixmap::fromImage(sampleImage(p).scaled(kThumb, kThumb))));
+        else if (isText())
+            item->setText(tr("#%1  %2 → %3 (%4)   %5")
+                              .arg(p.index)
+                              .arg(name(p.true_label), name(p.predicted), formatPercent(p.confidence, 0),
+                                   fontMetrics().elidedText(sampleText(p).simplified(), Qt::ElideRight, 600)));
         else
             item->setText(tr("#%1  %2 → %3 (%4)").arg(p.index).arg(name(p.true_label), name(p.predicted),
                                                                    formatPercent(p.confidence, 0)));
@@ -182,8 +196,40 @@ QImage SampleBrowser::sampleImage(const hearth::Prediction& p) const
     return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(p.index) : QImage();
 }
 
+bool SampleBrowser::isText() const
+{
+    return m_dataKind == QLatin1String("text_csv") || m_dataKind == QLatin1String("wordnet");
+}
+
+void SampleBrowser::loadTexts()
+{
+    QString path = m_testPath.isEmpty() ? m_dataPath : m_testPath;
+    if (m_dataKind == QLatin1String("wordnet") && QFileInfo(path).isDir())
+        path = QDir(path).filePath(QStringLiteral("data.noun"));
+    if (path == m_textsPath)
+        return;
+    m_textsPath = path;
+    m_texts.clear();
+    m_textsError.clear();
+    try {
+        if (m_dataKind == QLatin1String("wordnet"))
+            m_texts = hearth::readWordNetGlosses(path.toStdString()).texts;
+        else
+            m_texts = hearth::readTextCsv(path.toStdString(), m_textColumn.toStdString(), m_labelColumn.toStdString())
+                          .texts;
+    } catch (const std::exception& e) {
+        m_textsError = QString::fromStdString(e.what());
+    }
+}
+
 QString SampleBrowser::sampleText(const hearth::Prediction& p) const
 {
+    if (isText()) {
+        if (p.index >= 0 && p.index < static_cast<int64_t>(m_texts.size()))
+            return QString::fromStdString(m_texts[static_cast<size_t>(p.index)]);
+        return m_textsError.isEmpty() ? tr("(text %1 not found in %2)").arg(p.index).arg(m_textsPath)
+                                      : tr("(the texts cannot be read: %1)").arg(m_textsError);
+    }
     // CSV: the index counts data rows of the split's source file (header excluded).
     const QString path = m_testPath.isEmpty() ? m_dataPath : m_testPath;
     QFile file(path);

@@ -1,12 +1,15 @@
 #pragma once
 // SampleBrowser: the test samples a model got wrong — images for IDX data (read from the IDX
-// file), the row text for CSV data — with true and predicted label and the model's confidence.
+// file), the row text for CSV data, the text itself for text data (a text CSV's text column,
+// WordNet's gloss) — with true and predicted label and the model's confidence.
 
 #include "engine/events/Events.h"
 
 #include <QWidget>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -37,7 +40,8 @@ private:
     void showSample(int row);
     QImage sampleImage(const hearth::Prediction& p) const;
     QString sampleText(const hearth::Prediction& p) const;
-
+    bool isText() const;
+    void loadTexts();   // the test split's source texts, once per file
     QComboBox* m_trueFilter;
     QComboBox* m_predFilter;
     QListWidget* m_list;
@@ -49,6 +53,8 @@ private:
     std::vector<size_t> m_visible;     // indices into m_predictions, in list order
     QString m_dataKind, m_dataPath, m_testPath;
     std::unique_ptr<IdxImageReader> m_images;
+    QString m_textColumn, m_labelColumn, m_textsPath, m_textsError;
+    std::vector<std::string> m_texts;  // text data: the source file's texts, by index
 };
 
 }  // namespace hearth::ui

@@ -1,0 +1,97 @@
+#include "PredictCommand.h"
+
+#include "RunCommand.h"
+
+#include "engine/data/DataError.h"
+#include "engine/run/TextPredictor.h"
+#include "storage/RunStore.h"
+
+#include <filesystem>
+#include <memory>
+
+namespace hearth::cli {
+namespace {
+
+struct PredictArgs {
+    std::string run, model, tokenizer;
+    PredictOptions options;
+    std::optional<int64_t> max_length;
+};
+
+// The run's config, class names and best checkpoint.
+PredictModel fromRun(const StoreCommandContext& context, const std::string& run) {
+    const std::string path = context.databasePath();
+    if (!std::filesystem::exists(path))
+        throw DataError("there is no run database at '" + path + "' (choose one with --db)");
+    RunStore store(path);
+    int64_t id = 0;
+    try {
+        id = store.resolveRun(run);
+    } catch (const StoreError& e) {
+        throw ConfigError("--run", e.what());
+    }
+    const auto summary = store.run(id);
+    const auto started = store.runStarted(id);
+    if (!summary || !started) throw ConfigError("--run", "run #" + std::to_string(id) + " has no stored config");
+    PredictModel model;
+    model.run_config = configFromJson(summary->config_json);
+    model.class_names = started->class_names;
+    for (const auto& artifact : store.artifacts(id))
+        if (artifact.kind == "checkpoint") model.checkpoint = artifact.path;
+    if (model.checkpoint.empty())
+        throw DataError("run #" + std::to_string(id) + " has no checkpoint (it stopped before its first validation)");
+    return model;
+}
+
+int predict(const StoreCommandContext& context, PredictArgs args) {
+    try {
+        if (args.run.empty() == args.model.empty())
+            throw ConfigError("--run", "give either --run RUN or --model FOLDER");
+        PredictModel model;
+        if (!args.run.empty()) {
+            model = fromRun(context, args.run);
+        } else {
+            model.folder = args.model;
+        }
+        if (!args.tokenizer.empty()) args.options.tokenizer = args.tokenizer;
+        args.options.max_length = args.max_length;
+        const PredictResult result = predictTextCsv(model, args.options);
+        for (const auto& note : result.notes) *context.err << "note: " << note << "\n";
+        *context.out << "Predicted " << result.rows << " texts on " << result.device << " in " << result.seconds
+                     << " s -> " << args.options.output_csv << "\n";
+        for (size_t c = 0; c < result.class_names.size(); ++c)
+            *context.out << "  " << result.class_names[c] << ": " << result.predicted_counts[c] << "\n";
+        return kExitOk;
+    } catch (const ConfigError& e) {
+        *context.err << "error: " << e.what() << "\n";
+        return kExitBadConfig;
+    } catch (const DataError& e) {
+        *context.err << "error: " << e.what() << "\n";
+        return kExitBadData;
+    } catch (const StoreError& e) {
+        *context.err << "error: " << e.what() << "\n";
+        return kExitBadData;
+    }
+}
+
+}  // namespace
+
+void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& exit_code) {
+    auto args = std::make_shared<PredictArgs>();
+    auto* sub = app.add_subcommand("predict", "Classify the texts of a CSV with a trained run or a checkpoint folder");
+    sub->add_option("--db", context.subcommand_db, "Run database (default: the app's --db or $HEARTH_DB)");
+    sub->add_option("--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
+    sub->add_option("--model", args->model, "A Hugging Face checkpoint folder with a classification head");
+    sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column")->required();
+    sub->add_option("--output", args->options.output_csv, "CSV to write: index, predicted, confidence, prob:<class>...")
+        ->required();
+    sub->add_option("--text-column", args->options.text_column, "The input's text column (default: text)");
+    sub->add_option("--batch-size", args->options.batch_size, "Texts per forward pass (default: 32)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")
+        ->check(CLI::Range(3, 8192));
+    sub->add_option("--tokenizer", args->tokenizer, "vocab.txt, tokenizer.json or folder (default: the model's)");
+    sub->callback([&context, &exit_code, args] { exit_code = predict(context, *args); });
+}
+
+}  // namespace hearth::cli

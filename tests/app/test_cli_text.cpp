@@ -1,0 +1,183 @@
+// hearth-cli on text as a newcomer drives it: a small transformer on WordNet's glosses trains
+// and is stored, `predict` classifies a CSV with that run, and every bad text input (a vocab that
+// is not one, a checkpoint folder without config.json, a safetensors file whose header lies, a
+// CSV without the text column, labels that differ between splits, an empty text) exits 3 with a
+// message naming the file and the problem, leaving the runs already stored untouched.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct CliResult {
+    int exit_code = -1;
+    QString out;
+};
+
+const QString kVocab = QStringLiteral(HEARTH_FIXTURES_DIR "/tokenizer/vocab.txt");
+const QString kBert = QStringLiteral(HEARTH_FIXTURES_DIR "/transformer/bert");
+
+}  // namespace
+
+class TestCliText : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    CliResult cli(const QStringList& args) {
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HEARTH_CACHE_DIR", m_dir.filePath("cache"));
+        p.setProcessEnvironment(env);
+        p.start(HEARTH_CLI_PATH, QStringList{"--db", m_dir.filePath("runs.sqlite")} + args);
+        if (!p.waitForFinished(240000)) {
+            p.kill();
+            p.waitForFinished();
+        }
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+    }
+
+    QString writeFile(const QString& name, const QByteArray& content) {
+        const QString path = m_dir.filePath(name);
+        QDir().mkpath(QFileInfo(path).path());
+        QFile f(path);
+        f.open(QIODevice::WriteOnly);
+        f.write(content);
+        return path;
+    }
+
+    // A from-scratch distilbert on a CSV of reviews, one epoch.
+    QStringList textRun(const QString& csv, const QStringList& extra = {}) {
+        QStringList args = {"run", "--set", "data.kind=text_csv", "--set", "data.path=" + csv,
+                            "--set", "data.tokenizer=" + kVocab, "--set", "data.max_length=16",
+                            "--set", "model.name=distilbert", "--set", "model.hidden_size=16",
+                            "--set", "model.num_layers=1", "--set", "model.num_heads=2",
+                            "--set", "model.intermediate_size=32", "--set", "trainer.max_epochs=1",
+                            "--set", "trainer.batch_size=8", "--set", "trainer.num_workers=0"};
+        return args + extra;
+    }
+
+    static QByteArray reviews(int n) {
+        QByteArray csv = "text,label\n";
+        for (int i = 0; i < n; ++i)
+            csv += (i % 2 ? QByteArray("\"dull, slow<br />and long\",neg\n") : QByteArray("a great film,pos\n"));
+        return csv;
+    }
+
+    int storedRuns() {
+        const CliResult r = cli({"runs"});
+        return static_cast<int>(r.out.count(QStringLiteral("completed")));
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void wordNetTransformerTrainsAndPredicts() {
+        if (!QFile::exists("/usr/share/wordnet/data.noun")) QSKIP("no WordNet (scripts/install-deps installs wordnet-base)");
+        const CliResult r = cli({"run", "--set", "name=wordnet-tiny", "--set", "data.kind=wordnet",
+                                 "--set", "data.path=/usr/share/wordnet/data.noun", "--set", "data.limit=400",
+                                 "--set", "data.tokenizer=" + kVocab, "--set", "data.max_length=32",
+                                 "--set", "data.bucket_by_length=true", "--set", "model.name=distilbert",
+                                 "--set", "model.hidden_size=32", "--set", "model.num_layers=1",
+                                 "--set", "model.num_heads=2", "--set", "model.intermediate_size=64",
+                                 "--set", "model.gradient_checkpointing=true", "--set", "trainer.max_epochs=1",
+                                 "--set", "trainer.batch_size=16", "--set", "trainer.num_workers=1"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("noun.animal") && r.out.contains("weighted avg"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("tokenized 490 texts of data.noun"), qPrintable(r.out));   // 400 + 41 + 49
+        QVERIFY2(r.out.contains("new distilbert: 1 layers"), qPrintable(r.out));
+
+        const QString input = writeFile("glosses.csv", "text,other\na domesticated carnivorous mammal,x\n"
+                                                       "\"an implement used to dig, with a blade\",y\n"
+                                                       "a feeling of great happiness,z\n");
+        const QString output = m_dir.filePath("predicted.csv");
+        const CliResult p = cli({"predict", "--run", "wordnet-tiny", "--input", input, "--output", output});
+        QVERIFY2(p.exit_code == 0, qPrintable(p.out));
+        QVERIFY2(p.out.contains("Predicted 3 texts"), qPrintable(p.out));
+        QFile f(output);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QVERIFY2(lines[0].startsWith("index,predicted,confidence,prob:noun.Tops,prob:noun.act"), qPrintable(lines[0]));
+        for (int i = 1; i < 4; ++i) {
+            const QStringList cells = lines[i].split(',');
+            QCOMPARE(cells.size(), 3 + 26);
+            QCOMPARE(cells[0].toInt(), i - 1);
+            double sum = 0, best = 0;
+            for (int c = 3; c < cells.size(); ++c) {
+                sum += cells[c].toDouble();
+                best = std::max(best, cells[c].toDouble());
+            }
+            QVERIFY(std::abs(sum - 1.0) < 1e-4);
+            QVERIFY(std::abs(best - cells[2].toDouble()) < 1e-6);   // confidence is the top probability
+        }
+        // A text column that is not there is named.
+        const CliResult bad = cli({"predict", "--run", "wordnet-tiny", "--input", input, "--output", output,
+                                   "--text-column", "gloss"});
+        QCOMPARE(bad.exit_code, 3);
+        QVERIFY2(bad.out.contains("no text column 'gloss'") && bad.out.contains("[text, other]"), qPrintable(bad.out));
+    }
+
+    void badTextInputExits3AndKeepsTheStore() {
+        const QString good = writeFile("good.csv", reviews(40));
+        QVERIFY2(cli(textRun(good)).exit_code == 0, "a small text_csv run trains");
+        const int before = storedRuns();
+        QVERIFY(before >= 1);
+
+        struct Case {
+            const char* what;
+            QStringList args;
+            QStringList expect;
+        };
+        const QString not_vocab = writeFile("notvocab.txt", QByteArray("\x00\x01\x02\x03 binary", 12));
+        QDir().mkpath(m_dir.filePath("noconfig"));
+        QFile::copy(kBert + "/model.safetensors", m_dir.filePath("noconfig/model.safetensors"));
+        // A header that claims 2^40 bytes of JSON.
+        QByteArray lying("\x00\x00\x00\x00\x00\x01\x00\x00{}", 10);
+        const QString liar = writeFile("liar/model.safetensors", lying);
+        QFile::copy(kBert + "/config.json", m_dir.filePath("liar/config.json"));
+        const QString no_text = writeFile("notext.csv", "review,label\ngood,pos\nbad,neg\n");
+        const QString val = writeFile("val.csv", "text,label\nfine,pos\nodd,neutral\n");
+        const QString empty = writeFile("empty.csv", "text,label\ngood,pos\n\"\",neg\nbad,neg\n");
+        const QList<Case> cases = {
+            {"vocab", textRun(good, {"--set", "data.tokenizer=" + not_vocab}), {"notvocab.txt"}},
+            {"no config", textRun(good, {"--set", "model.pretrained=" + m_dir.filePath("noconfig"),
+                                         "--set", "model.name=bert"}),
+             {"noconfig", "no config.json"}},
+            {"lying header", textRun(good, {"--set", "model.pretrained=" + m_dir.filePath("liar"),
+                                            "--set", "model.name=bert"}),
+             {"liar/model.safetensors"}},
+            {"no text column", textRun(no_text), {"notext.csv", "no text column 'text'", "[review, label]"}},
+            {"labels differ", textRun(good, {"--set", "data.val_path=" + val}), {"val.csv:3", "label 'neutral'"}},
+            {"empty text", textRun(empty), {"empty.csv:3", "the text is empty"}},
+        };
+        for (const auto& c : cases) {
+            const CliResult r = cli(c.args);
+            QVERIFY2(r.exit_code == 3, qPrintable(QString(c.what) + ": exit " + QString::number(r.exit_code) + "\n" + r.out));
+            for (const auto& part : c.expect)
+                QVERIFY2(r.out.contains(part), qPrintable(QString(c.what) + ": no '" + part + "' in\n" + r.out));
+        }
+        QCOMPARE(storedRuns(), before);   // failed runs are stored as failed; nothing completed is lost
+        // A checkpoint folder without a trained head cannot predict.
+        const CliResult p = cli({"predict", "--model", kBert + "/../distilbert", "--input", good, "--output",
+                                 m_dir.filePath("p.csv"), "--tokenizer", kVocab});
+        QCOMPARE(p.exit_code, 2);
+        QVERIFY2(p.out.contains("--tokenizer") && p.out.contains("30522") && p.out.contains("1000"), qPrintable(p.out));
+    }
+
+    void textLongerThanMaxLengthIsTruncatedAndSaid() {
+        QByteArray csv = "text,label\n";
+        for (int i = 0; i < 30; ++i)
+            csv += QByteArray(i % 2 ? "short,neg\n" : "a very long review that goes on and on and on well past sixteen "
+                                                      "tokens of text,pos\n");
+        const CliResult r = cli(textRun(writeFile("long.csv", csv)));
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("long.csv") && r.out.contains("were truncated"), qPrintable(r.out));
+    }
+};
+
+QTEST_MAIN(TestCliText)
+#include "test_cli_text.moc"
