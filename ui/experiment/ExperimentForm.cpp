@@ -125,7 +125,10 @@ QLineEdit* ExperimentForm::addPath(QFormLayout* form, const std::string& key, co
     h->setContentsMargins(0, 0, 0, 0);
     auto* edit = new QLineEdit;
     edit->setObjectName(QString::fromStdString(key));
-    edit->setPlaceholderText(folderChoice ? tr("folder or CSV file") : tr("none"));
+    const hearth::ConfigKey* described = hearth::findConfigKey(key);
+    edit->setPlaceholderText(key == "data.path" ? tr("folder or CSV file")
+                             : described && !described->null_label.empty() ? qstr(described->null_label)
+                                                                            : tr("none"));
     auto* button = new QToolButton;
     button->setText(tr("…"));
     button->setToolTip(tr("Choose…"));

@@ -106,7 +106,7 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
     m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
     m_list->setResizeMode(QListView::Adjust);
     m_list->setGridSize(icons ? QSize(kThumb + 84, kThumb + 3 * fontMetrics().height() + 8) : QSize());
-    m_list->setWordWrap(true);
+    m_list->setWordWrap(!isText());   // a text sample is one elided line; its whole text shows on the right
     for (QComboBox* combo : {m_trueFilter, m_predFilter}) {
         const QSignalBlocker block(combo);
         combo->clear();
@@ -157,7 +157,7 @@ void SampleBrowser::rebuild()
         else
             item->setText(tr("#%1  %2 → %3 (%4)").arg(p.index).arg(name(p.true_label), name(p.predicted),
                                                                    formatPercent(p.confidence, 0)));
-        item->setTextAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        item->setTextAlignment(isText() ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignTop);
         m_list->addItem(item);
     }
     m_status->setText(total == 0 ? tr("No misclassified samples.")
@@ -181,6 +181,10 @@ void SampleBrowser::showSample(int row)
     }
     const auto& p = m_predictions[m_visible[static_cast<size_t>(row)]];
     const QImage img = sampleImage(p);
+    // Images are centred; texts read from the top left and use the panel's width.
+    m_preview->setAlignment(img.isNull() ? Qt::AlignLeft | Qt::AlignTop : Qt::AlignCenter);
+    if (QLayout* layout = m_preview->parentWidget()->layout())
+        layout->setAlignment(m_preview, img.isNull() ? Qt::Alignment() : Qt::AlignHCenter);
     if (!img.isNull())
         m_preview->setPixmap(QPixmap::fromImage(img.scaled(224, 224, Qt::KeepAspectRatio, Qt::FastTransformation)));
     else

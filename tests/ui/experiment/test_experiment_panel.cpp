@@ -322,6 +322,38 @@ private Q_SLOTS:
         QCOMPARE(panel.config().data.kind, std::string("idx"));
     }
 
+    void droppedTextCsvSelectsTextDataAndATransformer()
+    {
+        const QString csv = m_dir.filePath(QStringLiteral("reviews.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("review,sentiment\n\"a fine film, really\",pos\n");
+        f.close();
+        ExperimentPanel panel;
+        panel.setDataSource(csv);
+        const auto c = panel.config();
+        QCOMPARE(c.data.kind, std::string("text_csv"));
+        QCOMPARE(c.data.text_column, std::string("review"));
+        QCOMPARE(c.model.name, std::string("distilbert"));
+        // Text keys apply now; the image and table model keys do not.
+        QVERIFY(field<QLineEdit>(panel, "data.tokenizer")->isEnabled());
+        QVERIFY(field<QLineEdit>(panel, "data.text_column")->isEnabled());
+        QVERIFY(!field<QLineEdit>(panel, "model.channels")->isEnabled());
+        QVERIFY(field<QSpinBox>(panel, "model.hidden_size")->isEnabled());
+        // A pretrained checkpoint fixes the sizes and is summarised under its field.
+        const QString checkpoint = QStringLiteral(HEARTH_FIXTURES_DIR "/transformer/bert");
+        field<QLineEdit>(panel, "model.pretrained")->setText(checkpoint);
+        QVERIFY(!field<QSpinBox>(panel, "model.hidden_size")->isEnabled());
+        auto* summary = panel.form()->findChild<QLabel*>(QStringLiteral("checkpointSummary"));
+        QVERIFY(summary);
+        QVERIFY2(summary->text().contains(QStringLiteral("bert: 2 layers, width 32, 4 heads")), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("a classifier with 3 labels")), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("no tokenizer here")), qPrintable(summary->text()));
+        field<QLineEdit>(panel, "model.pretrained")->setText(m_dir.path());
+        QVERIFY2(summary->text().contains(QStringLiteral("No config.json")), qPrintable(summary->text()));
+        QCOMPARE(panel.config().model.pretrained.value_or(""), m_dir.path().toStdString());
+    }
+
     void runningDisablesStartAndEnablesStop()
     {
         ExperimentPanel panel;

@@ -312,6 +312,35 @@ private Q_SLOTS:
             found = found || l->text().contains(QStringLiteral("3,4,b"));
         QVERIFY(found);
     }
+
+    void sampleBrowserShowsMisclassifiedTexts()
+    {
+        const QString csv = m_dir.filePath(QStringLiteral("reviews.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("text,label\n\"loved it, twice<br />over\",pos\nawful,neg\n\"not bad\nat all\",pos\n");
+        f.close();
+        hearth::ExperimentConfig c;
+        c.data.kind = "text_csv";
+        c.data.path = csv.toStdString();
+        SampleBrowser browser;
+        // Row 2 (a positive review) taken for negative, row 0 too, less confidently.
+        browser.setRun(QString::fromStdString(hearth::configToJson(c)), {"neg", "pos"}, {{2, 1, 0, 0.8}, {0, 1, 0, 0.6}});
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::ListMode);
+        QCOMPARE(browser.visibleCount(), 2);
+        QVERIFY2(list->item(0)->text().contains(QStringLiteral("pos → neg")), qPrintable(list->item(0)->text()));
+        QVERIFY2(list->item(0)->text().contains(QStringLiteral("not bad at all")), qPrintable(list->item(0)->text()));
+        bool found = false;
+        for (QLabel* l : browser.findChildren<QLabel*>())
+            found = found || l->text() == QStringLiteral("not bad\nat all");
+        QVERIFY(found);
+        list->setCurrentRow(1);
+        found = false;
+        for (QLabel* l : browser.findChildren<QLabel*>())
+            found = found || l->text() == QStringLiteral("loved it, twice\nover");   // <br /> read as a line break
+        QVERIFY(found);
+    }
 };
 
 QTEST_MAIN(TestReportParts)
