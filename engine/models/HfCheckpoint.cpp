@@ -146,8 +146,8 @@ std::vector<std::string> loadCheckpointWeights(TransformerClassifierImpl& model,
                         std::to_string(spec.layers) + " layers of width " + std::to_string(spec.hidden) + problems);
     for (const auto& m : new_modules) notes.push_back(m);
     if (!ignored.empty())
-        notes.push_back(std::to_string(ignored.size()) + " tensors of the checkpoint not used by a classifier were "
-                        "ignored (e.g. " + ignored.front() + ")");
+        notes.push_back(std::to_string(ignored.size()) + (ignored.size() == 1 ? " tensor" : " tensors") +
+                        " of the checkpoint not used by a classifier ignored (e.g. " + ignored.front() + ")");
     return notes;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/config/DeviceInfo.h"
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
+#include "engine/data/WordNetGlosses.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/text/TokenizedCorpus.h"
@@ -65,6 +66,29 @@ RunStarted describeRun(const ExperimentConfig& requested, const ExperimentConfig
     return s;
 }
 
+// Every file or folder the config names that is not there, listed at once before anything loads
+// (a preset with paths to fill in names all of them, not the first alone).
+void throwIfPathsMissing(const ExperimentConfig& config) {
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> named = {{"data.path", config.data.path}};
+    if (config.data.val_path) named.emplace_back("data.val_path", *config.data.val_path);
+    if (config.data.test_path) named.emplace_back("data.test_path", *config.data.test_path);
+    const bool text = config.data.kind == "text_csv" || config.data.kind == "wordnet";
+    if (text && config.data.tokenizer) named.emplace_back("data.tokenizer", *config.data.tokenizer);
+    if (config.model.pretrained) named.emplace_back("model.pretrained", *config.model.pretrained);
+    std::string missing;
+    std::error_code ec;
+    for (const auto& [key, path] : named) {
+        // The built-in data's own readers say which Debian package provides it.
+        if (path.empty() || fs::exists(path, ec) || path == kDefaultFashionMnistPath || path == kWordNetNouns) continue;
+        missing += "\n  " + key + ": " + path +
+                   (fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")" : "");
+    }
+    if (!missing.empty())
+        throw DataError("these files or folders do not exist:" + missing +
+                        "\nset them to your data files and checkpoint folder (e.g. --set data.path=FILE)");
+}
+
 // The run itself; throws on any failure (runExperiment turns that into RunFailed).
 RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, EventSink& sink,
                  const std::atomic<bool>& stop) {
@@ -76,6 +100,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     config.trainer = resolveTrainer(requested.trainer, caps);
     const torch::Device device = resolveDevice(config.trainer, caps);
     applyGlobalSettings(config, device);
+    throwIfPathsMissing(config);
     TextSplitOptions text;
     text.tokenizer_fallback = config.model.pretrained;
     text.cache_dir = defaultTokenCacheDir();

@@ -72,10 +72,14 @@ LabelledTexts readTextCsv(const std::string& path, const std::string& text_colum
         std::string text = std::move(record.fields[text_col]);
         out.html_breaks += replaceHtmlBreaks(text);
         const std::string where = path + ":" + std::to_string(record.line);
-        if (trim(text).empty())
-            throw DataError(where + ", column '" + text_column + "': the text is empty (remove the row or give it text)");
+        auto fail = [&where](const std::string& column, const char* problem) {
+            std::string message = where;
+            message.append(", column '").append(column).append("': ").append(problem);
+            return DataError(message);
+        };
+        if (trim(text).empty()) throw fail(text_column, "the text is empty (remove the row or give it text)");
         std::string label = trim(record.fields[label_col]);
-        if (label.empty()) throw DataError(where + ", column '" + label_column + "': the label is empty");
+        if (label.empty()) throw fail(label_column, "the label is empty");
         out.texts.push_back(std::move(text));
         out.labels.push_back(std::move(label));
         out.lines.push_back(record.line);
