@@ -15,18 +15,7 @@ mkdir -p "$out"
 bench="$build/bench/hearth_bench_train"
 [ -x "$bench" ] || { echo "bench/text_gpu.sh: no $bench (scripts/build cuda)" >&2; exit 2; }
 n=$(( (steps + 6) * batch * 100 / 90 ))
-"$py" - "$out/texts.csv" "$n" "$seq" <<'PY'
-import csv, random, sys
-path, n, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-words = [w.strip() for w in open("tests/fixtures/tokenizer/vocab.txt", encoding="utf-8")][2000:20000]
-words = [w for w in words if w.isalpha()]
-rng = random.Random(0)
-with open(path, "w", newline="") as f:
-    out = csv.writer(f)
-    out.writerow(["text", "label"])
-    for i in range(n):
-        out.writerow([" ".join(rng.choice(words) for _ in range(seq + 8)), i % 2])
-PY
+"$py" bench/random_text_csv.py "$out/texts.csv" "$n" "$seq"
 : > "$out/results.jsonl"
 for precision in 32-true bf16-mixed 16-mixed; do
   echo "-- $precision" >&2

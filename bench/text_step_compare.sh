@@ -24,18 +24,7 @@ py=.deps/python/bin/python
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 # Random whole-word texts long enough that every sample is cut to exactly --seq tokens.
 n=$(( (steps + 4) * batch * 100 / 90 ))
-"$py" - "$tmp/texts.csv" "$n" "$seq" <<'PY'
-import csv, random, sys
-path, n, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-words = [w.strip() for w in open("tests/fixtures/tokenizer/vocab.txt", encoding="utf-8")][2000:20000]
-words = [w for w in words if w.isalpha()]
-rng = random.Random(0)
-with open(path, "w", newline="") as f:
-    out = csv.writer(f)
-    out.writerow(["text", "label"])
-    for i in range(n):
-        out.writerow([" ".join(rng.choice(words) for _ in range(seq + 8)), i % 2])
-PY
+"$py" bench/random_text_csv.py "$tmp/texts.csv" "$n" "$seq"
 echo "$(date -u +%F), $(nproc) cores, $model dim $dim x $layers layers, $heads heads, ffn $ffn, seq $seq, batch $batch, $threads threads, $precision"
 for build in $builds; do
   [ -x "$build/bench/hearth_bench_train" ] || { echo "skip $build (no bench/hearth_bench_train)" >&2; continue; }

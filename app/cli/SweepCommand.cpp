@@ -9,6 +9,7 @@
 #include "storage/RunWriter.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -17,15 +18,18 @@ namespace hearth::cli {
 namespace {
 
 void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
-    std::printf("\n%-16s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", "step", "run", "precision", "workers", "accum",
-                "train time", "speedup", "test acc", "peak memory", "data wait");
+    // The step column fits the longest label ("+ length bucketing").
+    int width = 16;
+    for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
+    std::printf("\n%-*s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", width, "step", "run", "precision", "workers",
+                "accum", "train time", "speedup", "test acc", "peak memory", "data wait");
     const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto& cfg = steps[i].config.trainer;
         const auto& r = runs[i];
         const bool done = r.finished && r.finished->status == "completed";
         const double t = r.finished ? r.finished->train_time_s : 0.0;
-        std::printf("%-16s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", steps[i].label.c_str(),
+        std::printf("%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", width, steps[i].label.c_str(),
                     static_cast<long long>(r.run_id), cfg.precision.c_str(), static_cast<long long>(cfg.num_workers),
                     static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(t).c_str(),
                     t > 0 && base_time > 0 ? base_time / t : 0.0,
