@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -166,6 +167,38 @@ private Q_SLOTS:
                                  m_dir.filePath("p.csv"), "--tokenizer", kVocab});
         QCOMPARE(p.exit_code, 2);
         QVERIFY2(p.out.contains("--tokenizer") && p.out.contains("30522") && p.out.contains("1000"), qPrintable(p.out));
+    }
+
+    void twoProcessesWithCheckpointingFollowOneProcess() {
+#ifndef HEARTH_WITH_C10D
+        QSKIP("this build has no distributed engine (c10d)");
+#else
+        // One process on batch 16 and two (ddp, 8 each; then zero2 with activation checkpointing)
+        // see the same global batches: the validation losses must agree epoch by epoch.
+        const QString csv = writeFile("ddp.csv", reviews(60));
+        // 42 training rows: an even split, so no rank pads its shard with a repeated sample.
+        const QStringList common = {"--set", "model.dropout=0", "--set", "trainer.max_epochs=3",
+                                    "--set", "data.val_fraction=0.2", "--set", "data.test_fraction=0.1",
+                                    "--set", "optimizer.lr=0.01", "--set", "model.num_layers=2"};
+        auto valLosses = [&](const QStringList& extra) {
+            const CliResult r = cli(textRun(csv, common + extra));
+            QRegularExpression re(QStringLiteral("val loss ([0-9.]+)"));
+            QStringList losses;
+            for (auto it = re.globalMatch(r.out); it.hasNext();) losses << it.next().captured(1);
+            return std::make_pair(r, losses);
+        };
+        const auto one = valLosses({"--set", "trainer.batch_size=16"});
+        QVERIFY2(one.first.exit_code == 0, qPrintable(one.first.out));
+        QCOMPARE(one.second.size(), 3);
+        QVERIFY2(one.second.front() != one.second.back(), "the model did not train");
+        const auto ddp = valLosses({"--set", "trainer.devices=2", "--set", "trainer.strategy=ddp"});
+        QVERIFY2(ddp.first.exit_code == 0, qPrintable(ddp.first.out));
+        QCOMPARE(ddp.second, one.second);
+        const auto zero2 = valLosses({"--set", "trainer.devices=2", "--set", "trainer.strategy=zero2",
+                                      "--set", "model.gradient_checkpointing=true"});
+        QVERIFY2(zero2.first.exit_code == 0, qPrintable(zero2.first.out));
+        QCOMPARE(zero2.second, one.second);
+#endif
     }
 
     void textLongerThanMaxLengthIsTruncatedAndSaid() {
