@@ -289,6 +289,11 @@ const std::vector<ConfigKey>& configSchema() {
     return schema;
 }
 
+const std::vector<std::string>& configGroups() {
+    static const std::vector<std::string> groups = {"Experiment", "Data", "Model", "Optimization", "Speed", "Devices"};
+    return groups;
+}
+
 const ConfigKey* findConfigKey(const std::string& key) {
     for (const auto& k : configSchema()) {
         if (k.key == key) return &k;

@@ -41,8 +41,11 @@ struct ConfigKey {
     ConfigField (*field)(ExperimentConfig&) = nullptr;
 };
 
-// Every key, in the order of the JSON file and the form.
+// Every key, in the order of the JSON file and of the form within its group.
 const std::vector<ConfigKey>& configSchema();
+// The form groups in the order the form shows them (a key's JSON place may come earlier: the
+// text speed toggles data.padding and data.bucket_by_length sit in "data" but the Speed group).
+const std::vector<std::string>& configGroups();
 // nullptr for an unknown key.
 const ConfigKey* findConfigKey(const std::string& key);
 // The key's value in `config` as JSON text ("64", "\"bf16-mixed\"", "null", "[256, 128]").

@@ -34,10 +34,6 @@ void checkKeys(const ExperimentConfig& cfg, Checker& c) {
 }
 
 // What one key alone cannot say: rules between keys.
-bool isTextKind(const std::string& kind) {
-    return kind == "text_csv" || kind == "wordnet";
-}
-
 bool isTransformer(const std::string& name) {
     return name == "distilbert" || name == "bert";
 }

@@ -28,6 +28,11 @@ struct DataConfig {
     std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)
 };
 
+// Text data (token ids for a transformer): text_csv and wordnet.
+inline bool isTextKind(const std::string& kind) {
+    return kind == "text_csv" || kind == "wordnet";
+}
+
 struct ModelConfig {
     std::string name = "cnn";                         // mlp | cnn | distilbert | bert
     std::vector<int64_t> hidden = {256, 128};         // mlp: hidden layer widths

@@ -62,27 +62,13 @@ std::shared_ptr<CsvDataset> loadCompanionCsv(const std::string& path, const CsvD
 }
 
 DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
-    if (!config.val_path) checkFraction("data.val_fraction", config.val_fraction);
-    if (!config.test_path) checkFraction("data.test_fraction", config.test_fraction);
     auto train_file = CsvDataset::load(config.path, config.label_column);
     if (train_file->size() == 0) throw DataError(config.path + ": no data rows after the header");
     std::shared_ptr<CsvDataset> val_file, test_file;
     if (config.val_path) val_file = loadCompanionCsv(*config.val_path, *train_file, config.label_column);
     if (config.test_path) test_file = loadCompanionCsv(*config.test_path, *train_file, config.label_column);
-
-    // Fractions carve test, then val, out of the shuffled training file unless files are given.
-    const Indices order = seededPermutation(train_file->size(), seed);
-    const size_t n_test = test_file ? 0 : fractionOf(order.size(), config.test_fraction);
-    const size_t n_val = val_file ? 0 : fractionOf(order.size(), config.val_fraction);
-    if (n_test + n_val >= order.size())
-        throw DataError(config.path + ": " + std::to_string(order.size()) +
-                        " rows leave no training rows after the val/test fractions");
-    SplitIndices s{slice(order, n_test + n_val, order.size()),
-                   val_file ? seededPermutation(val_file->size(), seed ^ kTestSeedSalt)
-                            : slice(order, n_test, n_test + n_val),
-                   test_file ? seededPermutation(test_file->size(), seed ^ (kTestSeedSalt + 1))
-                             : slice(order, 0, n_test)};
-    applyLimit(s, config.limit);
+    auto rowsOf = [](const std::shared_ptr<CsvDataset>& f) { return f ? std::optional<int64_t>(f->size()) : std::nullopt; };
+    SplitIndices s = planFileSplits(train_file->size(), rowsOf(val_file), rowsOf(test_file), config, seed, config.path);
 
     // Standardise every split with the statistics of the training rows alone.
     const FeatureScaling scaling = train_file->computeScaling(s.train);
@@ -109,7 +95,7 @@ DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
 DataSplits loadDataSplits(const DataConfig& config, uint64_t seed, const TextSplitOptions& text) {
     if (config.kind == "idx") return loadIdxSplits(config, seed);
     if (config.kind == "csv") return loadCsvSplits(config, seed);
-    if (config.kind == "text_csv" || config.kind == "wordnet") return loadTextSplits(config, seed, text);
+    if (isTextKind(config.kind)) return loadTextSplits(config, seed, text);
     throw ConfigError("data.kind", "unknown data kind '" + config.kind + "' (expected idx, csv, text_csv or wordnet)");
 }
 

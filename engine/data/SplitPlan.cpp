@@ -1,6 +1,7 @@
 #include "engine/data/SplitPlan.h"
 
-#include "engine/config/ExperimentConfig.h"
+#include "engine/data/DataError.h"
+#include "engine/data/Permutation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +31,23 @@ void applyLimit(SplitIndices& s, const std::optional<int64_t>& limit) {
     s.train.resize(cap);
     for (Indices* split : {&s.val, &s.test})
         if (!split->empty()) split->resize(std::max<size_t>(1, fractionOf(split->size(), ratio)));
+}
+
+SplitIndices planFileSplits(int64_t rows, std::optional<int64_t> val_rows, std::optional<int64_t> test_rows,
+                            const DataConfig& config, uint64_t seed, const std::string& path) {
+    if (!val_rows) checkFraction("data.val_fraction", config.val_fraction);
+    if (!test_rows) checkFraction("data.test_fraction", config.test_fraction);
+    const Indices order = seededPermutation(rows, seed);
+    const size_t n_test = test_rows ? 0 : fractionOf(order.size(), config.test_fraction);
+    const size_t n_val = val_rows ? 0 : fractionOf(order.size(), config.val_fraction);
+    if (n_test + n_val >= order.size())
+        throw DataError(path + ": " + std::to_string(order.size()) +
+                        " rows leave no training rows after the val/test fractions");
+    SplitIndices s{slice(order, n_test + n_val, order.size()),
+                   val_rows ? seededPermutation(*val_rows, seed ^ kTestSeedSalt) : slice(order, n_test, n_test + n_val),
+                   test_rows ? seededPermutation(*test_rows, seed ^ (kTestSeedSalt + 1)) : slice(order, 0, n_test)};
+    applyLimit(s, config.limit);
+    return s;
 }
 
 std::shared_ptr<const Dataset> sortedSubset(std::shared_ptr<const Dataset> parent, Indices idx) {

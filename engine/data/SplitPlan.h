@@ -2,6 +2,7 @@
 // SplitPlan: the seeded train/val/test split arithmetic every data kind shares: fractions carved
 // off a shuffled file, data.limit, and views that keep file order.
 
+#include "engine/config/ExperimentConfig.h"
 #include "engine/data/Dataset.h"
 
 #include <cstdint>
@@ -25,6 +26,13 @@ struct SplitIndices {
 void checkFraction(const char* key, double value);
 size_t fractionOf(size_t n, double fraction);
 Indices slice(const Indices& v, size_t begin, size_t end);
+// The splits of a file of `rows` samples (csv, text_csv, wordnet): fractions carve test, then
+// val, out of the seeded order unless a file of its own is given (its size here); the given
+// files are shuffled with their own streams; then data.limit. Checks the fractions (ConfigError)
+// and that training rows remain (DataError naming `path`).
+SplitIndices planFileSplits(int64_t rows, std::optional<int64_t> val_rows, std::optional<int64_t> test_rows,
+                            const DataConfig& config, uint64_t seed, const std::string& path);
+
 // data.limit: keep the first `limit` (already shuffled) training samples and shrink val/test by
 // the same ratio, keeping at least one sample in each non-empty split.
 void applyLimit(SplitIndices& s, const std::optional<int64_t>& limit);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -126,11 +127,20 @@ TransformerSpec readTransformerSpec(const std::string& path) {
         s.max_positions = valueOr<int64_t>(j, {"max_position_embeddings"}, 512);
         s.initializer_range = valueOr<double>(j, {"initializer_range"}, 0.02);
         s.pad_token_id = valueOr<int64_t>(j, {"pad_token_id"}, 0);
-        if (const auto labels = j.find("id2label"); labels != j.end() && labels->is_object())
+        if (const auto labels = j.find("id2label"); labels != j.end() && labels->is_object()) {
             s.num_labels = static_cast<int64_t>(labels->size());
+            for (int64_t i = 0; i < s.num_labels; ++i) s.label_names.push_back("LABEL_" + std::to_string(i));
+            for (const auto& [key, value] : labels->items()) {
+                const int64_t i = std::strtoll(key.c_str(), nullptr, 10);
+                if (i >= 0 && i < s.num_labels && value.is_string())
+                    s.label_names[static_cast<size_t>(i)] = value.get<std::string>();
+            }
+        }
     } catch (const Json::exception& e) {
         throw DataError(path + ": a setting has the wrong type (" + e.what() + ")");
     }
+    while (static_cast<int64_t>(s.label_names.size()) < s.num_labels)
+        s.label_names.push_back("LABEL_" + std::to_string(s.label_names.size()));
     if (s.activation != "gelu" && s.activation != "gelu_new" && s.activation != "relu")
         throw DataError(path + ": activation '" + s.activation + "' is not supported (gelu, gelu_new or relu)");
     if (s.hidden <= 0 || s.heads <= 0 || s.hidden % s.heads != 0 || s.layers <= 0 || s.vocab_size <= 0 ||

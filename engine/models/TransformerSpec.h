@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hearth {
 
@@ -26,6 +27,7 @@ struct TransformerSpec {
     int64_t pad_token_id = 0;
     std::string activation = "gelu";    // gelu (exact erf) | gelu_new (tanh) | relu
     int64_t num_labels = 2;
+    std::vector<std::string> label_names;   // config.json's id2label in id order (LABEL_i where absent)
 
     std::string familyName() const { return family == Family::Bert ? "bert" : "distilbert"; }
     // "distilbert." / "bert.": the prefix of the encoder's tensors in a *ForSequenceClassification.

@@ -73,16 +73,20 @@ void throwIfPathsMissing(const ExperimentConfig& config) {
     std::vector<std::pair<std::string, std::string>> named = {{"data.path", config.data.path}};
     if (config.data.val_path) named.emplace_back("data.val_path", *config.data.val_path);
     if (config.data.test_path) named.emplace_back("data.test_path", *config.data.test_path);
-    const bool text = config.data.kind == "text_csv" || config.data.kind == "wordnet";
+    const bool text = isTextKind(config.data.kind);
     if (text && config.data.tokenizer) named.emplace_back("data.tokenizer", *config.data.tokenizer);
     if (config.model.pretrained) named.emplace_back("model.pretrained", *config.model.pretrained);
     std::string missing;
     std::error_code ec;
     for (const auto& [key, path] : named) {
-        // The built-in data's own readers say which Debian package provides it.
-        if (path.empty() || fs::exists(path, ec) || path == kDefaultFashionMnistPath || path == kWordNetNouns) continue;
-        missing += "\n  " + key + ": " + path +
-                   (fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")" : "");
+        if (path.empty() || fs::exists(path, ec)) continue;
+        // The built-in data comes from Debian packages; other relative paths start at the cwd.
+        const std::string where = path == kDefaultFashionMnistPath ? " (Debian's dataset-fashion-mnist; "
+                                                                     "scripts/install-deps installs it)"
+                                  : path == kWordNetNouns ? " (Debian's wordnet-base; scripts/install-deps installs it)"
+                                  : fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")"
+                                                                 : "";
+        missing += "\n  " + key + ": " + path + where;
     }
     if (!missing.empty())
         throw DataError("these files or folders do not exist:" + missing +

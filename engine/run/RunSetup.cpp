@@ -137,6 +137,10 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["scheduler.name"] = trainer.schedule().describe();
     e["optimizer.name"] = config.optimizer.name + " (lr " + number(config.optimizer.lr) + ", weight_decay " +
                           number(config.optimizer.weight_decay) + ")";
+    if (!isTextKind(config.data.kind)) {
+        e["data.padding"] = "n/a (not text data)";
+        e["data.bucket_by_length"] = "n/a (not text data)";
+    }
     e["seed"] = std::to_string(config.seed);
 #if defined(__GLIBC__)
     e["engine.host_allocator"] = "glibc malloc, fixed 64 MiB mmap threshold (no per-step page faults)";
@@ -162,6 +166,10 @@ std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torc
     }
     if (t.num_workers == 0 && t.persistent_workers) {
         notes.push_back("trainer.persistent_workers=true has no effect with num_workers=0");
+    }
+    if (config.data.bucket_by_length && !isTextKind(config.data.kind)) {
+        notes.push_back("data.bucket_by_length=true has no effect: " + config.data.kind +
+                        " samples all have one size");
     }
     if (t.channels_last && !trainer.strategyInUse().channelsLast()) {
         notes.push_back("trainer.channels_last=true has no effect: " + config.model.name + " has no convolutions");

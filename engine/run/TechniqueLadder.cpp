@@ -16,7 +16,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.num_nodes = 1;
     current.trainer.strategy = "auto";
     // Text: the baseline pads every sample to data.max_length, as the seed study effectively ran.
-    const bool text = base.data.kind == "text_csv" || base.data.kind == "wordnet";
+    const bool text = isTextKind(base.data.kind);
     if (text) {
         current.data.padding = "max_length";
         current.data.bucket_by_length = false;

@@ -1,15 +1,13 @@
 #include "engine/run/TextPredictor.h"
 
-#include "engine/data/CsvReader.h"
 #include "engine/data/DataError.h"
 #include "engine/models/HfCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/text/BertTokenizer.h"
 #include "engine/text/TextCsv.h"
+#include "engine/text/TextDataset.h"
 #include "engine/text/TokenizedCorpus.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -30,19 +28,6 @@ struct LoadedModel {
     int64_t max_length = 512;
 };
 
-std::vector<std::string> id2label(const std::string& config_path, int64_t labels) {
-    std::ifstream in(config_path);
-    const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    std::vector<std::string> names(static_cast<size_t>(labels));
-    for (int64_t i = 0; i < labels; ++i) names[static_cast<size_t>(i)] = "LABEL_" + std::to_string(i);
-    if (j.is_object() && j.contains("id2label") && j["id2label"].is_object())
-        for (const auto& [key, value] : j["id2label"].items()) {
-            const int64_t i = std::strtoll(key.c_str(), nullptr, 10);
-            if (i >= 0 && i < labels && value.is_string()) names[static_cast<size_t>(i)] = value.get<std::string>();
-        }
-    return names;
-}
-
 LoadedModel fromFolder(const PredictModel& source, const PredictOptions& options) {
     const std::string config = (fs::path(source.folder) / "config.json").string();
     if (!fs::exists(config)) throw DataError(source.folder + ": no config.json (expected a Hugging Face checkpoint folder)");
@@ -53,7 +38,7 @@ LoadedModel fromFolder(const PredictModel& source, const PredictOptions& options
             throw DataError(source.folder + ": the checkpoint has no trained classification head (" + note +
                             "); fine-tune it first (hearth-cli run) and predict with --run");
     LoadedModel out{model.ptr(), BertTokenizer::fromFile(options.tokenizer.value_or(source.folder)),
-                    id2label(config, spec.num_labels), std::min<int64_t>(spec.max_positions, 512)};
+                    spec.label_names, std::min<int64_t>(spec.max_positions, 512)};
     if (out.tokenizer.vocabSize() > spec.vocab_size)
         throw ConfigError("--tokenizer", "the tokenizer " + out.tokenizer.source() + " has " +
                                              std::to_string(out.tokenizer.vocabSize()) +
@@ -95,57 +80,43 @@ std::string csvField(const std::string& s) {
 PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
-    // The input first: a wrong file is reported before a model is loaded.
-    CsvTable table = readCsvFile(options.input_csv);
-    const auto column = std::find(table.header.begin(), table.header.end(), options.text_column);
-    if (column == table.header.end()) {
-        std::string columns;
-        for (const auto& c : table.header) columns += (columns.empty() ? "" : ", ") + c;
-        throw DataError(options.input_csv + ": no text column '" + options.text_column + "'; the columns are [" +
-                        columns + "] (use --text-column)");
-    }
-    const auto col = static_cast<size_t>(column - table.header.begin());
-    std::vector<std::string> texts;
-    texts.reserve(table.records.size());
-    for (auto& record : table.records) {
-        texts.push_back(std::move(record.fields[col]));
-        replaceHtmlBreaks(texts.back());
-    }
+    // The input first: a wrong file is reported before a model is loaded. Texts are read as
+    // training reads them (<br /> as a line break); an empty text is classified too.
+    LabelledTexts input = readTextCsv(options.input_csv, options.text_column, /*label_column=*/"",
+                                      /*allow_empty_texts=*/true);
 
     LoadedModel loaded = source.run_config ? fromRun(source, options) : fromFolder(source, options);
     const int64_t max_length = options.max_length.value_or(loaded.max_length);
     TokenizeOptions to;
     to.max_length = max_length;
-    const TokenizedCorpus corpus = tokenizeTexts(texts, loaded.tokenizer, to).corpus;
+    TokenizedCorpus corpus = tokenizeTexts(input.texts, loaded.tokenizer, to).corpus;
+    const int64_t truncated = corpus.truncated;
+    const auto n = corpus.size();
+    // The training path's batches: each padded to its longest sample, built by TextDataset.
+    TextDatasetOptions dataset_options;
+    dataset_options.max_length = max_length;
+    dataset_options.pad_id = loaded.tokenizer.padId();
+    std::vector<int64_t> rows(static_cast<size_t>(n));
+    std::iota(rows.begin(), rows.end(), 0);
+    const TextDataset texts(std::move(corpus), std::move(input.texts), std::vector<int64_t>(rows.size(), 0), rows,
+                            loaded.class_names, dataset_options);
 
     const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
     loaded.model->to(device);
     loaded.model->eval();
     torch::NoGradGuard no_grad;
-    const auto n = static_cast<int64_t>(texts.size());
     const auto classes = static_cast<int64_t>(loaded.class_names.size());
     auto probabilities = torch::empty({n, classes}, torch::kFloat32);
     // Longest first in batches (little padding); results land in their rows.
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
+    std::vector<int64_t> order = rows;
     std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return corpus.length(a) > corpus.length(b); });
+                     [&](int64_t a, int64_t b) { return texts.sampleLength(a) > texts.sampleLength(b); });
     for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-        const int64_t end = std::min(n, begin + options.batch_size);
-        const int64_t width = corpus.length(order[static_cast<size_t>(begin)]);
-        auto ids = torch::full({end - begin, width}, static_cast<int64_t>(loaded.tokenizer.padId()), torch::kInt64);
-        auto mask = torch::zeros({end - begin, width}, torch::kInt64);
-        for (int64_t r = begin; r < end; ++r) {
-            const int64_t i = order[static_cast<size_t>(r)];
-            std::copy_n(corpus.sequence(i), corpus.length(i), ids.data_ptr<int64_t>() + (r - begin) * width);
-            std::fill_n(mask.data_ptr<int64_t>() + (r - begin) * width, corpus.length(i), int64_t{1});
-        }
-        Batch batch;
-        batch.set("input_ids", ids.to(device));
-        batch.set("attention_mask", mask.to(device));
+        const std::vector<int64_t> batch_rows(order.begin() + begin,
+                                              order.begin() + std::min(n, begin + options.batch_size));
+        const Batch batch = onDevice(texts.getBatch(batch_rows), device, /*non_blocking=*/false);
         const auto probs = torch::softmax(loaded.model->forwardBatch(batch).to(torch::kFloat32), 1).cpu();
-        const auto rows = torch::tensor(std::vector<int64_t>(order.begin() + begin, order.begin() + end), torch::kInt64);
-        probabilities.index_copy_(0, rows, probs);
+        probabilities.index_copy_(0, batch.indices, probs);
     }
 
     PredictResult result;
@@ -153,8 +124,8 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     result.class_names = loaded.class_names;
     result.predicted_counts.assign(static_cast<size_t>(classes), 0);
     result.device = device.str();
-    if (corpus.truncated > 0)
-        result.notes.push_back(std::to_string(corpus.truncated) + " of " + std::to_string(n) + " texts have more than " +
+    if (truncated > 0)
+        result.notes.push_back(std::to_string(truncated) + " of " + std::to_string(n) + " texts have more than " +
                                std::to_string(max_length) + " tokens and were truncated");
     std::ofstream out(options.output_csv, std::ios::trunc);
     if (!out) throw DataError(options.output_csv + ": cannot write the predictions");

@@ -25,7 +25,8 @@ size_t columnIndex(const CsvTable& table, const std::string& column, const char*
     const auto it = std::find(table.header.begin(), table.header.end(), column);
     if (it == table.header.end())
         throw DataError(table.path + ": no " + what + " column '" + column + "'; the columns are " +
-                        columnList(table.header) + " (set data." + what + "_column)");
+                        columnList(table.header) +
+                        (std::string(what) == "text" ? " (data.text_column; predict: --text-column)" : " (data.label_column)"));
     return static_cast<size_t>(it - table.header.begin());
 }
 
@@ -60,10 +61,12 @@ int64_t replaceHtmlBreaks(std::string& text) {
     return count;
 }
 
-LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column) {
+LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column,
+                          bool allow_empty_texts) {
     CsvTable table = readCsvFile(path);
     const size_t text_col = columnIndex(table, text_column, "text");
-    const size_t label_col = columnIndex(table, label_column, "label");
+    const bool labelled = !label_column.empty();
+    const size_t label_col = labelled ? columnIndex(table, label_column, "label") : 0;
     LabelledTexts out;
     out.path = path;
     out.encoding_note = table.encoding_note;
@@ -77,11 +80,13 @@ LabelledTexts readTextCsv(const std::string& path, const std::string& text_colum
             message.append(", column '").append(column).append("': ").append(problem);
             return DataError(message);
         };
-        if (trim(text).empty()) throw fail(text_column, "the text is empty (remove the row or give it text)");
-        std::string label = trim(record.fields[label_col]);
-        if (label.empty()) throw fail(label_column, "the label is empty");
+        if (!allow_empty_texts && trim(text).empty()) throw fail(text_column, "the text is empty (remove the row or give it text)");
+        if (labelled) {
+            std::string label = trim(record.fields[label_col]);
+            if (label.empty()) throw fail(label_column, "the label is empty");
+            out.labels.push_back(std::move(label));
+        }
         out.texts.push_back(std::move(text));
-        out.labels.push_back(std::move(label));
         out.lines.push_back(record.line);
     }
     if (out.texts.empty()) throw DataError(path + ": no data rows after the header");

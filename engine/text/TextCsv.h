@@ -13,15 +13,17 @@ namespace hearth {
 struct LabelledTexts {
     std::string path;
     std::vector<std::string> texts;
-    std::vector<std::string> labels;   // as written (trimmed)
+    std::vector<std::string> labels;   // as written (trimmed); empty without a label column
     std::vector<int64_t> lines;        // the line each record starts on
     int64_t html_breaks = 0;           // <br /> tags turned into line breaks
     std::string encoding_note;         // set when the file was read as Windows-1252
 };
 
 // Throws DataError naming the file (and line) for a missing column (listing the columns there
-// are), an empty text or an empty label.
-LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column);
+// are), an empty text (unless `allow_empty_texts`: predict classifies every row) or an empty
+// label. An empty `label_column` reads texts alone.
+LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column,
+                          bool allow_empty_texts = false);
 
 // <br />, <br/>, <br> (any case) -> "\n"; returns how many were replaced.
 int64_t replaceHtmlBreaks(std::string& text);

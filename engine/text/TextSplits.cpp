@@ -2,7 +2,6 @@
 
 #include "engine/data/CsvDataset.h"
 #include "engine/data/DataError.h"
-#include "engine/data/Permutation.h"
 #include "engine/data/SplitPlan.h"
 #include "engine/data/WordNetGlosses.h"
 #include "engine/text/BertTokenizer.h"
@@ -24,7 +23,6 @@ struct TextFile {
     std::string path;
     std::vector<std::string> texts;
     std::vector<int64_t> labels;
-    std::vector<int64_t> lines;   // where each sample starts in the file (messages)
 };
 
 std::string listText(const std::vector<std::string>& items) {
@@ -35,12 +33,12 @@ std::string listText(const std::vector<std::string>& items) {
 
 TextFile labelled(LabelledTexts in, const std::map<std::string, int64_t>& index, const std::string& train_path,
                   const std::vector<std::string>& classes) {
-    TextFile out{in.path, std::move(in.texts), {}, std::move(in.lines)};
+    TextFile out{in.path, std::move(in.texts), {}};
     out.labels.reserve(in.labels.size());
     for (size_t i = 0; i < in.labels.size(); ++i) {
         const auto it = index.find(in.labels[i]);
         if (it == index.end())
-            throw DataError(in.path + ":" + std::to_string(out.lines[i]) + ": label '" + in.labels[i] +
+            throw DataError(in.path + ":" + std::to_string(in.lines[i]) + ": label '" + in.labels[i] +
                             "' does not occur in the training file " + train_path + " (its labels are " +
                             listText(classes) + "); every split needs the same label set");
         out.labels.push_back(it->second);
@@ -66,8 +64,6 @@ SourceFiles readWordNet(const DataConfig& config) {
     s.train.path = wordNetPath(config.path);
     s.train.texts = std::move(glosses.texts);
     s.train.labels = std::move(glosses.labels);
-    s.train.lines.resize(s.train.texts.size());
-    for (size_t i = 0; i < s.train.lines.size(); ++i) s.train.lines[i] = static_cast<int64_t>(i) + 1;
     return s;
 }
 
@@ -192,26 +188,14 @@ std::string lengthSummary(const std::vector<const Dataset*>& datasets) {
 }  // namespace
 
 DataSplits loadTextSplits(const DataConfig& config, uint64_t seed, const TextSplitOptions& options) {
-    if (!config.val_path) checkFraction("data.val_fraction", config.val_fraction);
-    if (!config.test_path) checkFraction("data.test_fraction", config.test_fraction);
     SourceFiles files = config.kind == "wordnet" ? readWordNet(config) : readTextCsvFiles(config);
     // The tokenizer is read after the data files, so a bad data file is reported first.
     const BertTokenizer tokenizer = BertTokenizer::fromFile(tokenizerPath(config, options));
-
-    // Fractions carve test, then val, out of the shuffled training file unless files are given.
-    const Indices order = seededPermutation(static_cast<int64_t>(files.train.texts.size()), seed);
-    const size_t n_test = files.test ? 0 : fractionOf(order.size(), config.test_fraction);
-    const size_t n_val = files.val ? 0 : fractionOf(order.size(), config.val_fraction);
-    if (n_test + n_val >= order.size())
-        throw DataError(files.train.path + ": " + std::to_string(order.size()) +
-                        " texts leave none for training after the val/test fractions");
-    const auto fileSize = [](const std::optional<TextFile>& f) { return static_cast<int64_t>(f->texts.size()); };
-    SplitIndices s{slice(order, n_test + n_val, order.size()),
-                   files.val ? seededPermutation(fileSize(files.val), seed ^ kTestSeedSalt)
-                             : slice(order, n_test, n_test + n_val),
-                   files.test ? seededPermutation(fileSize(files.test), seed ^ (kTestSeedSalt + 1))
-                              : slice(order, 0, n_test)};
-    applyLimit(s, config.limit);
+    auto rowsOf = [](const std::optional<TextFile>& f) {
+        return f ? std::optional<int64_t>(static_cast<int64_t>(f->texts.size())) : std::nullopt;
+    };
+    SplitIndices s = planFileSplits(static_cast<int64_t>(files.train.texts.size()), rowsOf(files.val),
+                                    rowsOf(files.test), config, seed, files.train.path);
 
     std::vector<std::string> notes = files.notes;
     Indices train_rows = s.train;

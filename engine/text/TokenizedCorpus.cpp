@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 namespace hearth {
 namespace {
 
@@ -102,7 +104,9 @@ bool readCache(const std::string& path, int64_t expected_count, TokenizedCorpus&
 void writeCache(const std::string& path, const TokenizedCorpus& corpus) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    const std::string tmp = path + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(&corpus));
+    // Unique per process and thread: two runs may write the same entry at once.
+    const std::string tmp = path + ".tmp" + std::to_string(getpid()) + "-" +
+                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) return;

@@ -57,7 +57,8 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     const auto& t = config_.trainer;
     strategy_->setupModel(*model_, t.channels_last);
     LoaderOptions train_options = strategy_->loaderOptions(t, true, config_.seed);
-    train_options.bucket_by_length = config_.data.bucket_by_length;
+    // Only text samples differ in length; other data keeps the plain shuffled plan.
+    train_options.bucket_by_length = config_.data.bucket_by_length && isTextKind(config_.data.kind);
     train_loader_ = std::make_unique<Loader>(splits_.train, train_options);
     // Validation and test are sharded too; evaluate() gathers every rank's rows (each sample once).
     val_loader_ = std::make_unique<Loader>(splits_.val, strategy_->loaderOptions(t, false, config_.seed));

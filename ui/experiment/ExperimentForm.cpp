@@ -152,30 +152,34 @@ QLineEdit* ExperimentForm::addPath(QFormLayout* form, const std::string& key, co
     return edit;
 }
 
-// One group per ConfigKey::group, in the key table's order; each key's editor follows from its
-// description (type, choices, range, widget hint), its label and help text too.
+// One group per ConfigKey::group, in configGroups()' order, keys in the key table's order; each
+// key's editor follows from its description (type, choices, range, widget hint), its label and
+// help text too.
 void ExperimentForm::buildGroups(QVBoxLayout* layout)
 {
     std::map<std::string, QFormLayout*> groups;
-    for (const hearth::ConfigKey& key : hearth::configSchema()) {
-        QFormLayout*& f = groups[key.group];
-        if (!f) {
-            QWidget* group = nullptr;
-            f = newGroup(qstr(key.group), &group);
-            layout->addWidget(group);
-            if (key.group == "Devices") {
-                m_capabilities = new QLabel(this);
-                m_capabilities->setObjectName(QStringLiteral("capabilities"));
-                m_capabilities->setWordWrap(true);
-                f->addRow(m_capabilities);
-                m_globalBatch = new QLabel(this);
-                m_globalBatch->setObjectName(QStringLiteral("globalBatch"));
-                m_globalBatch->setWordWrap(true);
-                f->addRow(m_globalBatch);
-            }
+    std::vector<std::string> order = hearth::configGroups();
+    for (const hearth::ConfigKey& key : hearth::configSchema())
+        if (std::find(order.begin(), order.end(), key.group) == order.end())
+            order.push_back(key.group);
+    for (const std::string& name : order) {
+        QWidget* group = nullptr;
+        QFormLayout* f = newGroup(qstr(name), &group);
+        groups[name] = f;
+        layout->addWidget(group);
+        if (name == "Devices") {
+            m_capabilities = new QLabel(this);
+            m_capabilities->setObjectName(QStringLiteral("capabilities"));
+            m_capabilities->setWordWrap(true);
+            f->addRow(m_capabilities);
+            m_globalBatch = new QLabel(this);
+            m_globalBatch->setObjectName(QStringLiteral("globalBatch"));
+            m_globalBatch->setWordWrap(true);
+            f->addRow(m_globalBatch);
         }
-        addKey(f, key);
     }
+    for (const hearth::ConfigKey& key : hearth::configSchema())
+        addKey(groups.at(key.group), key);
 }
 
 void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
@@ -351,7 +355,7 @@ void ExperimentForm::updateApplicability()
     enable("scheduler.min_lr", sched == "cosine" || sched == "linear-warmup");
     const std::string model = choice("model.name"), kind = choice("data.kind");
     const bool transformer = model == "distilbert" || model == "bert";
-    const bool textData = kind == "text_csv" || kind == "wordnet";
+    const bool textData = hearth::isTextKind(kind);
     const bool newTransformer = transformer && text("model.pretrained").trimmed().isEmpty();
     enable("model.hidden", model == "mlp");
     enable("model.channels", model == "cnn");

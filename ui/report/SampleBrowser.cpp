@@ -3,10 +3,12 @@
 #include "ui/report/IdxImageReader.h"
 #include "ui/widgets/Format.h"
 
+#include "engine/config/ExperimentConfig.h"
 #include "engine/data/WordNetGlosses.h"
 #include "engine/text/TextCsv.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,8 +17,10 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QPointer>
 #include <QSplitter>
 #include <QTextStream>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -86,7 +90,6 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
     m_dataPath = data.value("path").toString();
     m_testPath = data.value("test_path").toString();
     m_textColumn = data.value("text_column").toString(QStringLiteral("text"));
-    m_labelColumn = data.value("label_column").toString(QStringLiteral("label"));
     m_classNames = classNames;
     if (isText())
         loadTexts();
@@ -202,9 +205,11 @@ QImage SampleBrowser::sampleImage(const hearth::Prediction& p) const
 
 bool SampleBrowser::isText() const
 {
-    return m_dataKind == QLatin1String("text_csv") || m_dataKind == QLatin1String("wordnet");
+    return hearth::isTextKind(m_dataKind.toStdString());
 }
 
+// The texts are read on a pool thread (an IMDB CSV is over 100 MB) and handed back to the GUI
+// thread; a newer load (another run's report) makes an older result stale.
 void SampleBrowser::loadTexts()
 {
     QString path = m_testPath.isEmpty() ? m_dataPath : m_testPath;
@@ -215,15 +220,38 @@ void SampleBrowser::loadTexts()
     m_textsPath = path;
     m_texts.clear();
     m_textsError.clear();
-    try {
-        if (m_dataKind == QLatin1String("wordnet"))
-            m_texts = hearth::readWordNetGlosses(path.toStdString()).texts;
-        else
-            m_texts = hearth::readTextCsv(path.toStdString(), m_textColumn.toStdString(), m_labelColumn.toStdString())
-                          .texts;
-    } catch (const std::exception& e) {
-        m_textsError = QString::fromStdString(e.what());
-    }
+    m_textsLoading = true;
+    const int generation = ++m_textsGeneration;
+    const bool wordnet = m_dataKind == QLatin1String("wordnet");
+    const std::string file = path.toStdString(), column = m_textColumn.toStdString();
+    QPointer<SampleBrowser> self(this);
+    QThreadPool::globalInstance()->start([self, generation, wordnet, file, column] {
+        auto texts = std::make_shared<std::vector<std::string>>();
+        QString error;
+        try {
+            *texts = wordnet ? hearth::readWordNetGlosses(file).texts
+                             : hearth::readTextCsv(file, column, /*label_column=*/"").texts;
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        // qApp outlives every browser; the QPointer is read on the GUI thread.
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, texts, error] {
+                if (!self || generation != self->m_textsGeneration)
+                    return;
+                self->m_texts = std::move(*texts);
+                self->m_textsError = error;
+                self->m_textsLoading = false;
+                self->rebuild();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+bool SampleBrowser::textsLoading() const
+{
+    return m_textsLoading;
 }
 
 QString SampleBrowser::sampleText(const hearth::Prediction& p) const
@@ -231,6 +259,8 @@ QString SampleBrowser::sampleText(const hearth::Prediction& p) const
     if (isText()) {
         if (p.index >= 0 && p.index < static_cast<int64_t>(m_texts.size()))
             return QString::fromStdString(m_texts[static_cast<size_t>(p.index)]);
+        if (m_textsLoading)
+            return tr("(reading the texts of %1…)").arg(m_textsPath);
         return m_textsError.isEmpty() ? tr("(text %1 not found in %2)").arg(p.index).arg(m_textsPath)
                                       : tr("(the texts cannot be read: %1)").arg(m_textsError);
     }

@@ -33,6 +33,7 @@ public:
     // Shows only samples of this true class predicted as that class (-1: any).
     void setFilter(int trueClass, int predicted);
     int visibleCount() const;
+    bool textsLoading() const;   // text data: the source texts are still being read
     QString statusText() const;
 
 private:
@@ -41,7 +42,7 @@ private:
     QImage sampleImage(const hearth::Prediction& p) const;
     QString sampleText(const hearth::Prediction& p) const;
     bool isText() const;
-    void loadTexts();   // the test split's source texts, once per file
+    void loadTexts();   // the test split's source texts, once per file, off the GUI thread
     QComboBox* m_trueFilter;
     QComboBox* m_predFilter;
     QListWidget* m_list;
@@ -53,7 +54,9 @@ private:
     std::vector<size_t> m_visible;     // indices into m_predictions, in list order
     QString m_dataKind, m_dataPath, m_testPath;
     std::unique_ptr<IdxImageReader> m_images;
-    QString m_textColumn, m_labelColumn, m_textsPath, m_textsError;
+    QString m_textColumn, m_textsPath, m_textsError;
+    bool m_textsLoading = false;
+    int m_textsGeneration = 0;
     std::vector<std::string> m_texts;  // text data: the source file's texts, by index
 };
 

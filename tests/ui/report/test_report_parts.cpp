@@ -329,6 +329,10 @@ private Q_SLOTS:
         auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
         QCOMPARE(list->viewMode(), QListView::ListMode);
         QCOMPARE(browser.visibleCount(), 2);
+        // The texts are read off the GUI thread; the list fills in when they arrive.
+        QVERIFY(browser.textsLoading());
+        QVERIFY(list->item(0)->text().contains(QStringLiteral("reading the texts")));
+        QTRY_VERIFY(!browser.textsLoading());
         QVERIFY2(list->item(0)->text().contains(QStringLiteral("pos → neg")), qPrintable(list->item(0)->text()));
         QVERIFY2(list->item(0)->text().contains(QStringLiteral("not bad at all")), qPrintable(list->item(0)->text()));
         bool found = false;
