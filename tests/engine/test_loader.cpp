@@ -222,8 +222,11 @@ private Q_SLOTS:
         const auto first_threads = data->thread_ids;
         QCOMPARE(first_threads.size() <= size_t{2}, true);
         QCOMPARE(epochOrder(loader, 1).size(), size_t{60});
-        QCOMPARE(data->thread_ids, first_threads);   // no new threads for epoch 1
-        QVERIFY(!first_threads.count(std::this_thread::get_id()));
+        // No new threads for epoch 1: still at most the 2 workers. (Not "the same ids as epoch 0":
+        // on a loaded machine one worker may build all of epoch 0 and the other join in epoch 1.)
+        for (const auto& id : first_threads) QVERIFY(data->thread_ids.count(id));
+        QVERIFY2(data->thread_ids.size() <= size_t{2}, "epoch 1 was built by new threads");
+        QVERIFY(!data->thread_ids.count(std::this_thread::get_id()));
     }
 
     void noWorkersBuildOnTheCallersThreadAndMeasureWaiting() {
