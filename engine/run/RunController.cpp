@@ -6,11 +6,8 @@
 #include "engine/TorchCompat.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/data/DataError.h"
-#include "engine/data/DataModule.h"
-#include "engine/data/WordNetGlosses.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
-#include "engine/text/TokenizedCorpus.h"
 #include "engine/run/RunSetup.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainingError.h"
@@ -29,18 +26,6 @@ const char* kOutOfMemorySuggestion =
 
 double wallClockSeconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& caps) {
-    const auto issues = validate(config, caps);
-    if (issues.empty()) {
-        return;
-    }
-    std::string message;
-    for (const auto& issue : issues) {
-        message += (message.empty() ? "" : "; ") + issue.key + ": " + issue.message;
-    }
-    throw ConfigError(issues.front().key, message);
 }
 
 RunStarted describeRun(const ExperimentConfig& requested, const ExperimentConfig& config, const RunOptions& options,
@@ -66,60 +51,16 @@ RunStarted describeRun(const ExperimentConfig& requested, const ExperimentConfig
     return s;
 }
 
-// Every file or folder the config names that is not there, listed at once before anything loads
-// (a preset with paths to fill in names all of them, not the first alone).
-void throwIfPathsMissing(const ExperimentConfig& config) {
-    namespace fs = std::filesystem;
-    std::vector<std::pair<std::string, std::string>> named = {{"data.path", config.data.path}};
-    if (config.data.val_path) named.emplace_back("data.val_path", *config.data.val_path);
-    if (config.data.test_path) named.emplace_back("data.test_path", *config.data.test_path);
-    const bool text = isTextKind(config.data.kind);
-    if (text && config.data.tokenizer) named.emplace_back("data.tokenizer", *config.data.tokenizer);
-    if (config.model.pretrained) named.emplace_back("model.pretrained", *config.model.pretrained);
-    std::string missing;
-    std::error_code ec;
-    for (const auto& [key, path] : named) {
-        if (path.empty() || fs::exists(path, ec)) continue;
-        // The built-in data comes from Debian packages; other relative paths start at the cwd.
-        const std::string where = path == kDefaultFashionMnistPath ? " (Debian's dataset-fashion-mnist; "
-                                                                     "scripts/install-deps installs it)"
-                                  : path == kWordNetNouns ? " (Debian's wordnet-base; scripts/install-deps installs it)"
-                                  : fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")"
-                                                                 : "";
-        missing += "\n  " + key + ": " + path + where;
-    }
-    if (!missing.empty())
-        throw DataError("these files or folders do not exist:" + missing +
-                        "\nset them to your data files and checkpoint folder (e.g. --set data.path=FILE)");
-}
-
 // The run itself; throws on any failure (runExperiment turns that into RunFailed).
 RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, EventSink& sink,
                  const std::atomic<bool>& stop) {
     const auto start = std::chrono::steady_clock::now();
-    const auto caps = queryDeviceCapabilities();
-    throwIfInvalid(requested, caps);
-    // "auto" decided for this machine (devices, strategy); the run records the config as given.
-    ExperimentConfig config = requested;
-    config.trainer = resolveTrainer(requested.trainer, caps);
-    const torch::Device device = resolveDevice(config.trainer, caps);
-    applyGlobalSettings(config, device);
-    throwIfPathsMissing(config);
-    TextSplitOptions text;
-    text.tokenizer_fallback = config.model.pretrained;
-    text.cache_dir = defaultTokenCacheDir();
-    text.log = [&sink](const std::string& line) { sink.onEvent(LogLine{LogLine::Level::Info, line}); };
-    const DataSplits splits = loadDataSplits(config.data, config.seed, text);
-    if (!splits.train || splits.train->size() == 0) {
-        throw DataError("the training split is empty (" + splits.description + ")");
-    }
-    // Re-seed so the weights do not depend on how many random numbers data loading drew.
-    torch::manual_seed(config.seed);
-    ModelInput input{splits.train->sampleShape(), static_cast<int64_t>(splits.class_names.size())};
-    input.vocab_size = splits.text.vocab_size;
-    input.max_length = splits.text.max_length;
-    input.pad_id = splits.text.pad_id;
-    auto model = createModel(config.model, input);
+    PreparedRun prepared =
+        prepareRun(requested, [&sink](const std::string& line) { sink.onEvent(LogLine{LogLine::Level::Info, line}); });
+    const ExperimentConfig& config = prepared.config;
+    const torch::Device device = prepared.device;
+    const DataSplits& splits = prepared.splits;
+    auto model = prepared.model;
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});

@@ -2,8 +2,14 @@
 
 #include "engine/TorchCompat.h"
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/DeviceInfo.h"
+#include "engine/data/DataError.h"
+#include "engine/data/DataModule.h"
+#include "engine/data/WordNetGlosses.h"
+#include "engine/text/TokenizedCorpus.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -45,7 +51,75 @@ void tuneHostAllocator() {
 #endif
 }
 
+void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& caps) {
+    const auto issues = validate(config, caps);
+    if (issues.empty()) {
+        return;
+    }
+    std::string message;
+    for (const auto& issue : issues) {
+        message += (message.empty() ? "" : "; ") + issue.key + ": " + issue.message;
+    }
+    throw ConfigError(issues.front().key, message);
+}
+
+// Every file or folder the config names that is not there, listed at once before anything loads
+// (a preset with paths to fill in names all of them, not the first alone).
+void throwIfPathsMissing(const ExperimentConfig& config) {
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> named = {{"data.path", config.data.path}};
+    if (config.data.val_path) named.emplace_back("data.val_path", *config.data.val_path);
+    if (config.data.test_path) named.emplace_back("data.test_path", *config.data.test_path);
+    const bool text = isTextKind(config.data.kind);
+    if (text && config.data.tokenizer) named.emplace_back("data.tokenizer", *config.data.tokenizer);
+    if (config.model.pretrained) named.emplace_back("model.pretrained", *config.model.pretrained);
+    std::string missing;
+    std::error_code ec;
+    for (const auto& [key, path] : named) {
+        if (path.empty() || fs::exists(path, ec)) continue;
+        // The built-in data comes from Debian packages; other relative paths start at the cwd.
+        const std::string where = path == kDefaultFashionMnistPath ? " (Debian's dataset-fashion-mnist; "
+                                                                     "scripts/install-deps installs it)"
+                                  : path == kWordNetNouns ? " (Debian's wordnet-base; scripts/install-deps installs it)"
+                                  : fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")"
+                                                                 : "";
+        missing += "\n  " + key + ": " + path + where;
+    }
+    if (!missing.empty())
+        throw DataError("these files or folders do not exist:" + missing +
+                        "\nset them to your data files and checkpoint folder (e.g. --set data.path=FILE)");
+}
+
 }  // namespace
+
+PreparedRun prepareRun(const ExperimentConfig& requested, const std::function<void(const std::string&)>& log) {
+    const auto caps = queryDeviceCapabilities();
+    throwIfInvalid(requested, caps);
+    PreparedRun run;
+    // "auto" decided for this machine (devices, strategy); the run records the config as given.
+    run.config = requested;
+    run.config.trainer = resolveTrainer(requested.trainer, caps);
+    const ExperimentConfig& config = run.config;
+    run.device = resolveDevice(config.trainer, caps);
+    applyGlobalSettings(config, run.device);
+    throwIfPathsMissing(config);
+    TextSplitOptions text;
+    text.tokenizer_fallback = config.model.pretrained;
+    text.cache_dir = defaultTokenCacheDir();
+    text.log = log;
+    run.splits = loadDataSplits(config.data, config.seed, text);
+    if (!run.splits.train || run.splits.train->size() == 0) {
+        throw DataError("the training split is empty (" + run.splits.description + ")");
+    }
+    // Re-seed so the weights do not depend on how many random numbers data loading drew.
+    torch::manual_seed(config.seed);
+    ModelInput input{run.splits.train->sampleShape(), static_cast<int64_t>(run.splits.class_names.size())};
+    input.vocab_size = run.splits.text.vocab_size;
+    input.max_length = run.splits.text.max_length;
+    input.pad_id = run.splits.text.pad_id;
+    run.model = createModel(config.model, input);
+    return run;
+}
 
 torch::Device resolveDevice(const TrainerConfig& trainer, const DeviceCapabilities& caps) {
     if (trainer.accelerator == "cuda" || (trainer.accelerator == "auto" && caps.cuda_available)) {
