@@ -119,6 +119,8 @@ StoredRun loadRun(const RunStore& store, int64_t run_id) {
     run.test = store.report(run_id, "test");
     run.artifacts = store.artifacts(run_id);
     run.ranks = store.ranks(run_id);
+    run.memory = store.memoryBreakdown(run_id);
+    run.devices = summarizeDevices(store.deviceSamples(run_id));
     return run;
 }
 
@@ -208,6 +210,9 @@ std::string runText(const StoredRun& run) {
         out += "\nRanks (" + std::to_string(first.world_size) + " processes, " + first.backend + ")\n" +
                ranksTable(run.ranks);
     }
+    if (!run.epochs.empty()) out += "\nStep-time breakdown\n" + breakdownText(run.epochs);
+    if (run.memory) out += "\nMemory breakdown (at the peak)\n" + memoryText(*run.memory);
+    if (!run.devices.empty()) out += "\nDevices\n" + devicesText(run.devices);
     out += "\nConfig\n" + keyValueLines(flattenJson(s.config_json));
     if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);
     out += "\nEnvironment\n" + environmentText(run.started);
@@ -280,6 +285,35 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
         return fixed(*base / *s.train_time_s, 2) + "x";
     });
     out += "\nMetrics\n" + metrics.render("  ");
+
+    // Where the time went, per micro-batch, and what filled memory: the ladder's "why".
+    TextTable profile(headers);
+    std::vector<std::optional<StepBreakdown>> means;
+    for (const auto& r : runs) means.push_back(meanBreakdown(r.epochs));
+    const size_t part_count = breakdownParts(StepBreakdown{}).size();
+    for (size_t i = 0; i < part_count; ++i) {
+        std::vector<std::string> cells{breakdownParts(StepBreakdown{})[i].label + " (ms)"};
+        bool any = false;
+        for (const auto& m : means) {
+            if (!m) { cells.push_back("-"); continue; }
+            const double v = breakdownParts(*m)[i].value;
+            any = any || v > 0.0;
+            cells.push_back(fixed(v, 2));
+        }
+        if (any) profile.addRow(std::move(cells));
+    }
+    const bool any_memory = std::any_of(runs.begin(), runs.end(), [](const StoredRun& r) { return r.memory.has_value(); });
+    if (any_memory) {
+        const size_t memory_count = memoryParts(MemoryBreakdown{}).size();
+        for (size_t i = 0; i < memory_count; ++i) {
+            std::vector<std::string> cells{memoryParts(MemoryBreakdown{})[i].label};
+            for (const auto& r : runs)
+                cells.push_back(r.memory ? formatBytes(static_cast<int64_t>(memoryParts(*r.memory)[i].value)) : "-");
+            profile.addRow(std::move(cells));
+        }
+    }
+    if (std::any_of(means.begin(), means.end(), [](const auto& m) { return m.has_value(); }) || any_memory)
+        out += "\nStep-time breakdown (per micro-batch) and memory at the peak\n" + profile.render("  ");
     return out;
 }
 

@@ -2,6 +2,7 @@
 // Readable renderings of stored runs (terminal text, Markdown, HTML, Lightning-style CSV, JSON),
 // shared by hearth-cli (`runs`, `show`, `compare`, `export`, the end of `run`) and the workbench.
 
+#include "engine/metrics/RunProfile.h"
 #include "storage/RunStore.h"
 
 #include <cstdint>
@@ -20,6 +21,8 @@ struct StoredRun {
     std::optional<EvalReport> val, test;
     std::vector<Artifact> artifacts;
     std::vector<RankSummary> ranks;  // data-parallel runs: one per process
+    std::optional<MemoryBreakdown> memory;
+    std::vector<DeviceSummary> devices;  // per rank and device, over the run's samples
 };
 StoredRun loadRun(const RunStore& store, int64_t run_id);   // StoreError if there is no such run
 
@@ -39,6 +42,12 @@ std::string runsTable(const std::vector<RunSummary>& runs);
 // `hearth-cli show` (and the end of `hearth-cli run`): config, effective settings, environment,
 // timings, epochs, classification report and confusion matrix.
 std::string runText(const StoredRun& run);
+
+// Where the time and memory went: the step-time breakdown (the run's mean and, for up to six
+// epochs, each epoch's), the memory breakdown, and each device's statistics.
+std::string breakdownText(const std::vector<EpochMetrics>& epochs);
+std::string memoryText(const MemoryBreakdown& memory);
+std::string devicesText(const std::vector<DeviceSummary>& devices);
 
 // `hearth-cli compare`: the config keys that differ, a metric table, and each run's training
 // speedup against the first run.

@@ -89,6 +89,9 @@ public:
     std::vector<StepMetrics> stepsAfter(int64_t run_id, int64_t global_step) const;
     std::vector<EpochMetrics> epochs(int64_t run_id) const;
     std::vector<DeviceSample> deviceSamples(int64_t run_id) const;  // every rank's, in arrival order
+    // What filled memory at the run's peak (rank 0's device); none for runs stored before schema
+    // v4 or stopped before their first optimizer step.
+    std::optional<MemoryBreakdown> memoryBreakdown(int64_t run_id) const;
     // A data-parallel run's ranks, in rank order (empty for a run on one device).
     std::vector<RankSummary> ranks(int64_t run_id) const;
     std::optional<EvalReport> report(int64_t run_id, const std::string& split) const;

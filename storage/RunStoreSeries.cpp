@@ -73,7 +73,8 @@ std::vector<EpochMetrics> RunStore::epochs(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(
 SELECT epoch, global_step, train_loss, train_acc, val_loss, val_acc, lr, epoch_time_s, samples_per_sec,
-       data_wait_share, skipped_steps, is_best
+       data_wait_share, skipped_steps, is_best, bd_data_wait_ms, bd_host_to_device_ms, bd_forward_ms,
+       bd_backward_ms, bd_comm_wait_ms, bd_optimizer_ms, bd_sync_ms, bd_step_ms, bd_profiled
 FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch)sql"));
     q->bind(1, run_id);
     std::vector<EpochMetrics> out;
@@ -91,6 +92,15 @@ FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch)sql"));
         e.data_wait_share = q->real(9);
         e.skipped_steps = q->int64(10);
         e.is_best = q->int64(11) != 0;
+        e.breakdown.data_wait_ms = q->real(12);
+        e.breakdown.host_to_device_ms = q->real(13);
+        e.breakdown.forward_ms = q->real(14);
+        e.breakdown.backward_ms = q->real(15);
+        e.breakdown.comm_wait_ms = q->real(16);
+        e.breakdown.optimizer_ms = q->real(17);
+        e.breakdown.sync_ms = q->real(18);
+        e.breakdown.step_ms = q->real(19);
+        e.breakdown.profiled = q->int64(20);
         out.push_back(e);
     }
     return out;
@@ -99,7 +109,8 @@ FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch)sql"));
 std::vector<DeviceSample> RunStore::deviceSamples(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes, total_bytes, utilization, rank
+SELECT elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes, total_bytes, utilization, rank,
+       driver_used_bytes, temperature_c, power_w, power_limit_w, sm_clock_mhz
 FROM device_samples WHERE run_id = ?1 ORDER BY id)sql"));
     q->bind(1, run_id);
     std::vector<DeviceSample> out;
@@ -114,9 +125,34 @@ FROM device_samples WHERE run_id = ?1 ORDER BY id)sql"));
         d.total_bytes = q->int64(6);
         d.utilization = q->real(7);
         d.rank = q->int64(8);
+        d.driver_used_bytes = q->int64(9);
+        d.temperature_c = q->real(10);
+        d.power_w = q->real(11);
+        d.power_limit_w = q->real(12);
+        d.sm_clock_mhz = q->real(13);
         out.push_back(std::move(d));
     }
     return out;
+}
+
+std::optional<MemoryBreakdown> RunStore::memoryBreakdown(int64_t run_id) const {
+    std::lock_guard lock(impl_->mutex);
+    sqlite::StatementUse q(impl_->db->cached(R"sql(
+SELECT device, parameters_bytes, gradients_bytes, optimizer_state_bytes, activations_bytes, reserved_unused_bytes,
+       other_bytes, peak_bytes
+FROM run_memory WHERE run_id = ?1)sql"));
+    q->bind(1, run_id);
+    if (!q->step()) return std::nullopt;
+    MemoryBreakdown m;
+    m.device = q->text(0);
+    m.parameters_bytes = q->int64(1);
+    m.gradients_bytes = q->int64(2);
+    m.optimizer_state_bytes = q->int64(3);
+    m.activations_bytes = q->int64(4);
+    m.reserved_unused_bytes = q->int64(5);
+    m.other_bytes = q->int64(6);
+    m.peak_bytes = q->int64(7);
+    return m;
 }
 
 std::vector<RankSummary> RunStore::ranks(int64_t run_id) const {

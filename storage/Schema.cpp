@@ -172,6 +172,36 @@ CREATE TABLE run_ranks (
 ALTER TABLE device_samples ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// v4: where time and memory go: the step-time breakdown per epoch, the driver's view of each
+// device (NVML), and the memory breakdown of a run.
+constexpr const char* kV4 = R"sql(
+ALTER TABLE epoch_metrics ADD COLUMN bd_data_wait_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_host_to_device_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_forward_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_backward_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_comm_wait_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_optimizer_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_sync_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_step_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE epoch_metrics ADD COLUMN bd_profiled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE device_samples ADD COLUMN driver_used_bytes INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE device_samples ADD COLUMN temperature_c REAL NOT NULL DEFAULT -1;
+ALTER TABLE device_samples ADD COLUMN power_w REAL NOT NULL DEFAULT -1;
+ALTER TABLE device_samples ADD COLUMN power_limit_w REAL NOT NULL DEFAULT -1;
+ALTER TABLE device_samples ADD COLUMN sm_clock_mhz REAL NOT NULL DEFAULT -1;
+CREATE TABLE run_memory (
+    run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    device TEXT NOT NULL,
+    parameters_bytes INTEGER NOT NULL,
+    gradients_bytes INTEGER NOT NULL,
+    optimizer_state_bytes INTEGER NOT NULL,
+    activations_bytes INTEGER NOT NULL,
+    reserved_unused_bytes INTEGER NOT NULL,
+    other_bytes INTEGER NOT NULL,
+    peak_bytes INTEGER NOT NULL
+);
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -230,6 +260,7 @@ const std::vector<Migration>& migrations() {
         {1, "initial schema", kV1},
         {2, "sweeps and history indexes", kV2},
         {3, "ranks of data-parallel runs", kV3},
+        {4, "step-time and memory breakdowns, NVML device statistics", kV4},
     };
     return list;
 }

@@ -12,4 +12,5 @@ target_sources(hearth_storage PRIVATE
   RunWriter.cpp
   TextTable.cpp
   RunFormat.cpp
+  RunProfileText.cpp
   RunExport.cpp)

@@ -199,6 +199,10 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.log_every_n_steps", T::Int, "Optimization", "Log every",
                       "Optimizer steps between logged metrics (plots and history).",
                       HEARTH_FIELD(trainer.log_every_n_steps)).atLeast(1).toggle());
+    s.push_back(Entry("trainer.profile_every_n_steps", T::Int, "Optimization", "Profile every",
+                      "Time the parts of one optimizer step in this many (data wait, copy, forward, backward, "
+                      "communication, optimizer): the step-time breakdown. 0: off.",
+                      HEARTH_FIELD(trainer.profile_every_n_steps)).atLeast(0).zeroMeans("off"));
     s.push_back(Entry("trainer.num_threads", T::Int, "Speed", "CPU threads",
                       "LibTorch intra-op threads; 0: LibTorch's default.", HEARTH_FIELD(trainer.num_threads))
                     .atLeast(0).zeroMeans("default").toggle());

@@ -21,6 +21,54 @@ json parsed(const std::string& text) {
     return j.is_discarded() ? json::object() : j;
 }
 
+json encodeBreakdown(const StepBreakdown& b) {
+    return json{{"data_wait_ms", b.data_wait_ms}, {"host_to_device_ms", b.host_to_device_ms},
+                {"forward_ms", b.forward_ms},     {"backward_ms", b.backward_ms},
+                {"comm_wait_ms", b.comm_wait_ms}, {"optimizer_ms", b.optimizer_ms},
+                {"sync_ms", b.sync_ms},           {"step_ms", b.step_ms},
+                {"profiled", b.profiled}};
+}
+
+StepBreakdown decodeBreakdown(const json& j) {
+    StepBreakdown b;
+    if (!j.is_object()) return b;
+    b.data_wait_ms = j.value("data_wait_ms", 0.0);
+    b.host_to_device_ms = j.value("host_to_device_ms", 0.0);
+    b.forward_ms = j.value("forward_ms", 0.0);
+    b.backward_ms = j.value("backward_ms", 0.0);
+    b.comm_wait_ms = j.value("comm_wait_ms", 0.0);
+    b.optimizer_ms = j.value("optimizer_ms", 0.0);
+    b.sync_ms = j.value("sync_ms", 0.0);
+    b.step_ms = j.value("step_ms", 0.0);
+    b.profiled = j.value("profiled", int64_t{0});
+    return b;
+}
+
+json encodeMemory(const MemoryBreakdown& m) {
+    return json{{"device", m.device},
+                {"parameters_bytes", m.parameters_bytes},
+                {"gradients_bytes", m.gradients_bytes},
+                {"optimizer_state_bytes", m.optimizer_state_bytes},
+                {"activations_bytes", m.activations_bytes},
+                {"reserved_unused_bytes", m.reserved_unused_bytes},
+                {"other_bytes", m.other_bytes},
+                {"peak_bytes", m.peak_bytes}};
+}
+
+MemoryBreakdown decodeMemory(const json& j) {
+    MemoryBreakdown m;
+    if (!j.is_object()) return m;
+    m.device = j.value("device", "");
+    m.parameters_bytes = j.value("parameters_bytes", int64_t{0});
+    m.gradients_bytes = j.value("gradients_bytes", int64_t{0});
+    m.optimizer_state_bytes = j.value("optimizer_state_bytes", int64_t{0});
+    m.activations_bytes = j.value("activations_bytes", int64_t{0});
+    m.reserved_unused_bytes = j.value("reserved_unused_bytes", int64_t{0});
+    m.other_bytes = j.value("other_bytes", int64_t{0});
+    m.peak_bytes = j.value("peak_bytes", int64_t{0});
+    return m;
+}
+
 json encode(const Event& event) {
     return std::visit(
         Overloaded{
@@ -38,7 +86,8 @@ json encode(const Event& event) {
                             {"batches_per_epoch", e.batches_per_epoch}, {"global_step", e.global_step},
                             {"loss", e.loss}, {"accuracy", e.accuracy}, {"lr", e.lr}, {"loss_scale", e.loss_scale},
                             {"samples_per_sec", e.samples_per_sec}, {"step_time_ms", e.step_time_ms},
-                            {"data_wait_ms", e.data_wait_ms}, {"elapsed_s", e.elapsed_s}, {"eta_s", e.eta_s}};
+                            {"data_wait_ms", e.data_wait_ms}, {"elapsed_s", e.elapsed_s}, {"eta_s", e.eta_s},
+                            {"breakdown", encodeBreakdown(e.breakdown)}};
             },
             [](const EpochMetrics& e) {
                 return json{{"event", "epoch"}, {"epoch", e.epoch}, {"global_step", e.global_step},
@@ -46,7 +95,7 @@ json encode(const Event& event) {
                             {"val_loss", e.val_loss}, {"val_accuracy", e.val_accuracy}, {"lr", e.lr},
                             {"epoch_time_s", e.epoch_time_s}, {"samples_per_sec", e.samples_per_sec},
                             {"data_wait_share", e.data_wait_share}, {"skipped_steps", e.skipped_steps},
-                            {"is_best", e.is_best}};
+                            {"is_best", e.is_best}, {"breakdown", encodeBreakdown(e.breakdown)}};
             },
             [](const EvalReport& e) {
                 return json{{"event", "report"}, {"split", e.split}, {"loss", e.loss},
@@ -66,7 +115,9 @@ json encode(const Event& event) {
                             {"name", e.name}, {"allocated_bytes", e.allocated_bytes},
                             {"reserved_bytes", e.reserved_bytes}, {"peak_bytes", e.peak_bytes},
                             {"total_bytes", e.total_bytes}, {"utilization", e.utilization}, {"rank", e.rank},
-                            {"relayed", e.relayed}};
+                            {"relayed", e.relayed}, {"driver_used_bytes", e.driver_used_bytes},
+                            {"temperature_c", e.temperature_c}, {"power_w", e.power_w},
+                            {"power_limit_w", e.power_limit_w}, {"sm_clock_mhz", e.sm_clock_mhz}};
             },
             [](const RankSummary& e) {
                 return json{{"event", "rank"}, {"rank", e.rank}, {"world_size", e.world_size},
@@ -85,7 +136,8 @@ json encode(const Event& event) {
                             {"total_time_s", e.total_time_s}, {"best_val_accuracy", e.best_val_accuracy},
                             {"test_accuracy", e.test_accuracy}, {"test_loss", e.test_loss},
                             {"samples_per_sec", e.samples_per_sec}, {"peak_memory_bytes", e.peak_memory_bytes},
-                            {"epochs_completed", e.epochs_completed}, {"global_steps", e.global_steps}};
+                            {"epochs_completed", e.epochs_completed}, {"global_steps", e.global_steps},
+                            {"memory", encodeMemory(e.memory)}};
             },
             [](const RunFailed& e) {
                 const char* kind = e.kind == FailureKind::Config ? "config"
@@ -123,6 +175,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "lr", e.lr); read(j, "loss_scale", e.loss_scale); read(j, "samples_per_sec", e.samples_per_sec);
         read(j, "step_time_ms", e.step_time_ms); read(j, "data_wait_ms", e.data_wait_ms);
         read(j, "elapsed_s", e.elapsed_s); read(j, "eta_s", e.eta_s);
+        e.breakdown = decodeBreakdown(j.value("breakdown", json::object()));
         return e;
     }
     if (kind == "epoch") {
@@ -132,6 +185,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "val_accuracy", e.val_accuracy); read(j, "lr", e.lr); read(j, "epoch_time_s", e.epoch_time_s);
         read(j, "samples_per_sec", e.samples_per_sec); read(j, "data_wait_share", e.data_wait_share);
         read(j, "skipped_steps", e.skipped_steps); read(j, "is_best", e.is_best);
+        e.breakdown = decodeBreakdown(j.value("breakdown", json::object()));
         return e;
     }
     if (kind == "report") {
@@ -162,6 +216,9 @@ std::optional<Event> decode(const json& j) {
         read(j, "allocated_bytes", e.allocated_bytes); read(j, "reserved_bytes", e.reserved_bytes);
         read(j, "peak_bytes", e.peak_bytes); read(j, "total_bytes", e.total_bytes);
         read(j, "utilization", e.utilization); read(j, "rank", e.rank); read(j, "relayed", e.relayed);
+        read(j, "driver_used_bytes", e.driver_used_bytes); read(j, "temperature_c", e.temperature_c);
+        read(j, "power_w", e.power_w); read(j, "power_limit_w", e.power_limit_w);
+        read(j, "sm_clock_mhz", e.sm_clock_mhz);
         return e;
     }
     if (kind == "rank") {
@@ -187,6 +244,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "test_loss", e.test_loss); read(j, "samples_per_sec", e.samples_per_sec);
         read(j, "peak_memory_bytes", e.peak_memory_bytes); read(j, "epochs_completed", e.epochs_completed);
         read(j, "global_steps", e.global_steps);
+        e.memory = decodeMemory(j.value("memory", json::object()));
         return e;
     }
     if (kind == "failed") {

@@ -31,6 +31,25 @@ struct RunStarted {
     double wall_time_s = 0.0;                        // seconds since the Unix epoch
 };
 
+// Where a training micro-batch's time goes, in ms per micro-batch, measured on a sample of the
+// micro-batches (trainer.profile_every_n_batches): wall clock on the CPU, CUDA events on a GPU.
+// Parts add up to about step_ms; the difference is work outside the timed sections.
+struct StepBreakdown {
+    double data_wait_ms = 0.0;       // waiting for the loader's next batch
+    double host_to_device_ms = 0.0;  // the batch's copy to the device
+    double forward_ms = 0.0;         // model forward, loss and predictions
+    double backward_ms = 0.0;        // backward compute (gradient communication overlapped with it included)
+    double comm_wait_ms = 0.0;       // DDP/ZeRO: waiting for gradient communication after the last backward op
+    double optimizer_ms = 0.0;       // unscale, clip, optimizer step, zero gradients (per micro-batch)
+    double sync_ms = 0.0;            // reading metrics back to the host (amortised over the interval)
+    double step_ms = 0.0;            // the profiled micro-batches' own measured time
+    int64_t profiled = 0;            // micro-batches the means come from (0: not measured)
+
+    double partsMs() const {
+        return data_wait_ms + host_to_device_ms + forward_ms + backward_ms + comm_wait_ms + optimizer_ms + sync_ms;
+    }
+};
+
 // One logged training step (every log_every_n_steps optimizer steps, and the last of an epoch).
 struct StepMetrics {
     int64_t epoch = 0;               // 0-based
@@ -46,6 +65,7 @@ struct StepMetrics {
     double data_wait_ms = 0.0;       // mean per micro-batch waiting for the loader
     double elapsed_s = 0.0;          // since fit started
     double eta_s = 0.0;              // to the end of fit
+    StepBreakdown breakdown;         // the interval's profiled micro-batches (live; not stored per step)
 };
 
 struct EpochMetrics {
@@ -59,6 +79,7 @@ struct EpochMetrics {
     double data_wait_share = 0.0;    // fraction of the epoch's step time spent waiting for data
     int64_t skipped_steps = 0;       // optimizer steps skipped by the GradScaler
     bool is_best = false;            // the checkpoint monitor improved
+    StepBreakdown breakdown;         // the epoch's profiled micro-batches
 };
 
 struct EvalReport {
@@ -95,11 +116,17 @@ struct DeviceSample {
     int64_t reserved_bytes = 0;
     int64_t peak_bytes = 0;
     int64_t total_bytes = 0;         // device memory, or physical RAM
-    double utilization = -1.0;       // 0..1, -1 when unknown
+    double utilization = -1.0;       // 0..1, -1 when unknown (GPU: NVML; host: this process's share of all cores)
     int64_t rank = 0;                // the data-parallel rank whose process took it (0 alone)
     // Another rank's latest sample relayed by rank 0 while training, for the live view; the store
     // keeps that rank's whole history, sent when fit ends, instead.
     bool relayed = false;
+    // From NVML (the driver's view); -1 when unknown (no NVML, the call failed or is unsupported).
+    int64_t driver_used_bytes = -1;  // device memory in use by every process, as nvidia-smi shows it
+    double temperature_c = -1.0;
+    double power_w = -1.0;
+    double power_limit_w = -1.0;
+    double sm_clock_mhz = -1.0;
 };
 
 // One rank of a data-parallel run (world size > 1), sent by every rank to rank 0 when fit ends.
@@ -130,6 +157,22 @@ struct LogLine {
     std::string text;
 };
 
+// What fills memory at the run's peak, in bytes on the training device (rank 0's). Parameters,
+// gradients and optimizer state are the sizes of the tensors themselves; activations are the peak
+// minus everything else. GPU: from the caching allocator (reserved_unused = reserved peak -
+// allocated peak). CPU: activations = peak RSS - RSS when training started - gradients -
+// optimizer state; other = RSS when training started - parameters (libraries, data, buffers).
+struct MemoryBreakdown {
+    std::string device;              // "cpu", "cuda:0"; empty: not measured
+    int64_t parameters_bytes = 0;
+    int64_t gradients_bytes = 0;
+    int64_t optimizer_state_bytes = 0;
+    int64_t activations_bytes = 0;
+    int64_t reserved_unused_bytes = 0;
+    int64_t other_bytes = 0;
+    int64_t peak_bytes = 0;          // allocated peak (GPU) or peak RSS (CPU)
+};
+
 struct RunFinished {
     std::string status;              // "completed" | "stopped"
     double train_time_s = 0.0;       // fit (train + validation)
@@ -141,6 +184,7 @@ struct RunFinished {
     int64_t peak_memory_bytes = 0;
     int64_t epochs_completed = 0;
     int64_t global_steps = 0;
+    MemoryBreakdown memory;
 };
 
 struct RunFailed {

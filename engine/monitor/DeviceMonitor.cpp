@@ -16,6 +16,32 @@ DeviceMonitor::DeviceMonitor(torch::Device device, std::chrono::milliseconds int
 #endif
 }
 
+int64_t DeviceMonitor::currentBytes() const {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) return cudaMemoryStats(device_.index() < 0 ? 0 : device_.index()).allocated_bytes;
+#endif
+    return readProcessMemory().rss_bytes;
+}
+
+int64_t DeviceMonitor::reservedPeakBytes() const {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) return cudaMemoryStats(device_.index() < 0 ? 0 : device_.index()).reserved_peak_bytes;
+#endif
+    return 0;
+}
+
+void DeviceMonitor::resetPeak() {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) {
+        resetCudaPeakStats(device_.index() < 0 ? 0 : device_.index());
+        peak_bytes_ = 0;
+        return;
+    }
+#endif
+    resetPeakRss();
+    peak_bytes_ = readProcessMemory().peak_rss_bytes;
+}
+
 void DeviceMonitor::poll(EventSink& sink, bool force) {
     const auto now = std::chrono::steady_clock::now();
     if (!force && sampled_ && now - last_ < interval_) {

@@ -20,6 +20,12 @@ public:
     void poll(EventSink& sink, bool force = false);
     // Highest memory seen on the training device (CUDA allocator peak, or host peak RSS).
     int64_t peakBytes() const { return peak_bytes_; }
+    // Memory in use on the training device now (CUDA: allocated; host: RSS), and the allocator's
+    // reserved peak (CUDA; 0 on the host).
+    int64_t currentBytes() const;
+    int64_t reservedPeakBytes() const;
+    // Starts the peak over from now (the CUDA allocator's peaks, or the process's VmHWM).
+    void resetPeak();
     // The data-parallel rank its samples are marked with.
     void setRank(int64_t rank) { rank_ = rank; }
     // Every sample emitted so far, thinned to about kHistory (when full, every other poll's

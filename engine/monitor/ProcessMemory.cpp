@@ -32,4 +32,11 @@ ProcessMemory readProcessMemory() {
     return m;
 }
 
+bool resetPeakRss() {
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+    out.flush();
+    return static_cast<bool>(out);
+}
+
 }  // namespace hearth

@@ -12,5 +12,8 @@ struct ProcessMemory {
 };
 
 ProcessMemory readProcessMemory();
+// Resets the process's high-water mark (VmHWM) to its current RSS, so the next peak is the
+// peak of what follows (writes 5 to /proc/self/clear_refs). False where the kernel refuses.
+bool resetPeakRss();
 
 }  // namespace hearth

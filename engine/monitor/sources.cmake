@@ -4,5 +4,5 @@ target_sources(hearth_engine PRIVATE
   monitor/DeviceMonitor.cpp)
 # CUDA allocator statistics exist only in CUDA builds of LibTorch (see LIBTORCH_COMPAT.md §4).
 if(HEARTH_WITH_CUDA)
-  target_sources(hearth_engine PRIVATE monitor/CudaMemory.cpp)
+  target_sources(hearth_engine PRIVATE monitor/CudaMemory.cpp monitor/CudaTimer.cpp)
 endif()

@@ -26,6 +26,10 @@ public:
     virtual ~Profiler() = default;
     virtual void begin(Section section) = 0;
     virtual void end(Section section) = 0;
+    // An accumulation group (the micro-batches of one optimizer step) starts, before its first
+    // batch is fetched; it ends after its optimizer step, having had `micro_batches`.
+    virtual void beginGroup() {}
+    virtual void endGroup(int64_t micro_batches) { (void)micro_batches; }
 };
 
 // Brackets a scope; nothing at all happens without a profiler.

@@ -1,6 +1,7 @@
 #include "engine/train/Trainer.h"
 
 #include "engine/train/Checkpoint.h"
+#include "engine/train/MemoryAccounting.h"
 #include "engine/train/RankReport.h"
 #include "engine/train/TrainingError.h"
 
@@ -10,6 +11,7 @@
 namespace hearth {
 
 struct Trainer::EpochStats {
+    StepBreakdown breakdown;
     MeterTotals totals;  // summed from the step-metric intervals (every interval ends in its epoch)
     int64_t local_samples = 0;  // this rank's (totals are summed over ranks)
     int64_t skipped_steps = 0;
@@ -27,6 +29,20 @@ double secondsSince(Clock::time_point t) {
 }
 
 }  // namespace
+
+// The gradient communication a data-parallel strategy waited for since `last` (its running
+// means turned into totals), per micro-batch: moved from backward into its own part.
+void Trainer::subtractCommWait(StepBreakdown& b, CommSnapshot& last) const {
+    const dist::CommStats now = strategy_->commStats();
+    const double comm_total = now.comm_ms * static_cast<double>(now.steps);
+    const double overlap_total = now.overlap_ms * static_cast<double>(now.steps);
+    const double exposed = (comm_total - last.comm_total) - (overlap_total - last.overlap_total);
+    const int64_t micro = state_.micro_batches - last.micro_batches;
+    last = CommSnapshot{comm_total, overlap_total, state_.micro_batches};
+    if (now.steps == 0 || micro <= 0 || b.profiled == 0) return;
+    b.comm_wait_ms = std::min(std::max(0.0, exposed / static_cast<double>(micro)), b.backward_ms);
+    b.backward_ms -= b.comm_wait_ms;
+}
 
 TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device device,
                                  const std::string& artifacts_dir) {
@@ -68,6 +84,13 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
                                                        optimizerStepsPerEpoch() * t.max_epochs);
     state_.lr = config_.optimizer.lr;
     monitor_.setRank(strategy_->rank());
+    // The step-time breakdown, unless a caller brought its own profiler.
+    if (!profiler_ && t.profile_every_n_steps > 0) {
+        const torch::Device d = strategy_->device();
+        step_profiler_ = std::make_unique<StepProfiler>(t.profile_every_n_steps,
+                                                        d.is_cuda() ? std::max<int64_t>(d.index(), 0) : -1);
+        profiler_ = step_profiler_.get();
+    }
 }
 
 Trainer::~Trainer() = default;
@@ -109,6 +132,9 @@ FitResult Trainer::fit() {
     double pure_train_s = 0.0;
     int64_t samples = 0;
     RankTotals rank_totals;
+    // The memory breakdown's baseline: what the process (or the device) holds before training.
+    monitor_.resetPeak();
+    baseline_bytes_ = monitor_.currentBytes();
     model_->train();
     forEachCallback([this](Callback& c) { c.onFitStart(*this); });
     for (state_.epoch = 0; state_.epoch < config_.trainer.max_epochs; ++state_.epoch) {
@@ -140,6 +166,16 @@ FitResult Trainer::fit() {
     forEachCallback([this](Callback& c) { c.onFitEnd(*this); });
     monitor_.poll(sink_, /*force=*/true);
     rank_totals.peak_memory_bytes = monitor_.peakBytes();
+    memory_.device = strategy_->device().str();
+    memory_.peak_bytes = monitor_.peakBytes();
+    if (state_.global_step > 0) {
+        memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);
+        memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ -
+                                                             memory_.gradients_bytes - memory_.optimizer_state_bytes);
+        memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
+    } else {
+        memory_.device.clear();  // no optimizer step: nothing to break down
+    }
     rank_totals.steps = state_.global_step;
     reportRanks(*strategy_, monitor_, rank_totals, sink_);
     result.epochs_completed = state_.epochs_completed;
@@ -157,6 +193,9 @@ bool Trainer::trainEpoch(EpochStats& stats) {
     forEachCallback([this](Callback& c) { c.onTrainEpochStart(*this); });
     bool stopped = false;
     while (true) {
+        if (profiler_ && state_.batch_in_epoch % groupSize() == 0) {
+            profiler_->beginGroup();
+        }
         std::optional<Batch> host_batch;
         {
             ScopedSection section(profiler_, Section::DataWait);
@@ -199,6 +238,10 @@ bool Trainer::trainEpoch(EpochStats& stats) {
         }
     }
     stats.train_time_s = secondsSince(stats.start);
+    if (step_profiler_) {
+        stats.breakdown = step_profiler_->takeEpoch(/*wait=*/true);
+        subtractCommWait(stats.breakdown, epoch_comm_);
+    }
     return !stopped;
 }
 
@@ -216,13 +259,19 @@ void Trainer::trainMicroBatch(const Batch& batch, EpochStats& stats) {
         ScopedSection section(profiler_, Section::Forward);
         output = strategy_->forward(*model_, batch);
         loss = task_->loss(output, batch);
+        interval_meter_.add(loss, task_->predict(output.detach()), task_->targets(batch));
     }
     const bool closes_group = micro + 1 == group_start + group_size;
     {
         ScopedSection section(profiler_, Section::Backward);
         strategy_->backward(group_size == 1 ? loss : loss / static_cast<double>(group_size), closes_group);
     }
-    interval_meter_.add(loss, task_->predict(output.detach()), task_->targets(batch));
+    if (closes_group && state_.global_step == 0) {
+        // The first step's gradients, before the optimizer step frees or zeroes them.
+        const HeldBytes held = measureHeldBytes(*model_, *optimizer_);
+        memory_.parameters_bytes = held.parameters;
+        memory_.gradients_bytes = held.gradients;
+    }
     if (strategy_->watchLoss(loss, state_.global_step + 1)) {
         failOnNonFiniteLoss();
     }
@@ -236,6 +285,12 @@ void Trainer::trainMicroBatch(const Batch& batch, EpochStats& stats) {
             }
         }
         ++state_.global_step;
+        if (state_.global_step == 1) {
+            memory_.optimizer_state_bytes = measureHeldBytes(*model_, *optimizer_).optimizer_state;  // created lazily
+        }
+        if (profiler_) {
+            profiler_->endGroup(group_size);
+        }
         if (state_.global_step % std::max<int64_t>(config_.trainer.log_every_n_steps, 1) == 0) {
             emitStepMetrics(stats);
         }
@@ -300,6 +355,10 @@ void Trainer::emitStepMetrics(EpochStats& stats) {
     m.eta_s = done > 0 ? m.elapsed_s / static_cast<double>(done) *
                              static_cast<double>(std::max<int64_t>(total_micro - done, 0))
                        : 0.0;
+    if (step_profiler_) {
+        m.breakdown = step_profiler_->takeInterval();
+        subtractCommWait(m.breakdown, interval_comm_);
+    }
     sink_.onEvent(m);
     interval_meter_.reset();
     interval_wait_ms_ = 0.0;
@@ -353,6 +412,7 @@ bool Trainer::validateEpoch(const EpochStats& stats, FitResult& result, bool int
     e.data_wait_share = stats.train_time_s > 0.0 ? std::min(1.0, stats.wait_ms / 1000.0 / stats.train_time_s) : 0.0;
     e.skipped_steps = stats.skipped_steps;
     e.is_best = end.is_best;
+    e.breakdown = stats.breakdown;
     sink_.onEvent(e);
     return true;
 }

@@ -23,6 +23,7 @@
 #include "engine/train/Profiler.h"
 #include "engine/train/RunningMeter.h"
 #include "engine/train/Schedulers.h"
+#include "engine/train/StepProfiler.h"
 #include "engine/train/Task.h"
 
 #include <atomic>
@@ -82,6 +83,8 @@ public:
     const Strategy& strategyInUse() const { return *strategy_; }
     const LearningRateSchedule& schedule() const { return *schedule_; }
     DeviceMonitor& monitor() { return monitor_; }
+    // What filled memory at fit's peak (device empty when fit made no optimizer step).
+    const MemoryBreakdown& memoryBreakdown() const { return memory_; }
 
 private:
     struct EpochStats;
@@ -115,6 +118,15 @@ private:
     std::unique_ptr<Task> task_;
     std::vector<std::shared_ptr<Callback>> callbacks_;
     Profiler* profiler_;
+    std::unique_ptr<StepProfiler> step_profiler_;  // trainer.profile_every_n_steps (without parts.profiler)
+    struct CommSnapshot {
+        double comm_total = 0.0, overlap_total = 0.0;
+        int64_t micro_batches = 0;
+    };
+    CommSnapshot interval_comm_, epoch_comm_;
+    MemoryBreakdown memory_;
+    int64_t baseline_bytes_ = 0;
+    void subtractCommWait(StepBreakdown& b, CommSnapshot& last) const;
     std::shared_ptr<ClassifierImpl> model_;
     const DataSplits splits_;
     EventSink& sink_;

@@ -7,4 +7,6 @@ target_sources(hearth_engine PRIVATE
   train/Checkpoint.cpp
   train/Evaluation.cpp
   train/RankReport.cpp
+  train/StepProfiler.cpp
+  train/MemoryAccounting.cpp
   train/Trainer.cpp)

@@ -67,6 +67,15 @@ inline EpochMetrics epochEvent(int64_t epoch, double val_acc) {
     e.data_wait_share = 0.125;
     e.skipped_steps = epoch;
     e.is_best = true;
+    e.breakdown.data_wait_ms = 0.5;
+    e.breakdown.host_to_device_ms = 0.25;
+    e.breakdown.forward_ms = 10.0 + static_cast<double>(epoch);
+    e.breakdown.backward_ms = 20.0;
+    e.breakdown.comm_wait_ms = 1.5;
+    e.breakdown.optimizer_ms = 2.0;
+    e.breakdown.sync_ms = 0.125;
+    e.breakdown.step_ms = 35.0 + static_cast<double>(epoch);
+    e.breakdown.profiled = 4;
     return e;
 }
 
@@ -110,6 +119,14 @@ inline RunFinished finishedEvent() {
     f.peak_memory_bytes = 123456789;
     f.epochs_completed = 2;
     f.global_steps = 30;
+    f.memory.device = "cpu";
+    f.memory.parameters_bytes = 1000;
+    f.memory.gradients_bytes = 1000;
+    f.memory.optimizer_state_bytes = 2000;
+    f.memory.activations_bytes = 50000;
+    f.memory.reserved_unused_bytes = 0;
+    f.memory.other_bytes = 7000;
+    f.memory.peak_bytes = 61000;
     return f;
 }
 

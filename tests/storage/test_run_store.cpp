@@ -73,7 +73,13 @@ void RunStoreTest::roundTripKeepsEveryEventType() {
     recorder.onEvent(predictionsEvent("test", 120));
     recorder.onEvent(CheckpointSaved{checkpoint, 1, "val_acc", 0.875, 1});
     recorder.onEvent(DeviceSample{1.5, -1, "host", 1000, 2000, 3000, 4000, 0.5});
-    recorder.onEvent(DeviceSample{2.5, 0, "cuda:0", 5000, 6000, 7000, 8000, -1.0});
+    DeviceSample gpu{2.5, 0, "cuda:0", 5000, 6000, 7000, 8000, -1.0};
+    gpu.driver_used_bytes = 6500;
+    gpu.temperature_c = 61.0;
+    gpu.power_w = 123.5;
+    gpu.power_limit_w = 300.0;
+    gpu.sm_clock_mhz = 1410.0;
+    recorder.onEvent(gpu);
     recorder.onEvent(LogLine{LogLine::Level::Warning, "pin_memory has no effect on CPU"});
     recorder.onEvent(LogLine{LogLine::Level::Info, "epoch 1 done"});
     recorder.onEvent(finishedEvent());
@@ -125,6 +131,18 @@ void RunStoreTest::roundTripKeepsEveryEventType() {
     QCOMPARE(epochs[1].skipped_steps, int64_t{1});
     QCOMPARE(epochs[1].data_wait_share, 0.125);
     QVERIFY(epochs[1].is_best);
+    QCOMPARE(epochs[1].breakdown.forward_ms, 11.0);
+    QCOMPARE(epochs[1].breakdown.comm_wait_ms, 1.5);
+    QCOMPARE(epochs[1].breakdown.sync_ms, 0.125);
+    QCOMPARE(epochs[1].breakdown.step_ms, 36.0);
+    QCOMPARE(epochs[1].breakdown.profiled, int64_t{4});
+
+    const auto memory = store.memoryBreakdown(id);
+    QVERIFY(memory.has_value());
+    QCOMPARE(memory->device, std::string("cpu"));
+    QCOMPARE(memory->optimizer_state_bytes, int64_t{2000});
+    QCOMPARE(memory->activations_bytes, int64_t{50000});
+    QCOMPARE(memory->peak_bytes, int64_t{61000});
 
     const auto test = store.report(id, "test");
     QVERIFY(test.has_value());
@@ -158,6 +176,12 @@ void RunStoreTest::roundTripKeepsEveryEventType() {
     QCOMPARE(samples[1].name, std::string("cuda:0"));
     QCOMPARE(samples[1].peak_bytes, int64_t{7000});
     QCOMPARE(samples[0].utilization, 0.5);
+    QCOMPARE(samples[0].temperature_c, -1.0);  // the host has none
+    QCOMPARE(samples[1].driver_used_bytes, int64_t{6500});
+    QCOMPARE(samples[1].temperature_c, 61.0);
+    QCOMPARE(samples[1].power_w, 123.5);
+    QCOMPARE(samples[1].power_limit_w, 300.0);
+    QCOMPARE(samples[1].sm_clock_mhz, 1410.0);
 
     const auto logs = store.logEntries(id);
     QCOMPARE(logs.size(), size_t{2});

@@ -64,7 +64,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 3);
+    QCOMPARE(RunStore::schemaVersion(), 4);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -97,11 +97,16 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QCOMPARE(run->tags, std::vector<std::string>{"legacy"});
     QVERIFY(!run->sweep_id.has_value());
     QCOMPARE(store.epochs(1).size(), size_t{1});
+    // A v1 epoch has no breakdown: it reads as "not profiled", not as zero-time parts.
+    QCOMPARE(store.epochs(1)[0].breakdown.profiled, int64_t{0});
+    QCOMPARE(store.epochs(1)[0].val_accuracy, 0.8);
+    QVERIFY(!store.memoryBreakdown(1).has_value());
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 3LL);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 4LL);
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'sweeps'"), std::string("sweeps"));
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_ranks'"), std::string("run_ranks"));
+        QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_memory'"), std::string("run_memory"));
         QCOMPARE(raw.text("PRAGMA integrity_check"), std::string("ok"));
     }
     // The v2 features work on the upgraded file.
@@ -132,7 +137,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 3)"),
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 4)"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });

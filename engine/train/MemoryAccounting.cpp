@@ -1,0 +1,63 @@
+#include "engine/train/MemoryAccounting.h"
+
+#include <unordered_set>
+
+namespace hearth {
+namespace {
+
+// Counts each storage once: views and tied weights share theirs.
+class StorageSet {
+public:
+    int64_t add(const torch::Tensor& t) {
+        if (!t.defined()) return 0;
+        const void* key = t.storage().unsafeGetStorageImpl();
+        if (!seen_.insert(key).second) return 0;
+        return static_cast<int64_t>(t.storage().nbytes());
+    }
+
+private:
+    std::unordered_set<const void*> seen_;
+};
+
+int64_t stateBytes(torch::optim::OptimizerParamState& state, StorageSet& seen) {
+    if (auto* s = dynamic_cast<torch::optim::AdamParamState*>(&state)) {
+        return seen.add(s->exp_avg()) + seen.add(s->exp_avg_sq()) + seen.add(s->max_exp_avg_sq());
+    }
+    if (auto* s = dynamic_cast<torch::optim::AdamWParamState*>(&state)) {
+        return seen.add(s->exp_avg()) + seen.add(s->exp_avg_sq()) + seen.add(s->max_exp_avg_sq());
+    }
+    if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(&state)) {
+        return seen.add(s->momentum_buffer());
+    }
+    if (auto* s = dynamic_cast<torch::optim::AdagradParamState*>(&state)) {
+        return seen.add(s->sum());
+    }
+    if (auto* s = dynamic_cast<torch::optim::RMSpropParamState*>(&state)) {
+        return seen.add(s->square_avg()) + seen.add(s->momentum_buffer()) + seen.add(s->grad_avg());
+    }
+    return 0;
+}
+
+}  // namespace
+
+HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+    HeldBytes out;
+    StorageSet params, grads, state;
+    for (const auto& p : model.parameters()) {
+        out.parameters += params.add(p);
+        out.gradients += grads.add(p.grad());
+    }
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            // A parameter only the optimizer holds (ZeRO's master slice) is optimizer state.
+            out.optimizer_state += params.add(p);
+            out.gradients += grads.add(p.grad());
+        }
+    }
+    for (auto& entry : optimizer.state()) {
+        if (entry.second) out.optimizer_state += stateBytes(*entry.second, state);
+    }
+    return out;
+}
+
+}  // namespace hearth

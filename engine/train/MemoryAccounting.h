@@ -1,0 +1,21 @@
+#pragma once
+// The sizes of the tensors a training step holds: parameters, gradients and optimizer state,
+// counted from the tensors themselves (each storage once), for the memory breakdown.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace hearth {
+
+struct HeldBytes {
+    int64_t parameters = 0;        // the model's parameters
+    int64_t gradients = 0;         // defined .grad of the model's and the optimizer's parameters
+    int64_t optimizer_state = 0;   // moments, momentum buffers, and parameters only the optimizer holds
+};
+
+// Parameters and gradients now; optimizer state once the optimizer has stepped (its state is
+// created lazily).
+HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer);
+
+}  // namespace hearth
