@@ -84,6 +84,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.test_loss = test.loss;
     done.samples_per_sec = fit.samples_per_sec;
     done.peak_memory_bytes = trainer.monitor().peakBytes();
+    done.memory = trainer.memoryBreakdown();
     done.epochs_completed = fit.epochs_completed;
     done.global_steps = fit.global_steps;
     sink.onEvent(done);
