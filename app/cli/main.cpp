@@ -4,6 +4,7 @@
 #include "RunCommand.h"
 #include "StoreCommands.h"
 #include "SweepCommand.h"
+#include "TuneCommand.h"
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
@@ -53,6 +54,7 @@ int runCli(int argc, char** argv) {
     hearth::cli::StoreCommandContext store_context{run_options.db_path};
     hearth::cli::registerStoreCommands(app, store_context, exit_code);
     hearth::cli::registerPredictCommand(app, store_context, exit_code);
+    hearth::cli::registerTuneCommand(app, exit_code);
 
     try {
         app.parse(argc, argv);

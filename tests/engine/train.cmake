@@ -6,6 +6,8 @@ hearth_add_test(NAME test_run_experiment SOURCES test_run_experiment.cpp TrainTe
 # The CUDA paths; every test skips without a CUDA device and must run under scripts/gpu-check.
 hearth_add_test(NAME test_cuda SOURCES test_cuda.cpp TrainTestSupport.h TORCH LABELS engine train cuda)
 hearth_add_test(NAME test_trainer_seams SOURCES test_trainer_seams.cpp TrainTestSupport.h TORCH LABELS engine train)
+# The batch-size and learning-rate finders (engine/run/Finders).
+hearth_add_test(NAME test_finders SOURCES test_finders.cpp TrainTestSupport.h TORCH LABELS engine train TIMEOUT 600)
 # DDP on c10d: two real processes (ddp_rank_child) per case, where c10d with Gloo is built in.
 if(HEARTH_WITH_C10D)
   add_executable(ddp_rank_child ddp_rank_child.cpp DdpTestSupport.h)
@@ -16,3 +18,13 @@ if(HEARTH_WITH_C10D)
   target_compile_definitions(test_ddp PRIVATE HEARTH_DDP_CHILD_PATH="$<TARGET_FILE:ddp_rank_child>")
   add_dependencies(test_ddp ddp_rank_child)
 endif()
+# Device statistics through NVML, against a fake libnvidia-ml built here (whole, and without
+# nvmlDeviceGetPowerUsage), so loading, sampling, a missing symbol and a failing call are tested
+# without a GPU.
+add_library(fake_nvml SHARED "${HEARTH_TEST_SUPPORT_DIR}/fake_nvml.cpp")
+add_library(fake_nvml_nopower SHARED "${HEARTH_TEST_SUPPORT_DIR}/fake_nvml.cpp")
+target_compile_definitions(fake_nvml_nopower PRIVATE FAKE_NVML_NO_POWER)
+hearth_add_test(NAME test_device_stats SOURCES test_device_stats.cpp TORCH LABELS engine train)
+target_compile_definitions(test_device_stats PRIVATE FAKE_NVML_PATH="$<TARGET_FILE:fake_nvml>"
+                           FAKE_NVML_NOPOWER_PATH="$<TARGET_FILE:fake_nvml_nopower>")
+add_dependencies(test_device_stats fake_nvml fake_nvml_nopower)

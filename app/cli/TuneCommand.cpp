@@ -1,0 +1,238 @@
+#include "TuneCommand.h"
+
+#include "RunCommand.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "engine/run/Finders.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace hearth::cli {
+namespace {
+
+struct TuneOptions {
+    RunCommandOptions config;  // --config and --set, as `run` reads them
+    bool batch_size = false;
+    bool lr = false;
+    std::string memory_limit;
+    int64_t max_batch = 0;
+    int64_t start_batch = 2;
+    std::optional<int64_t> steps;
+    double min_lr = 1e-7;
+    double max_lr = 1.0;
+    std::string apply_path;
+};
+
+std::atomic<bool> g_tune_stop{false};
+
+extern "C" void onTuneInterrupt(int) {
+    g_tune_stop.store(true);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    const char msg[] = "\nStopping after the current step (Ctrl+C again to abort)...\n";
+    [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+int exitCodeFor(FailureKind kind) {
+    switch (kind) {
+    case FailureKind::Config: return kExitBadConfig;
+    case FailureKind::Data: return kExitBadData;
+    case FailureKind::Training: return kExitTrainingFailed;
+    }
+    return kExitTrainingFailed;
+}
+
+// A progress line on a terminal (overwritten in place); nothing when stderr is not one.
+FinderProgress terminalProgress() {
+    if (!isatty(STDERR_FILENO)) return {};
+    return [](double fraction, const std::string& what) {
+        std::fprintf(stderr, "\r\033[K%3.0f%%  %s", 100.0 * fraction, what.c_str());
+        if (fraction >= 1.0) std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+    };
+}
+
+void logLine(const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// --apply: the experiment with the found value, as a config file the user trains with.
+int applyTo(const TuneOptions& options, ExperimentConfig config, const std::string& assignment) {
+    if (options.apply_path.empty()) return kExitOk;
+    try {
+        applyOverride(config, assignment);
+        saveConfigFile(config, options.apply_path);
+    } catch (const ConfigError& e) {
+        std::fprintf(stderr, "error: --apply %s: %s\n", options.apply_path.c_str(), e.what());
+        return kExitBadConfig;
+    }
+    std::printf("Wrote %s with %s (hearth-cli run --config %s)\n", options.apply_path.c_str(), assignment.c_str(),
+                options.apply_path.c_str());
+    return kExitOk;
+}
+
+// The finders run in this one process: a config for several devices is tuned per device.
+ExperimentConfig onOneDevice(ExperimentConfig config) {
+    const TrainerConfig resolved = resolveTrainer(config.trainer, queryDeviceCapabilities());
+    if (resolved.devices.value_or(1) * resolved.num_nodes > 1) {
+        std::fprintf(stderr, "note: tune runs one process; the %lld devices of this config are tuned as one device "
+                             "(the batch found is per device)\n",
+                     static_cast<long long>(resolved.devices.value_or(1) * resolved.num_nodes));
+        config.trainer.devices = 1;
+        config.trainer.num_nodes = 1;
+        config.trainer.strategy = "auto";
+    }
+    return config;
+}
+
+int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
+    BatchSizeFinderOptions finder;
+    finder.start_batch = options.start_batch;
+    finder.max_batch = options.max_batch;
+    finder.steps_per_trial = options.steps.value_or(3);
+    const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
+    const bool cpu = trainer.accelerator == "cpu" || !queryDeviceCapabilities().cuda_available;
+    if (!options.memory_limit.empty()) {
+        const auto bytes = parseByteSize(options.memory_limit);
+        if (!bytes) {
+            std::fprintf(stderr, "error: --memory-limit: '%s' is not a size (e.g. 4GiB, 512MiB)\n",
+                         options.memory_limit.c_str());
+            return kExitBadConfig;
+        }
+        finder.memory_limit_bytes = *bytes;
+    } else if (cpu) {
+        std::fprintf(stderr, "error: --memory-limit: on CPU there is no device memory to run out of; give the memory "
+                             "a trial may use, e.g. --memory-limit 4GiB (peak RSS of this process)\n");
+        return kExitBadConfig;
+    }
+    finder.on_log = logLine;
+    const FinderProgress bar = terminalProgress();
+    finder.on_progress = bar;
+    finder.on_trial = [&bar](const BatchSizeTrial& t) {
+        if (bar) bar(0.0, "");  // clears the progress line
+        std::printf("  %8lld  %-5s  %12s  %7.2f s  %s\n", static_cast<long long>(t.batch_size), t.fits ? "fits" : "oom",
+                    formatBytes(t.peak_bytes).c_str(), t.seconds, t.fits ? "" : t.failure.c_str());
+        std::fflush(stdout);
+    };
+    std::printf("Batch-size finder: %s, precision %s, strategy %s, %lld steps per trial\n", config.name.c_str(),
+                config.trainer.precision.c_str(), trainer.strategy.c_str(),
+                static_cast<long long>(finder.steps_per_trial));
+    std::printf("  %8s  %-5s  %12s  %9s\n", "batch", "trial", "peak memory", "time");
+    std::fflush(stdout);
+    const BatchSizeResult result = findBatchSize(config, finder, g_tune_stop);
+    std::printf("Limit: %s on %s\n", result.limit.c_str(), result.device.c_str());
+    if (result.batch_size == 0) {
+        std::printf("No batch size fits%s.\n", result.stopped ? " (stopped)" : "");
+        return result.stopped ? kExitStopped : kExitTrainingFailed;
+    }
+    std::printf("Largest batch that fits: %lld", static_cast<long long>(result.batch_size));
+    if (result.first_failure > 0) std::printf(" (batch %lld does not)", static_cast<long long>(result.first_failure));
+    if (result.first_failure == 0 && !result.bound.empty()) std::printf(" (bounded by %s)", result.bound.c_str());
+    std::printf("%s\n", result.stopped ? " (stopped early)" : "");
+    const std::string assignment = "trainer.batch_size=" + std::to_string(result.batch_size);
+    std::printf("--set %s\n", assignment.c_str());
+    if (result.stopped) return kExitStopped;
+    return applyTo(options, config, assignment);
+}
+
+int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config) {
+    LrFinderOptions finder;
+    finder.min_lr = options.min_lr;
+    finder.max_lr = options.max_lr;
+    finder.steps = options.steps.value_or(100);
+    if (!(finder.min_lr > 0.0) || !(finder.max_lr > finder.min_lr)) {
+        std::fprintf(stderr, "error: --min-lr/--max-lr: the sweep needs 0 < min-lr < max-lr (got %g and %g)\n",
+                     finder.min_lr, finder.max_lr);
+        return kExitBadConfig;
+    }
+    if (finder.steps < 2) {
+        std::fprintf(stderr, "error: --steps: the sweep needs at least 2 steps\n");
+        return kExitBadConfig;
+    }
+    finder.on_log = logLine;
+    finder.on_progress = terminalProgress();
+    std::printf("Learning-rate finder: %s, optimizer %s, lr %g to %g over %lld steps, batch %lld\n",
+                config.name.c_str(), config.optimizer.name.c_str(), finder.min_lr, finder.max_lr,
+                static_cast<long long>(finder.steps), static_cast<long long>(config.trainer.batch_size));
+    std::fflush(stdout);
+    const LrFinderResult result = findLearningRate(config, finder, g_tune_stop);
+    std::printf("  %12s  %14s\n", "lr", "smoothed loss");
+    for (const size_t i : summaryRows(result)) {
+        const LrPoint& p = result.points[i];
+        std::printf("  %12.3e  %14.4f%s\n", p.lr, p.smoothed_loss,
+                    result.suggestion_index == i ? "  <- steepest descent" : "");
+    }
+    if (result.diverged) {
+        std::printf("Stopped at lr %.3e: the loss diverged (over %gx its best)\n", result.points.back().lr,
+                    finder.divergence);
+    }
+    if (!result.suggestion) {
+        std::printf("No suggestion: too few steps ran (%zu)\n", result.points.size());
+        return result.stopped ? kExitStopped : kExitTrainingFailed;
+    }
+    char value[32];
+    std::snprintf(value, sizeof value, "%.3g", *result.suggestion);
+    std::printf("Suggested learning rate: %s (steepest descent of the smoothed loss)\n", value);
+    const std::string assignment = std::string("optimizer.lr=") + value;
+    std::printf("--set %s\n", assignment.c_str());
+    if (result.stopped) return kExitStopped;
+    return applyTo(options, config, assignment);
+}
+
+int tuneCommand(const TuneOptions& options) {
+    if (options.batch_size == options.lr) {
+        std::fprintf(stderr, "error: tune needs exactly one of --batch-size and --lr\n");
+        return kExitBadConfig;
+    }
+    const auto loaded = prepareConfig(options.config);
+    if (!loaded) return kExitBadConfig;
+    const ExperimentConfig config = onOneDevice(*loaded);
+    g_tune_stop.store(false);
+    std::signal(SIGINT, onTuneInterrupt);
+    std::signal(SIGTERM, onTuneInterrupt);
+    int code = kExitOk;
+    try {
+        code = options.batch_size ? tuneBatchSize(options, config) : tuneLearningRate(options, config);
+    } catch (const FinderError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        code = exitCodeFor(e.kind());
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return code;
+}
+
+}  // namespace
+
+void registerTuneCommand(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<TuneOptions>();
+    auto* tune = app.add_subcommand("tune", "Find the largest batch size that fits, or a learning rate, for an experiment");
+    tune->add_option("-c,--config", options->config.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
+    tune->add_option("-s,--set", options->config.overrides, "Override a config key, e.g. trainer.precision=bf16-mixed")
+        ->allow_extra_args(false);
+    tune->add_flag("--batch-size", options->batch_size,
+                   "Batch-size finder: double the batch until a trial runs out of memory, then bisect");
+    tune->add_flag("--lr", options->lr, "Learning-rate finder: an exponential LR sweep and its steepest descent");
+    tune->add_option("--memory-limit", options->memory_limit,
+                     "Memory a trial may use, e.g. 4GiB (required on CPU: peak RSS; optional on CUDA: peak reserved)");
+    tune->add_option("--max-batch", options->max_batch, "Largest batch size to try (default: the training split)")
+        ->check(CLI::PositiveNumber);
+    tune->add_option("--start-batch", options->start_batch, "First batch size tried (default 2)")
+        ->check(CLI::PositiveNumber);
+    tune->add_option("--steps", options->steps,
+                     "Training steps per batch-size trial (default 3), or of the LR sweep (default 100)")
+        ->check(CLI::PositiveNumber);
+    tune->add_option("--min-lr", options->min_lr, "First learning rate of the sweep (default 1e-7)");
+    tune->add_option("--max-lr", options->max_lr, "Last learning rate of the sweep (default 1)");
+    tune->add_option("--apply", options->apply_path,
+                     "Write the experiment with the value found to this config file");
+    tune->callback([options, &exit_code] { exit_code = tuneCommand(*options); });
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,332 @@
+#include "engine/run/FinderSteps.h"
+
+#include "engine/data/Loader.h"
+#include "engine/monitor/CudaMemory.h"
+#include "engine/monitor/ProcessMemory.h"
+#include "engine/strategy/Strategy.h"
+#include "engine/train/Optimizers.h"
+#include "engine/train/Task.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <new>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace hearth {
+namespace {
+
+int64_t cudaCount() {
+    return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+}
+
+torch::Tensor generatorState(c10::Device device) {
+    auto generator = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void setGeneratorState(c10::Device device, const torch::Tensor& state) {
+    auto generator = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
+
+// A trial's memory passed the limit while it ran (CPU): the trial fails at once rather than
+// growing further.
+struct LimitExceeded {
+    int64_t peak = 0;
+};
+
+// The peak memory of one trial: the process's RSS high-water mark on CPU (reset through
+// /proc/self/clear_refs), the caching allocator's peak reserved bytes on CUDA.
+class PeakMemory {
+public:
+    PeakMemory(torch::Device device, int64_t limit) : device_(device), limit_(limit) {}
+
+    // Frees what earlier trials left cached, then starts a new high-water mark.
+    void reset() {
+        releaseFreed();
+        if (device_.is_cuda()) {
+#ifdef HEARTH_WITH_CUDA
+            resetCudaPeakStats(device_.index());
+#endif
+            return;
+        }
+        std::ofstream clear("/proc/self/clear_refs");
+        clear << "5";
+        clear.flush();
+        if (!clear) throw std::runtime_error("cannot reset the peak RSS (writing /proc/self/clear_refs failed)");
+    }
+
+    int64_t peak() const {
+        if (device_.is_cuda()) {
+#ifdef HEARTH_WITH_CUDA
+            return cudaMemoryStats(device_.index()).reserved_peak_bytes;
+#else
+            return 0;
+#endif
+        }
+        return readProcessMemory().peak_rss_bytes;
+    }
+
+    // On CPU a trial stops as soon as it is past the limit (the next doubling could exhaust RAM).
+    void check() const {
+        if (device_.is_cpu() && limit_ > 0) {
+            const int64_t now = peak();
+            if (now > limit_) throw LimitExceeded{now};
+        }
+    }
+
+    void releaseFreed() const {
+        if (device_.is_cuda()) {
+#ifdef HEARTH_WITH_CUDA
+            releaseCudaCache();
+#endif
+            return;
+        }
+#if defined(__GLIBC__)
+        // The run's allocator settings keep freed memory in the heap; give it back so that an
+        // earlier, larger trial does not count towards this one's peak.
+        malloc_trim(0);
+#endif
+    }
+
+private:
+    torch::Device device_;
+    int64_t limit_;
+};
+
+// One optimizer step's micro-batches (accumulate_grad_batches of them) forward and backward, then
+// the step. Returns the mean loss.
+double trainStep(Strategy& strategy, ClassifierImpl& model, const Task& task, torch::optim::Optimizer& optimizer,
+                 const TrainerConfig& trainer, const std::function<Batch()>& next_batch,
+                 const std::function<void()>& after_phase) {
+    const int64_t k = std::max<int64_t>(trainer.accumulate_grad_batches, 1);
+    double loss_sum = 0.0;
+    for (int64_t micro = 0; micro < k; ++micro) {
+        const Batch batch = next_batch();
+        const torch::Tensor output = strategy.forward(model, batch);
+        const torch::Tensor loss = task.loss(output, batch);
+        after_phase();
+        strategy.backward(k == 1 ? loss : loss / static_cast<double>(k), micro + 1 == k);
+        after_phase();
+        loss_sum += loss.item<double>();
+    }
+    strategy.optimizerStep(optimizer, trainer.gradient_clip_val);
+    after_phase();
+    return loss_sum / static_cast<double>(k);
+}
+
+// Batches of one loader, epoch after epoch.
+class BatchCycle {
+public:
+    BatchCycle(std::shared_ptr<const Dataset> data, const LoaderOptions& options, const Strategy& strategy)
+        : loader_(std::move(data), options), strategy_(strategy) {
+        loader_.startEpoch(0);
+    }
+    Batch next() {
+        auto batch = loader_.next();
+        if (!batch) {
+            loader_.startEpoch(++epoch_);
+            batch = loader_.next();
+            if (!batch) throw std::runtime_error("the training split gives no batch of this size");
+        }
+        return strategy_.toDevice(*batch, loader_.pinsMemory());
+    }
+
+private:
+    Loader loader_;
+    const Strategy& strategy_;
+    int64_t epoch_ = 0;
+};
+
+std::string describeFailure(const std::string& what) {
+    return "out of memory: " + what.substr(0, what.find('\n'));
+}
+
+// Runs the trial's steps; every tensor, the optimizer and the loader are gone when it returns or
+// throws, so the caller can free the memory before the next trial.
+void runTrialSteps(PreparedRun& run, Strategy& strategy, const Task& task, int64_t batch_size,
+                   const BatchSizeFinderOptions& options, const PeakMemory& memory, const std::atomic<bool>& stop) {
+    TrainerConfig trainer = run.config.trainer;
+    trainer.batch_size = batch_size;
+    LoaderOptions loader = strategy.loaderOptions(trainer, true, run.config.seed);
+    loader.drop_last = true;  // every step at the full batch size
+    BatchCycle batches(run.splits.train, loader, strategy);
+    auto optimizer = strategy.setupOptimizer(run.config.optimizer, *run.model);
+    run.model->train();
+    for (int64_t s = 0; s < options.steps_per_trial && !stop.load(); ++s) {
+        if (options.before_step) options.before_step(batch_size);
+        trainStep(strategy, *run.model, task, *optimizer, trainer, [&] { return batches.next(); },
+                  [&] { memory.check(); });
+    }
+    strategy.zeroGrad(*optimizer);
+}
+
+BatchSizeTrial runTrial(PreparedRun& run, Strategy& strategy, const Task& task, ModelSnapshot& snapshot,
+                        int64_t batch_size, const BatchSizeFinderOptions& options, PeakMemory& memory,
+                        const std::atomic<bool>& stop) {
+    BatchSizeTrial trial;
+    trial.batch_size = batch_size;
+    memory.reset();
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        runTrialSteps(run, strategy, task, batch_size, options, memory, stop);
+        trial.fits = true;
+    } catch (const LimitExceeded&) {
+        trial.fits = false;
+    } catch (const c10::OutOfMemoryError& e) {
+        trial.failure = describeFailure(e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        trial.failure = "out of memory (host allocation failed)";
+    } catch (const c10::Error& e) {
+        if (!isOutOfMemoryMessage(e.what_without_backtrace())) throw;
+        trial.failure = describeFailure(e.what_without_backtrace());
+    } catch (const std::exception& e) {
+        if (!isOutOfMemoryMessage(e.what())) throw;
+        trial.failure = describeFailure(e.what());
+    }
+    trial.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    trial.peak_bytes = memory.peak();
+    snapshot.restore();  // the steps moved the weights; the next trial starts where this one did
+    memory.releaseFreed();
+    if (trial.fits && options.memory_limit_bytes > 0 && trial.peak_bytes > options.memory_limit_bytes) {
+        trial.fits = false;
+    }
+    if (!trial.fits && trial.failure.empty()) {
+        trial.failure = "peak " + formatBytes(trial.peak_bytes) + " > limit " + formatBytes(options.memory_limit_bytes);
+    }
+    return trial;
+}
+
+}  // namespace
+
+ModelSnapshot::ModelSnapshot(torch::nn::Module& module) : module_(module) {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : module.parameters(/*recurse=*/true)) live_.push_back(p);
+    for (const auto& b : module.buffers(/*recurse=*/true)) live_.push_back(b);
+    for (const auto& t : live_) saved_.push_back(t.detach().clone());
+}
+
+void ModelSnapshot::restore() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < live_.size(); ++i) live_[i].copy_(saved_[i]);
+    for (auto& p : module_.parameters(/*recurse=*/true)) p.mutable_grad() = torch::Tensor();
+}
+
+RandomStateGuard::RandomStateGuard() : cpu_(generatorState(c10::Device(c10::kCPU))), threads_(torch::get_num_threads()) {
+    for (int64_t i = 0; i < cudaCount(); ++i)
+        cuda_.push_back(generatorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i))));
+}
+
+RandomStateGuard::~RandomStateGuard() {
+    try {
+        setGeneratorState(c10::Device(c10::kCPU), cpu_);
+        for (size_t i = 0; i < cuda_.size(); ++i)
+            setGeneratorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)), cuda_[i]);
+        torch::set_num_threads(threads_);
+    } catch (...) {
+        // A destructor must not throw; the next run re-seeds anyway.
+    }
+}
+
+bool isOutOfMemoryMessage(const std::string& message) {
+    return message.find("out of memory") != std::string::npos || message.find("Out of memory") != std::string::npos;
+}
+
+BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& options,
+                                const std::atomic<bool>& stop) {
+    if (run.device.is_cpu() && options.memory_limit_bytes <= 0) {
+        throw ConfigError("memory limit", "on CPU the batch-size finder needs a memory limit to stand in for the "
+                                          "GPU's memory (e.g. --memory-limit 4GiB)");
+    }
+    auto strategy = createStrategy(run.config.trainer, run.device);
+    strategy->setupModel(*run.model, run.config.trainer.channels_last);
+    ModelSnapshot snapshot(*run.model);
+    const ClassificationTask task;
+    PeakMemory memory(run.device, options.memory_limit_bytes);
+    // Each rank needs steps full batches of its shard at most once per epoch: one batch at least.
+    const int64_t shard = run.splits.train->size() / std::max<int64_t>(strategy->worldSize(), 1);
+    int64_t cap = shard;
+    std::string bound = "the training split (" + std::to_string(shard) + " samples" +
+                        (strategy->worldSize() > 1 ? " per rank)" : ")");
+    if (options.max_batch > 0 && options.max_batch < cap) {
+        cap = options.max_batch;
+        bound = "the maximum batch asked for (" + std::to_string(cap) + ")";
+    }
+    BatchSizeResult result;
+    try {
+        result = searchBatchSizes(
+            options.start_batch, cap, bound, options,
+            [&](int64_t b) { return runTrial(run, *strategy, task, snapshot, b, options, memory, stop); }, stop);
+    } catch (...) {
+        snapshot.restore();
+        throw;
+    }
+    result.device = run.device.str();
+    result.limit = options.memory_limit_bytes > 0
+                       ? formatBytes(options.memory_limit_bytes) + (run.device.is_cpu() ? " (peak RSS of this process)"
+                                                                                        : " (peak reserved on the device)")
+                       : "the device's memory (out-of-memory errors)";
+    return result;
+}
+
+LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& options, const std::atomic<bool>& stop) {
+    if (!(options.min_lr > 0.0) || !(options.max_lr > options.min_lr)) {
+        throw ConfigError("lr range", "the sweep needs 0 < min lr < max lr");
+    }
+    if (options.steps < 2) throw ConfigError("steps", "the sweep needs at least 2 steps");
+    auto strategy = createStrategy(run.config.trainer, run.device);
+    strategy->setupModel(*run.model, run.config.trainer.channels_last);
+    ModelSnapshot snapshot(*run.model);
+    LrFinderResult result;
+    try {
+        const ClassificationTask task;
+        BatchCycle batches(run.splits.train, strategy->loaderOptions(run.config.trainer, true, run.config.seed),
+                           *strategy);
+        auto optimizer = strategy->setupOptimizer(run.config.optimizer, *run.model);
+        run.model->train();
+        const double ratio = options.max_lr / options.min_lr;
+        double average = 0.0, best = 0.0;
+        for (int64_t i = 0; i < options.steps; ++i) {
+            if (stop.load()) {
+                result.stopped = true;
+                break;
+            }
+            LrPoint point;
+            point.lr = options.min_lr * std::pow(ratio, static_cast<double>(i) / static_cast<double>(options.steps - 1));
+            setLearningRate(*optimizer, point.lr);
+            point.loss = trainStep(*strategy, *run.model, task, *optimizer, run.config.trainer,
+                                   [&] { return batches.next(); }, [] {});
+            // Lightning's smoothing: a bias-corrected exponential moving average.
+            average = options.smoothing * average + (1.0 - options.smoothing) * point.loss;
+            point.smoothed_loss = average / (1.0 - std::pow(options.smoothing, static_cast<double>(i + 1)));
+            result.points.push_back(point);
+            if (options.on_progress) {
+                options.on_progress(static_cast<double>(i + 1) / static_cast<double>(options.steps),
+                                    "step " + std::to_string(i + 1) + "/" + std::to_string(options.steps));
+            }
+            if (!std::isfinite(point.smoothed_loss) ||
+                (i > 1 && point.smoothed_loss > options.divergence * best)) {
+                result.diverged = true;
+                break;
+            }
+            if (i == 0 || point.smoothed_loss < best) best = point.smoothed_loss;
+        }
+        strategy->zeroGrad(*optimizer);
+    } catch (...) {
+        snapshot.restore();
+        throw;
+    }
+    snapshot.restore();
+    result.suggestion_index = steepestDescent(result.points, options.skip_begin, options.skip_end);
+    if (result.suggestion_index) result.suggestion = result.points[*result.suggestion_index].lr;
+    return result;
+}
+
+}  // namespace hearth

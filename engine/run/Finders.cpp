@@ -1,0 +1,207 @@
+// The finders' entry points (config in, measurements out, errors as FinderError), the batch-size
+// search over trials, the steepest-descent suggestion and byte sizes.
+
+#include "engine/run/Finders.h"
+
+#include "engine/data/DataError.h"
+#include "engine/monitor/CudaMemory.h"
+#include "engine/run/FinderSteps.h"
+#include "engine/train/TrainingError.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+
+namespace hearth {
+namespace {
+
+void releaseDeviceCache() {
+#ifdef HEARTH_WITH_CUDA
+    if (torch::cuda::is_available()) releaseCudaCache();
+#endif
+}
+
+// Runs a finder with the process's random state saved, and every error as a FinderError of the
+// kind the CLI maps to its exit codes.
+template <typename Result, typename Body>
+Result guarded(Body&& body) {
+    try {
+        Result result;
+        {
+            RandomStateGuard random_state;
+            result = body();
+        }
+        releaseDeviceCache();
+        return result;
+    } catch (const ConfigError& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Config, e.what());
+    } catch (const DataError& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Data, e.what());
+    } catch (const TrainingError& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Training,
+                          std::string(e.what()) + (e.suggestion().empty() ? "" : " (" + e.suggestion() + ")"));
+    } catch (const c10::Error& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Training, e.what_without_backtrace());
+    } catch (const std::exception& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Training, e.what());
+    }
+}
+
+int64_t ceilLog2(int64_t n) {
+    int64_t bits = 0;
+    while ((int64_t{1} << bits) < n) ++bits;
+    return bits;
+}
+
+}  // namespace
+
+BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& bound_reason,
+                                 const BatchSizeFinderOptions& options,
+                                 const std::function<BatchSizeTrial(int64_t)>& trial, const std::atomic<bool>& stop) {
+    BatchSizeResult result;
+    int64_t low = 0, high = 0;  // the largest fit and the smallest failure so far (0: none yet)
+    auto may_continue = [&] {
+        if (stop.load()) {
+            result.stopped = true;
+            return false;
+        }
+        if (static_cast<int64_t>(result.trials.size()) >= options.max_trials) {
+            result.bound = "the maximum number of trials (" + std::to_string(options.max_trials) + ")";
+            return false;
+        }
+        return true;
+    };
+    auto attempt = [&](int64_t b) {
+        if (options.on_progress) {
+            // Trials still to come, estimated: the doublings left to the cap, or the bisection steps.
+            const int64_t left = high > 0 ? ceilLog2(high - low) : ceilLog2(std::max<int64_t>(cap / b, 1)) + 3;
+            const double done = static_cast<double>(result.trials.size());
+            options.on_progress(done / (done + static_cast<double>(std::max<int64_t>(left, 1))),
+                                "trial " + std::to_string(result.trials.size() + 1) + ": batch " + std::to_string(b));
+        }
+        BatchSizeTrial t = trial(b);
+        result.trials.push_back(t);
+        if (options.on_trial) options.on_trial(t);
+        if (t.fits) {
+            low = std::max(low, b);
+        } else {
+            high = high > 0 ? std::min(high, b) : b;
+        }
+        return t.fits;
+    };
+    // Power scaling: double until a trial fails or the cap is reached.
+    int64_t b = std::clamp<int64_t>(start, 1, std::max<int64_t>(cap, 1));
+    while (may_continue()) {
+        if (!attempt(b)) break;
+        if (b >= cap) {
+            result.bound = bound_reason;
+            break;
+        }
+        b = std::min(b * 2, cap);
+    }
+    // Binary search between the last fit and the first failure.
+    while (high > 0 && high - low > 1 && may_continue()) attempt(low + (high - low) / 2);
+    result.batch_size = low;
+    result.first_failure = high;
+    if (options.on_progress) options.on_progress(1.0, "done");
+    return result;
+}
+
+BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFinderOptions& options,
+                              const std::atomic<bool>& stop) {
+    return guarded<BatchSizeResult>([&] {
+        PreparedRun run = prepareRun(config, options.on_log);
+        return searchBatchSize(run, options, stop);
+    });
+}
+
+LrFinderResult findLearningRate(const ExperimentConfig& config, const LrFinderOptions& options,
+                                const std::atomic<bool>& stop) {
+    return guarded<LrFinderResult>([&] {
+        PreparedRun run = prepareRun(config, options.on_log);
+        return sweepLearningRate(run, options, stop);
+    });
+}
+
+std::optional<size_t> steepestDescent(const std::vector<LrPoint>& points, int64_t skip_begin, int64_t skip_end) {
+    std::vector<size_t> idx;
+    const int64_t n = static_cast<int64_t>(points.size());
+    for (int64_t i = std::max<int64_t>(skip_begin, 0); i < n - std::max<int64_t>(skip_end, 0); ++i) {
+        const auto& p = points[static_cast<size_t>(i)];
+        if (std::isfinite(p.smoothed_loss) && p.lr > 0.0) idx.push_back(static_cast<size_t>(i));
+    }
+    if (idx.size() < 2) return std::nullopt;
+    auto x = [&](size_t k) { return std::log10(points[idx[k]].lr); };
+    auto y = [&](size_t k) { return points[idx[k]].smoothed_loss; };
+    // numpy.gradient with coordinates: one-sided at the ends, second-order central inside.
+    auto gradient = [&](size_t k) {
+        if (k == 0) return (y(1) - y(0)) / (x(1) - x(0));
+        if (k + 1 == idx.size()) return (y(k) - y(k - 1)) / (x(k) - x(k - 1));
+        const double hs = x(k) - x(k - 1), hd = x(k + 1) - x(k);
+        return (hs * hs * y(k + 1) + (hd * hd - hs * hs) * y(k) - hd * hd * y(k - 1)) / (hs * hd * (hd + hs));
+    };
+    size_t best = 0;
+    double best_gradient = gradient(0);
+    for (size_t k = 1; k < idx.size(); ++k) {
+        const double g = gradient(k);
+        if (g < best_gradient) {
+            best_gradient = g;
+            best = k;
+        }
+    }
+    return idx[best];
+}
+
+std::vector<size_t> summaryRows(const LrFinderResult& result, size_t rows) {
+    const size_t n = result.points.size();
+    std::vector<size_t> out;
+    if (n == 0) return out;
+    rows = std::max<size_t>(rows, 2);
+    for (size_t r = 0; r < rows; ++r) out.push_back(std::min(n - 1, (r * (n - 1) + (rows - 1) / 2) / (rows - 1)));
+    if (result.suggestion_index) out.push_back(*result.suggestion_index);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::optional<int64_t> parseByteSize(const std::string& text) {
+    static const std::regex pattern(R"(^\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, pattern)) return std::nullopt;
+    std::string unit = m[2].str();
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+    const double kib = 1024.0;
+    double scale = 0.0;
+    if (unit.empty() || unit == "b") scale = 1.0;
+    else if (unit == "k" || unit == "kib" || unit == "ki") scale = kib;
+    else if (unit == "m" || unit == "mib" || unit == "mi") scale = kib * kib;
+    else if (unit == "g" || unit == "gib" || unit == "gi") scale = kib * kib * kib;
+    else if (unit == "t" || unit == "tib" || unit == "ti") scale = kib * kib * kib * kib;
+    else if (unit == "kb") scale = 1e3;
+    else if (unit == "mb") scale = 1e6;
+    else if (unit == "gb") scale = 1e9;
+    else if (unit == "tb") scale = 1e12;
+    else return std::nullopt;
+    const double bytes = std::stod(m[1].str()) * scale;
+    if (!(bytes >= 1.0) || bytes > 9.0e18) return std::nullopt;
+    return static_cast<int64_t>(std::llround(bytes));
+}
+
+std::string formatBytes(int64_t bytes) {
+    char text[32];
+    const double b = static_cast<double>(bytes);
+    if (b >= 1024.0 * 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
+    else if (b >= 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
+    else if (b >= 1024.0) std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
+    else std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    return text;
+}
+
+}  // namespace hearth

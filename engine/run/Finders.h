@@ -1,0 +1,121 @@
+#pragma once
+// The batch-size and learning-rate finders (Lightning's BatchSizeFinder and LearningRateFinder):
+// each builds its own model, data and strategy from an experiment config, runs real training
+// steps, and reports what it measured. Torch-free, like RunController.h: the workbench and the
+// CLI include it. The model the user then trains is never touched: a finder trains its own copy,
+// restores its weights after every trial, and puts the process's random state back.
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/events/Events.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+// A finder could not run: the config, the data or the training failed (CLI exit 2/3/4).
+class FinderError : public std::runtime_error {
+public:
+    FinderError(FailureKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    FailureKind kind() const noexcept { return kind_; }
+
+private:
+    FailureKind kind_;
+};
+
+// How far a finder is: fraction in [0, 1] and what it is doing ("trial 4: batch 256").
+using FinderProgress = std::function<void(double fraction, const std::string& what)>;
+
+// ---- Batch size ---------------------------------------------------------------------------------
+
+struct BatchSizeTrial {
+    int64_t batch_size = 0;
+    bool fits = false;
+    int64_t peak_bytes = 0;  // CPU: the process's peak RSS; CUDA: the caching allocator's peak reserved
+    double seconds = 0.0;
+    std::string failure;     // why it did not fit: "out of memory: ...", "peak 2.31 GiB > limit 2.00 GiB"
+};
+
+struct BatchSizeFinderOptions {
+    int64_t start_batch = 2;         // the first trial (Lightning's init_val)
+    int64_t max_batch = 0;           // 0: only the training split bounds the search
+    int64_t steps_per_trial = 3;     // forward + backward + optimizer step, each a full batch
+    int64_t memory_limit_bytes = 0;  // required on CPU (peak RSS); optional on CUDA (else VRAM)
+    int64_t max_trials = 25;
+    std::function<void(const BatchSizeTrial&)> on_trial;  // each trial as it ends
+    FinderProgress on_progress;
+    std::function<void(const std::string&)> on_log;       // setup messages (text tokenising, ...)
+    // Called before every step of a trial, with its batch size (tests throw out-of-memory here).
+    std::function<void(int64_t batch_size)> before_step;
+};
+
+struct BatchSizeResult {
+    int64_t batch_size = 0;     // the largest batch that fit (0: none did)
+    int64_t first_failure = 0;  // the smallest batch that did not fit (0: none failed)
+    std::vector<BatchSizeTrial> trials;  // in the order they ran
+    std::string device;         // "cpu", "cuda:0"
+    std::string limit;          // what a trial had to fit into
+    std::string bound;          // why the search did not go higher, when not a failure
+    bool stopped = false;
+};
+
+// Doubles the batch from start_batch until a trial fails, then bisects between the last fit and
+// the first failure (Lightning's "power" then "binsearch"), each trial at the config's precision
+// and strategy. Out-of-memory in a trial is caught, everything freed, and the trial recorded as
+// failing. Throws FinderError.
+BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFinderOptions& options,
+                              const std::atomic<bool>& stop);
+
+// ---- Learning rate ------------------------------------------------------------------------------
+
+struct LrFinderOptions {
+    double min_lr = 1e-7;
+    double max_lr = 1.0;
+    int64_t steps = 100;               // optimizer steps, the LR growing exponentially over them
+    double smoothing = 0.98;           // beta of the loss's exponential moving average (bias-corrected)
+    double divergence = 4.0;           // stop once the smoothed loss passes this times the best
+    int64_t skip_begin = 10, skip_end = 1;  // points the suggestion ignores at each end
+    FinderProgress on_progress;
+    std::function<void(const std::string&)> on_log;
+};
+
+struct LrPoint {
+    double lr = 0.0;
+    double loss = 0.0;           // the step's loss
+    double smoothed_loss = 0.0;  // the moving average
+};
+
+struct LrFinderResult {
+    std::vector<LrPoint> points;
+    std::optional<size_t> suggestion_index;  // into points: steepest descent of the smoothed loss
+    std::optional<double> suggestion;        // its learning rate
+    bool diverged = false;                   // stopped early: loss past divergence x best, or not finite
+    bool stopped = false;
+};
+
+// Lightning's LearningRateFinder (fastai's lr_find) on the config's model and training data.
+// Throws FinderError.
+LrFinderResult findLearningRate(const ExperimentConfig& config, const LrFinderOptions& options,
+                                const std::atomic<bool>& stop);
+
+// The index of the steepest descent: the most negative gradient of the smoothed loss against
+// log10(lr) (central differences, as numpy.gradient), ignoring skip_begin points at the start and
+// skip_end at the end and any non-finite loss. nullopt when fewer than two points remain.
+std::optional<size_t> steepestDescent(const std::vector<LrPoint>& points, int64_t skip_begin, int64_t skip_end);
+
+// About `rows` points spread evenly over the sweep (always the first, the last and the suggestion).
+std::vector<size_t> summaryRows(const LrFinderResult& result, size_t rows = 15);
+
+// ---- Sizes --------------------------------------------------------------------------------------
+
+// "4GiB", "4G", "512MiB", "512M", "1.5GB", "100000" (bytes) -> bytes; nullopt when not a size.
+// K/M/G/T and KiB/MiB/GiB/TiB are binary (as RAM is sold); KB/MB/GB/TB are decimal.
+std::optional<int64_t> parseByteSize(const std::string& text);
+std::string formatBytes(int64_t bytes);  // "2.31 GiB", "512.0 MiB"
+
+}  // namespace hearth

@@ -1,0 +1,271 @@
+// The batch-size and learning-rate finders: the search, a CPU memory limit derived from measured
+// trials, out-of-memory recovery, bit-exact restoration of the model and random state, and the
+// steepest-descent suggestion.
+#include "TrainTestSupport.h"
+
+#include "engine/run/FinderSteps.h"
+#include "engine/run/Finders.h"
+#include "engine/run/RunController.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <filesystem>
+
+using namespace hearth;
+
+namespace {
+
+// Fashion-MNIST (Debian's dataset-fashion-mnist), a few hundred images, the default CNN.
+ExperimentConfig fashionCnn(int64_t limit) {
+    ExperimentConfig c;
+    c.name = "finder-cnn";
+    c.data.limit = limit;
+    c.trainer.num_workers = 0;
+    c.trainer.max_epochs = 1;
+    return c;
+}
+
+std::vector<torch::Tensor> clonedState(torch::nn::Module& m) {
+    std::vector<torch::Tensor> out;
+    for (const auto& p : m.parameters()) out.push_back(p.detach().clone());
+    for (const auto& b : m.buffers()) out.push_back(b.detach().clone());
+    return out;
+}
+
+std::vector<double> stepLosses(const testing::RecordingSink& sink) {
+    std::vector<double> out;
+    for (const auto& s : sink.all<StepMetrics>()) out.push_back(s.loss);
+    return out;
+}
+
+const BatchSizeTrial* trialOf(const BatchSizeResult& r, int64_t batch) {
+    for (const auto& t : r.trials)
+        if (t.batch_size == batch) return &t;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestFinders : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::string m_csv;
+
+    void requireFashionMnist() {
+        if (!std::filesystem::exists(kDefaultFashionMnistPath))
+            QFAIL("Fashion-MNIST is missing: install Debian's dataset-fashion-mnist (scripts/install-deps)");
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_csv = testing::writeBlobCsv(m_dir.filePath("blobs.csv").toStdString(), 600);
+    }
+
+    void searchDoublesThenBisects() {
+        std::vector<int64_t> tried;
+        BatchSizeFinderOptions options;
+        std::atomic<bool> stop{false};
+        const auto result = searchBatchSizes(2, 1000, "cap", options, [&](int64_t b) {
+            tried.push_back(b);
+            BatchSizeTrial t;
+            t.batch_size = b;
+            t.fits = b <= 300;
+            return t;
+        }, stop);
+        QCOMPARE(result.batch_size, int64_t{300});
+        QCOMPARE(result.first_failure, int64_t{301});
+        const std::vector<int64_t> power{2, 4, 8, 16, 32, 64, 128, 256, 512};
+        QVERIFY(std::equal(power.begin(), power.end(), tried.begin()));
+        QCOMPARE(tried[power.size()], int64_t{384});  // halfway between the last fit and the first failure
+        QVERIFY(tried.size() <= power.size() + 9);
+        // Everything fits: the search stops at the cap and says why.
+        const auto capped = searchBatchSizes(2, 48, "the cap", options, [](int64_t b) {
+            return BatchSizeTrial{b, true, 0, 0.0, ""};
+        }, stop);
+        QCOMPARE(capped.batch_size, int64_t{48});
+        QCOMPARE(capped.first_failure, int64_t{0});
+        QCOMPARE(capped.bound, std::string("the cap"));
+    }
+
+    // The limit sits between the measured peaks of batch 256 and 512, so the search must end
+    // between them, on a batch that fits with the next one really over the limit.
+    void batchSizeConvergesOnCpuMemoryLimit() {
+        requireFashionMnist();
+        const ExperimentConfig config = fashionCnn(1200);
+        std::atomic<bool> stop{false};
+        BatchSizeFinderOptions probe;
+        probe.start_batch = 128;
+        probe.max_batch = 512;
+        probe.steps_per_trial = 2;
+        probe.memory_limit_bytes = int64_t{1} << 40;
+        const auto measured = findBatchSize(config, probe, stop);
+        QCOMPARE(measured.batch_size, int64_t{512});
+        const auto* p256 = trialOf(measured, 256);
+        const auto* p512 = trialOf(measured, 512);
+        QVERIFY(p256 && p512);
+        QVERIFY2(p512->peak_bytes > p256->peak_bytes + 50 * 1024 * 1024,
+                 qPrintable(QString("peaks %1 and %2").arg(p256->peak_bytes).arg(p512->peak_bytes)));
+
+        BatchSizeFinderOptions limited = probe;
+        limited.memory_limit_bytes = (p256->peak_bytes + p512->peak_bytes) / 2;
+        std::vector<int64_t> reported;
+        limited.on_trial = [&](const BatchSizeTrial& t) { reported.push_back(t.batch_size); };
+        const auto found = findBatchSize(config, limited, stop);
+        QVERIFY2(found.batch_size >= 256 && found.batch_size < 512, qPrintable(QString::number(found.batch_size)));
+        QCOMPARE(found.first_failure, found.batch_size + 1);
+        const auto* fit = trialOf(found, found.batch_size);
+        const auto* over = trialOf(found, found.first_failure);
+        QVERIFY(fit && over);
+        QVERIFY(fit->fits && fit->peak_bytes <= limited.memory_limit_bytes);
+        QVERIFY(!over->fits && over->peak_bytes > limited.memory_limit_bytes);
+        QVERIFY2(QString::fromStdString(over->failure).contains("> limit"), over->failure.c_str());
+        QCOMPARE(reported.size(), found.trials.size());
+        QVERIFY(found.trials.size() <= 12);
+    }
+
+    void outOfMemoryTrialIsRecordedAndSearchContinues() {
+        const ExperimentConfig config = testing::blobCsvConfig(m_csv);
+        std::atomic<bool> stop{false};
+        BatchSizeFinderOptions options;
+        options.memory_limit_bytes = int64_t{1} << 40;
+        options.max_batch = 256;
+        options.steps_per_trial = 1;
+        options.before_step = [](int64_t b) {
+            TORCH_CHECK_WITH(OutOfMemoryError, b <= 100, "CUDA out of memory. Tried to allocate 2.00 GiB (test)");
+        };
+        const auto result = findBatchSize(config, options, stop);
+        QCOMPARE(result.batch_size, int64_t{100});
+        QCOMPARE(result.first_failure, int64_t{101});
+        int failures = 0;
+        for (const auto& t : result.trials) {
+            QCOMPARE(t.fits, t.batch_size <= 100);
+            if (!t.fits) {
+                ++failures;
+                QVERIFY2(QString::fromStdString(t.failure).startsWith("out of memory"), t.failure.c_str());
+            }
+        }
+        QVERIFY(failures >= 2);  // 128 failed, and the bisection went on past it
+        // An error that is not out-of-memory is not a failing trial: the finder reports it.
+        options.before_step = [](int64_t) { throw std::runtime_error("disk on fire"); };
+        try {
+            findBatchSize(config, options, stop);
+            QFAIL("expected a FinderError");
+        } catch (const FinderError& e) {
+            QCOMPARE(e.kind(), FailureKind::Training);
+            QVERIFY(QString(e.what()).contains("disk on fire"));
+        }
+    }
+
+    void cpuWithoutMemoryLimitIsAConfigError() {
+        std::atomic<bool> stop{false};
+        try {
+            findBatchSize(testing::blobCsvConfig(m_csv), BatchSizeFinderOptions{}, stop);
+            QFAIL("expected a FinderError");
+        } catch (const FinderError& e) {
+            QCOMPARE(e.kind(), FailureKind::Config);
+            QVERIFY2(QString(e.what()).contains("memory limit"), e.what());
+        }
+    }
+
+    void lrFinderRestoresWeightsAndBuffersBitExactly() {
+        requireFashionMnist();
+        PreparedRun run = prepareRun(fashionCnn(600), {});
+        QVERIFY(!run.model->buffers().empty());  // BatchNorm's running statistics
+        const auto before = clonedState(*run.model);
+        LrFinderOptions options;
+        options.steps = 15;
+        options.max_lr = 10.0;
+        options.divergence = 1e9;  // run every step, up to a huge lr
+        std::atomic<bool> stop{false};
+        const auto result = sweepLearningRate(run, options, stop);
+        QCOMPARE(result.points.size(), size_t{15});
+        const auto after = clonedState(*run.model);
+        QCOMPARE(after.size(), before.size());
+        for (size_t i = 0; i < before.size(); ++i) QVERIFY2(torch::equal(before[i], after[i]), qPrintable(QString::number(i)));
+        for (const auto& p : run.model->parameters()) QVERIFY(!p.grad().defined());
+    }
+
+    void lrSuggestionIsWhereTheLossFalls() {
+        std::atomic<bool> stop{false};
+        LrFinderOptions options;
+        options.steps = 100;
+        const auto result = findLearningRate(testing::blobCsvConfig(m_csv), options, stop);
+        QVERIFY(result.points.size() > 20);
+        QVERIFY(result.suggestion && result.suggestion_index);
+        const size_t i = *result.suggestion_index;
+        QVERIFY(*result.suggestion >= options.min_lr && *result.suggestion <= options.max_lr);
+        QVERIFY(i >= static_cast<size_t>(options.skip_begin) && i + 1 < result.points.size());
+        QVERIFY2(result.points[i + 1].smoothed_loss < result.points[i - 1].smoothed_loss,
+                 qPrintable(QString("lr %1").arg(*result.suggestion)));
+        // The lowest smoothed loss comes after the suggestion: it is on the way down.
+        size_t lowest = 0;
+        for (size_t k = 0; k < result.points.size(); ++k)
+            if (result.points[k].smoothed_loss < result.points[lowest].smoothed_loss) lowest = k;
+        QVERIFY(lowest > i);
+        QVERIFY(result.points.front().smoothed_loss > result.points[lowest].smoothed_loss);
+        for (size_t k = 1; k < result.points.size(); ++k) QVERIFY(result.points[k].lr > result.points[k - 1].lr);
+    }
+
+    void steepestDescentFollowsTheCurve() {
+        std::vector<LrPoint> points;
+        for (int k = 0; k < 40; ++k) {
+            const double x = -6.0 + 0.15 * k;  // log10(lr)
+            points.push_back({std::pow(10.0, x), 0.0, 2.0 - std::tanh(2.0 * (x + 3.0))});  // steepest at lr 1e-3
+        }
+        const auto i = steepestDescent(points, 5, 1);
+        QVERIFY(i);
+        QVERIFY2(std::abs(std::log10(points[*i].lr) + 3.0) < 0.16, qPrintable(QString::number(points[*i].lr)));
+        points[*i].smoothed_loss = std::nan("");
+        QVERIFY(steepestDescent(points, 5, 1) != i);   // a non-finite point is skipped
+        QVERIFY(!steepestDescent(points, 38, 1));      // fewer than two points left
+    }
+
+    void byteSizesParse() {
+        QCOMPARE(parseByteSize("4GiB").value_or(0), int64_t{4} << 30);
+        QCOMPARE(parseByteSize("4G").value_or(0), int64_t{4} << 30);
+        QCOMPARE(parseByteSize("512 MiB").value_or(0), int64_t{512} << 20);
+        QCOMPARE(parseByteSize("1.5GB").value_or(0), int64_t{1500000000});
+        QCOMPARE(parseByteSize("100000").value_or(0), int64_t{100000});
+        QVERIFY(!parseByteSize("lots"));
+        QVERIFY(!parseByteSize("4 XB"));
+        QVERIFY(!parseByteSize("0"));
+        QCOMPARE(formatBytes(int64_t{3} << 29), std::string("1.50 GiB"));
+    }
+
+    // A finder run between two trainings leaves nothing behind: the second training's losses equal
+    // the first's, and the process's random stream continues where it was.
+    void trainingAfterFindersMatchesTrainingAlone() {
+        const ExperimentConfig config = testing::blobCsvConfig(m_csv);
+        std::atomic<bool> stop{false};
+        testing::RecordingSink alone;
+        QCOMPARE(runExperiment(config, RunOptions{}, alone, stop).status, RunStatus::Completed);
+
+        torch::manual_seed(7);
+        LrFinderOptions lr;
+        lr.steps = 30;
+        findLearningRate(config, lr, stop);
+        BatchSizeFinderOptions bs;
+        bs.memory_limit_bytes = int64_t{1} << 40;
+        bs.max_batch = 64;
+        bs.steps_per_trial = 1;
+        findBatchSize(config, bs, stop);
+        const auto after_finders = torch::rand({4});
+        torch::manual_seed(7);
+        QVERIFY(torch::equal(after_finders, torch::rand({4})));
+
+        testing::RecordingSink again;
+        QCOMPARE(runExperiment(config, RunOptions{}, again, stop).status, RunStatus::Completed);
+        const auto a = stepLosses(alone), b = stepLosses(again);
+        QVERIFY(!a.empty());
+        QCOMPARE(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) QCOMPARE(a[i], b[i]);  // bit for bit, not approximately
+        QCOMPARE(alone.all<EpochMetrics>().back().val_loss, again.all<EpochMetrics>().back().val_loss);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFinders)
+#include "test_finders.moc"
