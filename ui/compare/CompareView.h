@@ -1,56 +1,70 @@
 #pragma once
-// CompareView: two or more runs side by side — overlaid curves (one colour per run; x by step,
-// epoch or wall time), the config keys that differ, a metrics table with speed-up against a
-// chosen baseline, and bars of training time and test accuracy. The runs (every step of each)
-// are read through the view's own StoreLoader, off the GUI thread.
+// CompareView: two to a thousand runs side by side — overlaid curves (x by step, epoch or wall
+// time) with the runs listed beside them (CompareLegend), coloured by run, sweep, tag or a
+// setting that differs; a panel of sorted bars (CompareBars) and a sweep scatter (SweepScatter)
+// in tabs; a metrics table with speed-up against a chosen baseline and a table of the settings
+// that differ. The runs are read through the view's own StoreLoader, off the GUI thread, and
+// their curves decimated there (CompareRun).
 
-#include "storage/RunStore.h"
+#include "ui/compare/CompareRun.h"
+#include "ui/compare/RunColoring.h"
 
 #include <QList>
 #include <QStringList>
 #include <QWidget>
 
-#include <memory>
 #include <vector>
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QSplitter;
+class QTabWidget;
 class QTableWidget;
+class QToolButton;
 
 namespace hearth::ui {
 
+class CompareBars;
+class CompareCurves;
+class CompareLegend;
 class StoreLoader;
+class SweepScatter;
 
 class CompareView final : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Metric { TrainLoss, ValLoss, ValAccuracy, LearningRate, Throughput };
-    enum class XAxis { Step, Epoch, WallTime };
+    using Metric = CompareMetric;
+    using XAxis = CompareXAxis;
 
     explicit CompareView(const QString& dbPath, QWidget* parent = nullptr);
 
     QList<qint64> runIds() const;           // the runs shown (unknown ids are left out)
+    const std::vector<CompareRun>& runs() const { return m_runs; }
     bool isLoading() const;
     void setMetric(Metric metric);
     void setXAxis(XAxis axis);
     void setBaseline(qint64 runId);
+    // ColorBy::Setting needs `key`, one of differingKeys().
+    void setColorBy(ColorBy by, const QString& key = {});
+    const RunColors& runColors() const { return m_colors; }
+    int highlightedRun() const;             // index into runs(), -1 when none
     int curveCount() const;                 // graphs with at least one point
     QStringList differingKeys() const;
-    QCustomPlot* curves() const { return m_curves; }
-    QCustomPlot* bars() const { return m_bars; }
+
+    QCustomPlot* curves() const;
+    CompareCurves* curvesView() const { return m_curves; }
+    CompareLegend* legend() const { return m_legend; }
+    QCustomPlot* bars() const;
+    CompareBars* barsPanel() const { return m_bars; }
+    SweepScatter* scatter() const { return m_scatter; }
+    // The tabs beside the curves (bars, sweep scatter): further panels go here.
+    QTabWidget* panels() const { return m_panels; }
     QTableWidget* metricsTable() const { return m_metrics; }
     QTableWidget* diffTable() const { return m_diff; }
     QByteArray saveSplitterState() const;
     void restoreSplitterState(const QByteArray& state);
-
-    struct RunData {
-        hearth::RunSummary summary;
-        std::vector<hearth::StepMetrics> steps;
-        std::vector<hearth::EpochMetrics> epochs;
-    };
 
 public Q_SLOTS:
     // Reads the runs off the GUI thread ("Loading…" meanwhile) and shows them when they arrive
@@ -62,23 +76,33 @@ Q_SIGNALS:
     void loaded();
 
 private:
-    void display(std::vector<RunData> runs);
+    QLayout* makeToolbar();
+    void display(CompareData data);
     void updateHint();
+    void fillColorByChoices();
     void drawCurves();
-    void drawBars();
-    void fillMetrics();
-    void fillDiff();
-    QString runLabel(const RunData& run) const;
+    void recolor();
+    void fillTables();
+    void setHoveredRun(int run);
+    void applyHighlight();
 
     StoreLoader* m_loader;
-    std::vector<RunData> m_runs;
+    std::vector<CompareRun> m_runs;
+    QVector<ConfigDifference> m_differences;
+    RunColors m_colors;
     QList<qint64> m_requested;
+    int m_hovered = -1;
     QLabel* m_hint;
     QComboBox* m_metric;
     QComboBox* m_xAxis;
+    QComboBox* m_colorBy;
     QComboBox* m_baseline;
-    QCustomPlot* m_curves;
-    QCustomPlot* m_bars;
+    QToolButton* m_legendToggle;
+    CompareLegend* m_legend;
+    CompareCurves* m_curves;
+    QTabWidget* m_panels;
+    CompareBars* m_bars;
+    SweepScatter* m_scatter;
     QTableWidget* m_metrics;
     QTableWidget* m_diff;
     QSplitter* m_vertical;

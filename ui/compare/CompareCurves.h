@@ -1,0 +1,63 @@
+#pragma once
+// CompareCurves: every compared run's curve of one metric in one plot, without a legend inside
+// it (CompareLegend lists the runs beside it). One graph per run, in run order. Hovering a curve
+// names the run and its value under the plot and in a tooltip; a highlighted run is drawn
+// thicker and on top while the others fade. Coloured by a numeric setting, a colour scale sits
+// at the plot's right.
+
+#include "ui/compare/CompareRun.h"
+#include "ui/compare/RunColoring.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QCPColorScale;
+class QCPLayer;
+class QCustomPlot;
+class QLabel;
+
+namespace hearth::ui {
+
+class CompareCurves final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CompareCurves(QWidget* parent = nullptr);
+
+    // Rebuilds every graph (one pass over the runs' decimated curves).
+    void setCurves(const std::vector<CompareRun>& runs, CompareMetric metric, CompareXAxis axis,
+                   const QString& metricName, const RunColors& colors);
+    // New colours for the same graphs.
+    void setColors(const RunColors& colors);
+    void setHighlighted(int run);   // -1: none
+    int highlighted() const { return m_highlighted; }
+    // The run whose curve passes within a few pixels of `pos` (plot coordinates), or -1; its
+    // value there (interpolated between kept points) in `value`.
+    int runAt(const QPoint& pos, double* value = nullptr) const;
+    QCustomPlot* plot() const { return m_plot; }
+    QString hoverText() const;
+
+Q_SIGNALS:
+    void runHovered(int run);   // -1 when the mouse leaves the curves
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void applyPens();
+    void showColorScale(const RunColors& colors);
+    void hover(const QPoint& pos);
+
+    QCustomPlot* m_plot;
+    QLabel* m_hover;
+    QCPLayer* m_top;
+    QCPColorScale* m_scale = nullptr;
+    std::vector<QColor> m_colors;
+    QStringList m_labels;
+    QString m_metricName;
+    int m_highlighted = -1;
+    int m_hovered = -1;
+};
+
+}  // namespace hearth::ui
