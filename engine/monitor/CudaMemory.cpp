@@ -11,6 +11,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+
 namespace hearth {
 
 CudaMemoryStats cudaMemoryStats(int64_t device) {
@@ -41,6 +43,14 @@ void releaseCudaCache() {
 
 std::string cudaDeviceName(int64_t device) {
     return cudaDeviceFacts(device).name;
+}
+
+std::string cudaPciBusId(int64_t device) {
+    const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
+    char text[32] = {};
+    std::snprintf(text, sizeof text, "%08X:%02X:%02X.0", static_cast<unsigned>(p->pciDomainID),
+                  static_cast<unsigned>(p->pciBusID), static_cast<unsigned>(p->pciDeviceID));
+    return text;
 }
 
 bool cudaDeviceSupportsBf16(int64_t device) {

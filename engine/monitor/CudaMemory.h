@@ -21,6 +21,8 @@ CudaMemoryStats cudaMemoryStats(int64_t device);
 void resetCudaPeakStats(int64_t device);
 void releaseCudaCache();
 std::string cudaDeviceName(int64_t device);
+// "00000000:3B:00.0": how NVML finds the same device (CUDA and NVML number devices differently).
+std::string cudaPciBusId(int64_t device);
 bool cudaDeviceSupportsBf16(int64_t device);  // compute capability >= 8.0
 
 }  // namespace hearth

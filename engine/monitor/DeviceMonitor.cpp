@@ -42,23 +42,86 @@ void DeviceMonitor::resetPeak() {
     peak_bytes_ = readProcessMemory().peak_rss_bytes;
 }
 
+DeviceMonitor::~DeviceMonitor() = default;
+
+void DeviceMonitor::startSampler(EventSink& sink) {
+    auto nvml = Nvml::load();
+    std::vector<int> indices;
+    if (!nvml->available()) {
+        sink.onEvent(LogLine{LogLine::Level::Info, "device statistics: " + nvml->unavailableReason() +
+                                                       "; showing CPU utilisation and process memory"});
+    } else if (device_.is_cuda()) {
+        int index = static_cast<int>(device_.index() < 0 ? 0 : device_.index());
+#ifdef HEARTH_WITH_CUDA
+        // CUDA and NVML number devices differently (CUDA_VISIBLE_DEVICES, ordering): match by bus.
+        const int by_bus = nvml->indexForPciBusId(cudaPciBusId(index));
+        if (by_bus >= 0) index = by_bus;
+#endif
+        indices.push_back(index);
+    } else if (rank_ == 0) {
+        cpu_run_reads_all_gpus_ = true;
+        for (int i = 0; i < nvml->deviceCount(); ++i) indices.push_back(i);
+    }
+    sampler_ = std::make_unique<DeviceStatsSampler>(std::move(nvml), std::move(indices));
+}
+
 void DeviceMonitor::poll(EventSink& sink, bool force) {
     const auto now = std::chrono::steady_clock::now();
     if (!force && sampled_ && now - last_ < interval_) {
         return;
+    }
+    if (!sampler_) {
+        startSampler(sink);
     }
     sampled_ = true;
     last_ = now;
     ++polls_;
     latest_.clear();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    sampleHost(sink, elapsed);
+    const DeviceStatsSampler::Snapshot stats = sampler_->latest();
+    for (const auto& note : sampler_->takeNotes()) {
+        sink.onEvent(LogLine{LogLine::Level::Warning, note});
+    }
+    sampleHost(sink, elapsed, stats);
     if (device_.is_cuda()) {
-        sampleCuda(sink, elapsed);
+        sampleCuda(sink, elapsed, stats);
+    } else if (cpu_run_reads_all_gpus_) {
+        sampleIdleGpus(sink, elapsed, stats);
     }
 }
 
-void DeviceMonitor::sampleHost(EventSink& sink, double elapsed) {
+namespace {
+
+void applyReading(DeviceSample& s, const NvmlReading& r) {
+    s.utilization = r.utilization;
+    s.driver_used_bytes = r.used_bytes;
+    s.temperature_c = r.temperature_c;
+    s.power_w = r.power_w;
+    s.power_limit_w = r.power_limit_w;
+    s.sm_clock_mhz = r.sm_clock_mhz;
+    if (s.total_bytes <= 0 && r.total_bytes > 0) s.total_bytes = r.total_bytes;
+    if (s.name.empty()) s.name = r.name;
+}
+
+}  // namespace
+
+// A CPU run on a machine with GPUs: what the driver says about each of them (used memory is
+// every process's, so the bars show the driver's view, not this run's).
+void DeviceMonitor::sampleIdleGpus(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats) {
+    for (const auto& r : stats.gpus) {
+        DeviceSample s;
+        s.elapsed_s = elapsed;
+        s.device = r.index;
+        s.name = r.name.empty() ? "GPU " + std::to_string(r.index) : r.name;
+        applyReading(s, r);
+        s.allocated_bytes = std::max<int64_t>(r.used_bytes, 0);
+        s.reserved_bytes = 0;
+        s.peak_bytes = 0;
+        emit(sink, std::move(s));
+    }
+}
+
+void DeviceMonitor::sampleHost(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats) {
     const auto mem = readProcessMemory();
     DeviceSample s;
     s.elapsed_s = elapsed;
@@ -68,13 +131,14 @@ void DeviceMonitor::sampleHost(EventSink& sink, double elapsed) {
     s.reserved_bytes = mem.rss_bytes;
     s.peak_bytes = mem.peak_rss_bytes;
     s.total_bytes = mem.total_ram_bytes;
+    s.utilization = stats.cpu_utilization;
     if (!device_.is_cuda()) {
         peak_bytes_ = std::max(peak_bytes_, mem.peak_rss_bytes);
     }
     emit(sink, std::move(s));
 }
 
-void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed) {
+void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats) {
 #ifdef HEARTH_WITH_CUDA
     const int64_t index = device_.index() < 0 ? 0 : device_.index();
     const auto st = cudaMemoryStats(index);
@@ -87,10 +151,12 @@ void DeviceMonitor::sampleCuda(EventSink& sink, double elapsed) {
     s.peak_bytes = st.allocated_peak_bytes;
     s.total_bytes = st.total_bytes;
     peak_bytes_ = std::max(peak_bytes_, st.allocated_peak_bytes);
+    if (!stats.gpus.empty()) applyReading(s, stats.gpus.front());
     emit(sink, std::move(s));
 #else
     (void)sink;
     (void)elapsed;
+    (void)stats;
 #endif
 }
 

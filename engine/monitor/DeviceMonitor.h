@@ -4,6 +4,7 @@
 // training thread between steps, so sinks see events on one thread and training never waits.
 
 #include "engine/events/Events.h"
+#include "engine/monitor/DeviceStatsSampler.h"
 
 #include <torch/torch.h>
 
@@ -15,6 +16,7 @@ namespace hearth {
 class DeviceMonitor final {
 public:
     explicit DeviceMonitor(torch::Device device, std::chrono::milliseconds interval = std::chrono::seconds(1));
+    ~DeviceMonitor();
 
     // Emits samples when `interval` has passed since the last ones (or when forced).
     void poll(EventSink& sink, bool force = false);
@@ -36,8 +38,10 @@ public:
     const std::vector<DeviceSample>& latest() const { return latest_; }
 
 private:
-    void sampleHost(EventSink& sink, double elapsed);
-    void sampleCuda(EventSink& sink, double elapsed);
+    void startSampler(EventSink& sink);
+    void sampleHost(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats);
+    void sampleCuda(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats);
+    void sampleIdleGpus(EventSink& sink, double elapsed, const DeviceStatsSampler::Snapshot& stats);
     void emit(EventSink& sink, DeviceSample sample);
 
     torch::Device device_;
@@ -52,6 +56,10 @@ private:
     std::vector<int64_t> history_polls_;  // the poll each history_ sample came from
     int64_t keep_every_ = 1;  // history keeps one poll's samples in keep_every_
     int64_t polls_ = 0;
+    // NVML and CPU utilisation, read on the sampler's thread; started at the first poll (when
+    // the rank is known). On a CPU run, rank 0 shows every NVML device (an idle GPU is news).
+    std::unique_ptr<DeviceStatsSampler> sampler_;
+    bool cpu_run_reads_all_gpus_ = false;
 };
 
 }  // namespace hearth

@@ -1,7 +1,9 @@
 # Sources of engine/monitor (listed, not globbed).
 target_sources(hearth_engine PRIVATE
   monitor/ProcessMemory.cpp
-  monitor/DeviceMonitor.cpp)
+  monitor/DeviceMonitor.cpp
+  monitor/DeviceStatsSampler.cpp
+  monitor/Nvml.cpp)
 # CUDA allocator statistics exist only in CUDA builds of LibTorch (see LIBTORCH_COMPAT.md §4).
 if(HEARTH_WITH_CUDA)
   target_sources(hearth_engine PRIVATE monitor/CudaMemory.cpp monitor/CudaTimer.cpp)

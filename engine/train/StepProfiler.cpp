@@ -171,6 +171,7 @@ StepBreakdown StepProfiler::takeInterval() {
 }
 
 StepBreakdown StepProfiler::takeEpoch(bool wait) {
+    profiling_ = false;  // the epoch's last fetch opened a group that never ran
     collectDevice(wait);
     epoch_.add(interval_);
     interval_ = {};

@@ -35,8 +35,10 @@ private:
 
     CliResult cli(const QStringList& args, int timeout_ms = 120000) { return cliOn(db(), args, timeout_ms); }
 
-    CliResult cliOn(const QString& database, const QStringList& args, int timeout_ms = 120000) {
+    CliResult cliOn(const QString& database, const QStringList& args, int timeout_ms = 120000,
+                    const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
         QProcess p;
+        p.setProcessEnvironment(env);
         p.setProcessChannelMode(QProcess::MergedChannels);
         QStringList full = {"--db", database};
         full += args;
@@ -74,6 +76,29 @@ private Q_SLOTS:
         const CliResult runs = cli({"runs"});
         QCOMPARE(runs.exit_code, 0);
         QVERIFY2(runs.out.contains("quick") && runs.out.contains("completed"), qPrintable(runs.out));
+    }
+
+    // A CPU run on a machine whose driver (the fake NVML) reports two GPUs: their statistics,
+    // the step-time breakdown and the memory breakdown are stored and `show` summarises them.
+    void showSummarisesDevicesBreakdownAndMemory() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HEARTH_NVML_LIBRARY", FAKE_NVML_PATH);
+        const QString database = m_dir.filePath("profile.sqlite");
+        QStringList args = quickRun();
+        args += {"--set", "trainer.profile_every_n_steps=1", "--set", "optimizer.name=adam"};
+        const CliResult run = cliOn(database, args, 120000, env);
+        QVERIFY2(run.exit_code == 0, qPrintable(run.out));
+        const CliResult show = cliOn(database, {"show", "1"});
+        QCOMPARE(show.exit_code, 0);
+        for (const char* part : {"Step-time breakdown", "Forward", "Backward", "Optimizer step", "Step (measured)",
+                                 "Memory breakdown", "Parameters", "Optimizer state", "Activations", "Devices",
+                                 "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.0 GiB"})
+            QVERIFY2(show.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, show.out)));
+        // Adam's state is twice the parameters, in the store's own numbers.
+        const QRegularExpression params(R"(Parameters\s+([0-9.]+ \S+))"), state(R"(Optimizer state\s+([0-9.]+ \S+))");
+        QVERIFY(params.match(show.out).hasMatch() && state.match(show.out).hasMatch());
+        const CliResult runs = cliOn(database, {"runs"});
+        QVERIFY(runs.out.contains("completed"));
     }
 
     // The build is what --version says it is: the cuda preset reports CUDA built in (with its

@@ -28,3 +28,4 @@ hearth_add_test(NAME test_device_stats SOURCES test_device_stats.cpp TORCH LABEL
 target_compile_definitions(test_device_stats PRIVATE FAKE_NVML_PATH="$<TARGET_FILE:fake_nvml>"
                            FAKE_NVML_NOPOWER_PATH="$<TARGET_FILE:fake_nvml_nopower>")
 add_dependencies(test_device_stats fake_nvml fake_nvml_nopower)
+hearth_add_test(NAME test_profiling SOURCES test_profiling.cpp TrainTestSupport.h TORCH LABELS engine train)

@@ -1,0 +1,149 @@
+// Where time and memory go: the step-time breakdown's parts add up to the step time it measured
+// (and to the loop's own clock), sampling profiles one optimizer step in N, the breakdown
+// reaches StepMetrics and EpochMetrics; the memory breakdown counts parameters, gradients and
+// optimizer state exactly from the tensors (Adam: two moments per parameter).
+
+#include "TrainTestSupport.h"
+
+#include "engine/metrics/RunProfile.h"
+#include "engine/train/MemoryAccounting.h"
+#include "engine/train/StepProfiler.h"
+#include "engine/train/Trainer.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace hearth;
+using namespace hearth::testing;
+
+namespace {
+
+ExperimentConfig mlpConfig() {
+    ExperimentConfig c;
+    c.model.name = "mlp";
+    c.model.hidden = {256, 256};
+    c.optimizer.name = "adam";
+    c.optimizer.lr = 0.001;
+    c.trainer.max_epochs = 2;
+    c.trainer.batch_size = 64;
+    c.trainer.num_workers = 0;
+    c.trainer.log_every_n_steps = 5;
+    return c;
+}
+
+int64_t numelBytes(const std::vector<torch::Tensor>& tensors) {
+    int64_t n = 0;
+    for (const auto& t : tensors) n += t.numel() * static_cast<int64_t>(t.element_size());
+    return n;
+}
+
+}  // namespace
+
+class TestProfiling final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void breakdownPartsAddUpToTheMeasuredStep() {
+        auto c = mlpConfig();
+        c.trainer.profile_every_n_steps = 1;  // every step: the parts against the loop's own clock
+        const auto s = blobSplits(1920, 64, 64, {256});  // 30 micro-batches per epoch
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, torch::kCPU, createModel(c.model, ModelInput{{256}, 3}), s, "", sink, stop);
+        trainer.fit();
+        const auto epochs = sink.all<EpochMetrics>();
+        QCOMPARE(epochs.size(), size_t{2});
+        for (const auto& e : epochs) {
+            const StepBreakdown& b = e.breakdown;
+            QCOMPARE(b.profiled, int64_t{30});
+            QVERIFY(b.forward_ms > 0.0 && b.backward_ms > 0.0 && b.optimizer_ms > 0.0);
+            QCOMPARE(b.comm_wait_ms, 0.0);  // one device
+            // The timed parts cover the step they measured...
+            const double parts = b.partsMs();
+            QVERIFY2(std::abs(parts - b.step_ms) <= 0.05 * b.step_ms,
+                     qPrintable(QString("parts %1 ms vs step %2 ms").arg(parts).arg(b.step_ms)));
+            // ...and the step they measured is the loop's: the epoch's training time per micro-batch
+            // (samples/s), which the profiler does not see.
+            const double loop_ms = 1000.0 * 64.0 / e.samples_per_sec;
+            QVERIFY2(std::abs(b.step_ms - loop_ms) <= 0.05 * loop_ms,
+                     qPrintable(QString("step %1 ms vs loop %2 ms").arg(b.step_ms).arg(loop_ms)));
+        }
+        // The interval's breakdown reaches every StepMetrics (live chart).
+        for (const auto& m : sink.all<StepMetrics>()) QVERIFY(m.breakdown.profiled > 0);
+        const auto mean = meanBreakdown(epochs);
+        QVERIFY(mean.has_value());
+        QCOMPARE(mean->profiled, int64_t{30});  // epoch 0 is left out: it is the warm-up
+        double shown = 0.0;
+        for (const auto& p : breakdownParts(*mean)) shown += p.value;
+        QVERIFY(std::abs(shown - mean->step_ms) < 1e-9 || shown > mean->step_ms);  // "other" closes the gap
+    }
+
+    void samplingProfilesOneStepInN() {
+        auto c = mlpConfig();
+        c.trainer.profile_every_n_steps = 4;
+        c.trainer.accumulate_grad_batches = 3;  // whole groups are profiled: 3 micro-batches each
+        const auto s = blobSplits(1920, 64, 64, {256});  // 30 micro-batches, 10 groups per epoch
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, torch::kCPU, createModel(c.model, ModelInput{{256}, 3}), s, "", sink, stop);
+        trainer.fit();
+        const auto epochs = sink.all<EpochMetrics>();
+        // Groups 0, 4, 8 of epoch 0 (3 of 10); the count runs on over epochs.
+        QCOMPARE(epochs[0].breakdown.profiled, int64_t{9});
+        QVERIFY(epochs[1].breakdown.profiled >= 6 && epochs[1].breakdown.profiled <= 9);
+        QVERIFY(epochs[0].breakdown.optimizer_ms > 0.0);  // the profiled groups include their step
+
+        c.trainer.profile_every_n_steps = 0;  // off
+        RecordingSink off;
+        Trainer untimed(c, torch::kCPU, createModel(c.model, ModelInput{{256}, 3}), s, "", off, stop);
+        untimed.fit();
+        for (const auto& e : off.all<EpochMetrics>()) QCOMPARE(e.breakdown.profiled, int64_t{0});
+        QVERIFY(!meanBreakdown(off.all<EpochMetrics>()).has_value());
+    }
+
+    void memoryBreakdownCountsTheTensorsExactly() {
+        auto c = mlpConfig();
+        c.trainer.max_epochs = 1;
+        const auto s = blobSplits(256, 64, 64, {256});
+        auto model = createModel(c.model, ModelInput{{256}, 3});
+        const int64_t param_bytes = numelBytes(model->parameters());
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, torch::kCPU, model, s, "", sink, stop);
+        trainer.fit();
+        const MemoryBreakdown& m = trainer.memoryBreakdown();
+        QCOMPARE(m.device, std::string("cpu"));
+        QCOMPARE(m.parameters_bytes, param_bytes);
+        QCOMPARE(m.gradients_bytes, param_bytes);              // float32 gradients, one per parameter
+        QCOMPARE(m.optimizer_state_bytes, 2 * param_bytes);    // Adam: exp_avg and exp_avg_sq
+        QVERIFY(m.peak_bytes > 0);
+        QVERIFY(m.peak_bytes >= m.activations_bytes);
+
+        // SGD with momentum holds one buffer per parameter; plain SGD none.
+        for (const double momentum : {0.9, 0.0}) {
+            auto sgd = c;
+            sgd.optimizer.name = "sgd";
+            sgd.optimizer.momentum = momentum;
+            RecordingSink sgd_sink;
+            Trainer t(sgd, torch::kCPU, createModel(sgd.model, ModelInput{{256}, 3}), s, "", sgd_sink, stop);
+            t.fit();
+            QCOMPARE(t.memoryBreakdown().optimizer_state_bytes, momentum > 0.0 ? param_bytes : int64_t{0});
+        }
+    }
+
+    void heldBytesCountSharedStorageOnce() {
+        auto linear = torch::nn::Linear(8, 4);
+        torch::optim::Adam adam(linear->parameters(), torch::optim::AdamOptions(0.1));
+        linear->forward(torch::ones({2, 8})).sum().backward();
+        HeldBytes before = measureHeldBytes(*linear, adam);
+        QCOMPARE(before.parameters, int64_t{(8 * 4 + 4) * 4});
+        QCOMPARE(before.gradients, before.parameters);
+        QCOMPARE(before.optimizer_state, int64_t{0});  // created by the first step
+        adam.step();
+        QCOMPARE(measureHeldBytes(*linear, adam).optimizer_state, 2 * before.parameters);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfiling)
+#include "test_profiling.moc"
