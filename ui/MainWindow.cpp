@@ -9,6 +9,8 @@
 #include "ui/session/LadderRunner.h"
 #include "ui/session/MetaTypes.h"
 #include "ui/session/TrainingSession.h"
+#include "ui/tune/BatchSizeFinderDialog.h"
+#include "ui/tune/LrFinderDialog.h"
 
 #include <QAction>
 #include <QApplication>
@@ -38,6 +40,15 @@ const char* kTab = "window/tab";
 bool isDataSource(const QFileInfo& info)
 {
     return info.isDir() || info.suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0;
+}
+
+// A finder's dialog is window-modal (no run starts meanwhile: both would set the process's seeds
+// and threads) but never blocks the event loop: open(), not exec().
+void openFinderDialog(QDialog* dialog)
+{
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->open();
 }
 }  // namespace
 
@@ -118,6 +129,34 @@ void MainWindow::buildMenus()
     QAction* ladder = run->addAction(tr("Technique &Ladder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                                      &MainWindow::startLadder);
     ladder->setStatusTip(tr("Speed study: baseline, mixed precision, loader workers (and accumulation), compared."));
+    QAction* findBatch = run->addAction(tr("Find &Batch Size…"), this, [this] {
+        const hearth::ExperimentConfig config = m_panel->config();
+        const bool cuda = config.trainer.accelerator != "cpu" && hearth::queryDeviceCapabilities().cuda_available;
+        auto* dialog = new BatchSizeFinderDialog(config, cuda, this);
+        connect(dialog, &BatchSizeFinderDialog::batchSizeApplied, this, [this](qint64 batchSize) {
+            hearth::ExperimentConfig c = m_panel->config();
+            c.trainer.batch_size = batchSize;
+            m_panel->setConfig(c);
+        });
+        openFinderDialog(dialog);
+    });
+    findBatch->setObjectName(QStringLiteral("findBatchSizeAction"));
+    findBatch->setStatusTip(tr("The largest batch that fits in memory at this precision: a few real steps per trial."));
+    QAction* findLr = run->addAction(tr("Find Learning &Rate…"), this, [this] {
+        auto* dialog = new LrFinderDialog(m_panel->config(), this);
+        connect(dialog, &LrFinderDialog::learningRateApplied, this, [this](double lr) {
+            hearth::ExperimentConfig c = m_panel->config();
+            c.optimizer.lr = lr;
+            m_panel->setConfig(c);
+        });
+        openFinderDialog(dialog);
+    });
+    findLr->setObjectName(QStringLiteral("findLearningRateAction"));
+    findLr->setStatusTip(tr("An exponential learning-rate sweep and the rate where the loss falls fastest."));
+    for (QAction* finder : {findBatch, findLr}) {
+        finder->setEnabled(m_controller->canStart());
+        connect(m_controller, &WorkbenchController::canStartChanged, finder, &QAction::setEnabled);
+    }
     run->addAction(m_stopAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

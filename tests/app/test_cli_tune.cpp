@@ -1,0 +1,106 @@
+// hearth-cli tune as a user drives it: the LR sweep's table and suggestion, the batch-size trials
+// and result, --apply, and bad inputs with their exit codes and messages.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct CliResult {
+    int exit_code = -1;
+    QString out;  // stdout + stderr
+};
+
+CliResult cli(const QStringList& args, int timeout_ms = 180000) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(HEARTH_CLI_PATH, args);
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    CliResult r;
+    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAll());
+    return r;
+}
+
+// A small MLP on a few hundred Fashion-MNIST images.
+QStringList small() {
+    return {"--set", "data.limit=600", "--set", "model.name=mlp", "--set", "trainer.num_workers=0",
+            "--set", "trainer.accelerator=cpu"};
+}
+
+}  // namespace
+
+class TestCliTune : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void lrPrintsTableAndSuggestion() {
+        const CliResult r = cli(QStringList{"tune", "--lr", "--steps", "60"} + small());
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("smoothed loss"), qPrintable(r.out));
+        // About 15 rows of (lr, smoothed loss), one marked.
+        const auto rows = QRegularExpression(R"(^\s+\d\.\d{3}e[-+]\d\d\s+\d+\.\d{4})", QRegularExpression::MultilineOption)
+                              .globalMatch(r.out);
+        int count = 0;
+        for (auto it = rows; it.hasNext(); it.next()) ++count;
+        QVERIFY2(count >= 12 && count <= 17, qPrintable(r.out));
+        QVERIFY(r.out.contains("<- steepest descent"));
+        const auto suggestion = QRegularExpression(R"(--set optimizer\.lr=([0-9.e+-]+))").match(r.out);
+        QVERIFY2(suggestion.hasMatch(), qPrintable(r.out));
+        const double lr = suggestion.captured(1).toDouble();
+        QVERIFY(lr >= 1e-7 && lr <= 1.0);
+        QVERIFY(r.out.contains("Suggested learning rate"));
+    }
+
+    void batchSizeFindsTheCapAndApplies() {
+        const QString out = m_dir.filePath("tuned.json");
+        const CliResult r = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB", "--max-batch", "48",
+                                            "--steps", "1", "--apply", out} + small());
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(R"(\n\s+32\s+fits\s)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Largest batch that fits: 48"), qPrintable(r.out));
+        QVERIFY(r.out.contains("--set trainer.batch_size=48"));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject config = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(config["trainer"].toObject()["batch_size"].toInt(), 48);
+        QCOMPARE(config["model"].toObject()["name"].toString(), QString("mlp"));
+    }
+
+    void batchSizeOnCpuNeedsAMemoryLimit() {
+        const CliResult r = cli(QStringList{"tune", "--batch-size"} + small());
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("--memory-limit") && r.out.contains("CPU"), qPrintable(r.out));
+    }
+
+    void badInputsGiveTheirExitCodes() {
+        CliResult r = cli(QStringList{"tune", "--batch-size", "--memory-limit", "lots"} + small());
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("'lots' is not a size"), qPrintable(r.out));
+        r = cli({"tune", "--lr", "--set", "trainer.batch_size=0"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("trainer.batch_size"), qPrintable(r.out));
+        r = cli({"tune"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("--batch-size") && r.out.contains("--lr"), qPrintable(r.out));
+        r = cli({"tune", "--lr", "--min-lr", "1", "--max-lr", "0.1"});
+        QCOMPARE(r.exit_code, 2);
+        r = cli(QStringList{"tune", "--lr"} + small() + QStringList{"--set", "data.path=" + m_dir.filePath("none")});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("data.path"), qPrintable(r.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliTune)
+#include "test_cli_tune.moc"

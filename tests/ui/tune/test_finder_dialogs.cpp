@@ -1,0 +1,123 @@
+// The finders in the workbench: Run → Find Learning Rate… runs the sweep off the GUI thread, draws
+// the curve on a log axis with the suggestion marked, and Apply sets optimizer.lr in the form;
+// the batch-size dialog lists every trial and Apply hands over the batch found.
+#include "UiTestSupport.h"
+
+#include "ui/MainWindow.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/tune/BatchSizeFinderDialog.h"
+#include "ui/tune/FinderRunner.h"
+#include "ui/tune/LrFinderDialog.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+using namespace hearth::ui;
+
+class TestFinderDialogs : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase() { hearth::test::isolateSettings(m_dir); }
+
+    void lrFinderApplySetsOptimizerLr()
+    {
+        MainWindow window({m_dir.filePath(QStringLiteral("runs.sqlite")), QString()});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto config = hearth::test::tinyExperiment("lr-finder");
+        config.optimizer.lr = 0.5;
+        window.experimentPanel()->setConfig(config);
+        auto* action = window.findChild<QAction*>(QStringLiteral("findLearningRateAction"));
+        QVERIFY(action && action->isEnabled());
+        action->trigger();
+        auto* dialog = window.findChild<LrFinderDialog*>();
+        QVERIFY(dialog && dialog->isVisible());
+        QVERIFY(dialog->plot()->xAxis->scaleType() == QCPAxis::stLogarithmic);
+        dialog->stepsField()->setValue(40);
+        QVERIFY(!dialog->applyButton()->isEnabled());
+
+        hearth::test::EventLoopProbe probe;
+        QTest::mouseClick(dialog->startButton(), Qt::LeftButton);
+        QVERIFY(dialog->runner()->isRunning());
+        QVERIFY(!dialog->stepsField()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->runner()->isRunning(), 180000);
+        QVERIFY2(dialog->runner()->errorMessage().isEmpty(), qPrintable(dialog->runner()->errorMessage()));
+        QVERIFY2(probe.longestGapMs() < 2000, qPrintable(QString::number(probe.longestGapMs())));  // never blocked
+        QVERIFY(dialog->applyButton()->isEnabled());
+        QVERIFY(dialog->suggestion());
+        const double suggestion = *dialog->suggestion();
+        QVERIFY(suggestion >= 1e-7 && suggestion <= 1.0);
+        QVERIFY(dialog->plot()->graph(1)->dataCount() >= 20);  // the smoothed curve
+        QCOMPARE(dialog->plot()->graph(2)->dataCount(), 1);     // the suggestion's mark
+        QVERIFY(dialog->statusLabel()->text().contains(QStringLiteral("Suggested learning rate")));
+
+        QTest::mouseClick(dialog->applyButton(), Qt::LeftButton);
+        const double applied = window.experimentPanel()->config().optimizer.lr;
+        QCOMPARE(applied, QString::number(suggestion, 'g', 3).toDouble());
+        QVERIFY(applied != 0.5);
+        QCOMPARE(window.experimentPanel()->config().trainer.batch_size, config.trainer.batch_size);  // nothing else
+        QTRY_VERIFY(window.findChild<LrFinderDialog*>() == nullptr);  // closed and deleted
+    }
+
+    void lrDialogRejectsABadRange()
+    {
+        LrFinderDialog dialog(hearth::test::tinyExperiment());
+        dialog.minLrField()->setText(QStringLiteral("1"));
+        dialog.maxLrField()->setText(QStringLiteral("0.01"));
+        dialog.start();
+        QVERIFY(!dialog.runner()->isRunning());
+        QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("smallest < largest")));
+    }
+
+    void batchSizeDialogListsTrialsAndApplies()
+    {
+        BatchSizeFinderDialog dialog(hearth::test::tinyExperiment("batch-finder"), /*cuda=*/false);
+        QSignalSpy applied(&dialog, &BatchSizeFinderDialog::batchSizeApplied);
+        dialog.memoryLimitField()->setText(QStringLiteral("lots"));
+        dialog.start();
+        QVERIFY(!dialog.runner()->isRunning());
+        QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("not a memory size")));
+
+        dialog.memoryLimitField()->setText(QStringLiteral("64GiB"));
+        dialog.maxBatchField()->setValue(48);
+        dialog.stepsField()->setValue(1);
+        dialog.start();
+        QVERIFY(dialog.runner()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.runner()->isRunning(), 180000);
+        QVERIFY2(dialog.runner()->errorMessage().isEmpty(), qPrintable(dialog.runner()->errorMessage()));
+        QCOMPARE(dialog.found(), int64_t{48});
+        // 2, 4, ..., 32, then the bound 48: one row per trial, each fitting.
+        QCOMPARE(dialog.trialsTable()->rowCount(), 6);
+        QCOMPARE(dialog.trialsTable()->item(5, 0)->text(), QStringLiteral("48"));
+        QCOMPARE(dialog.trialsTable()->item(5, 1)->text(), QStringLiteral("fits"));
+        QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("Largest batch that fits: 48")));
+        QVERIFY(dialog.applyButton()->isEnabled());
+        QTest::mouseClick(dialog.applyButton(), Qt::LeftButton);
+        QCOMPARE(applied.count(), 1);
+        QCOMPARE(applied.first().first().toLongLong(), qint64{48});
+    }
+
+    void cpuBatchSearchNeedsALimit()
+    {
+        BatchSizeFinderDialog dialog(hearth::test::tinyExperiment(), /*cuda=*/false);
+        dialog.memoryLimitField()->clear();
+        dialog.start();
+        QVERIFY(!dialog.runner()->isRunning());
+        QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("needs a memory limit")));
+    }
+};
+
+QTEST_MAIN(TestFinderDialogs)
+#include "test_finder_dialogs.moc"
