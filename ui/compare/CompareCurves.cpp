@@ -18,7 +18,7 @@ namespace {
 
 constexpr double kHoverPixels = 6.0;
 constexpr double kHighlightWidth = 2.5;
-constexpr int kFadedAlpha = 40;
+constexpr int kVeilAlpha = 200;   // the other curves keep about a fifth of their contrast
 
 double segmentDistance(const QPointF& p, const QPointF& a, const QPointF& b)
 {
@@ -52,6 +52,20 @@ CompareCurves::CompareCurves(QWidget* parent) : QWidget(parent), m_plot(new QCus
     m_plot->installEventFilter(this);
     m_plot->addLayer(QStringLiteral("highlight"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     m_top = m_plot->layer(QStringLiteral("highlight"));
+    m_top->setMode(QCPLayer::lmBuffered);
+    m_veil = new QCPItemRect(m_plot);
+    m_veil->setLayer(m_top);
+    m_veil->topLeft->setType(QCPItemPosition::ptAxisRectRatio);
+    m_veil->topLeft->setCoords(0, 0);
+    m_veil->bottomRight->setType(QCPItemPosition::ptAxisRectRatio);
+    m_veil->bottomRight->setCoords(1, 1);
+    m_veil->setPen(Qt::NoPen);
+    m_veil->setSelectable(false);
+    m_veil->setVisible(false);
+    m_highlightCurve = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+    m_highlightCurve->setLayer(m_top);
+    m_highlightCurve->setSelectable(QCP::stNone);
+    m_highlightCurve->setVisible(false);
     m_hover->setObjectName(QStringLiteral("compareHover"));
     m_hover->setForegroundRole(QPalette::PlaceholderText);
     m_hover->setText(tr("Point at a curve to name its run."));
@@ -65,7 +79,8 @@ CompareCurves::CompareCurves(QWidget* parent) : QWidget(parent), m_plot(new QCus
 void CompareCurves::setCurves(const std::vector<CompareRun>& runs, CompareMetric metric, CompareXAxis axis,
                               const QString& metricName, const RunColors& colors)
 {
-    m_plot->clearGraphs();
+    m_plot->clearGraphs();   // the highlight curve is no graph: it stays, emptied
+    m_highlightCurve->data()->clear();
     m_labels.clear();
     m_metricName = metricName;
     m_highlighted = m_hovered = -1;
@@ -139,25 +154,49 @@ void CompareCurves::applyPens()
     const int n = m_plot->graphCount();
     for (int i = 0; i < n; ++i) {
         QCPGraph* g = m_plot->graph(i);
-        QColor c = m_colors[static_cast<size_t>(i)];
-        double width = 1.0;   // wide antialiased polylines are slow to draw: only the highlighted one
-        if (m_highlighted >= 0 && i != m_highlighted)
-            c.setAlpha(kFadedAlpha);
-        if (i == m_highlighted)
-            width = kHighlightWidth;
-        g->setPen(QPen(c, width));
+        const QColor c = m_colors[static_cast<size_t>(i)];
+        g->setPen(QPen(c, 1.0));   // wide antialiased polylines are slow to draw: only the highlighted one
         QCPScatterStyle style = g->scatterStyle();
         if (!style.isNone()) {
             style.setPen(QPen(c));
             style.setBrush(c);
             g->setScatterStyle(style);
         }
-        QCPLayer* layer = i == m_highlighted ? m_top : m_plot->layer(QStringLiteral("main"));
-        if (g->layer() != layer)
-            g->setLayer(layer);
     }
     applyPlotTheme(m_plot);
+    drawHighlight();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CompareCurves::drawHighlight()
+{
+    const bool on = m_highlighted >= 0 && m_highlighted < m_plot->graphCount();
+    m_veil->setVisible(on);
+    m_highlightCurve->setVisible(on);
+    if (!on) {
+        m_highlightCurve->data()->clear();
+        return;
+    }
+    QColor veil = m_plot->palette().color(QPalette::Base);
+    veil.setAlpha(kVeilAlpha);
+    m_veil->setBrush(veil);
+    const QCPGraph* g = m_plot->graph(m_highlighted);
+    QVector<QCPCurveData> points;
+    points.reserve(g->dataCount());
+    int t = 0;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        points.append(QCPCurveData(t++, it->key, it->value));
+    m_highlightCurve->data()->set(points, true);
+    m_highlightCurve->setPen(QPen(m_colors[static_cast<size_t>(m_highlighted)], kHighlightWidth));
+    QCPScatterStyle style = g->scatterStyle();
+    if (!style.isNone())
+        style.setSize(style.size() + 2);
+    m_highlightCurve->setScatterStyle(style);
+}
+
+bool CompareCurves::othersFaded() const
+{
+    return m_veil->visible();
 }
 
 void CompareCurves::setHighlighted(int run)
@@ -167,7 +206,8 @@ void CompareCurves::setHighlighted(int run)
     if (run == m_highlighted)
         return;
     m_highlighted = run;
-    applyPens();
+    drawHighlight();
+    m_top->replot();   // this layer only: the other curves' buffer is kept
 }
 
 int CompareCurves::runAt(const QPoint& pos, double* value) const

@@ -2,8 +2,9 @@
 // CompareCurves: every compared run's curve of one metric in one plot, without a legend inside
 // it (CompareLegend lists the runs beside it). One graph per run, in run order. Hovering a curve
 // names the run and its value under the plot and in a tooltip; a highlighted run is drawn
-// thicker and on top while the others fade. Coloured by a numeric setting, a colour scale sits
-// at the plot's right.
+// thicker on top of a veil that fades the others. Veil and highlight sit on a buffered layer of
+// their own, so highlighting redraws one curve, not a thousand. Coloured by a numeric setting,
+// a colour scale sits at the plot's right.
 
 #include "ui/compare/CompareRun.h"
 #include "ui/compare/RunColoring.h"
@@ -13,6 +14,8 @@
 #include <vector>
 
 class QCPColorScale;
+class QCPCurve;
+class QCPItemRect;
 class QCPLayer;
 class QCustomPlot;
 class QLabel;
@@ -32,6 +35,9 @@ public:
     void setColors(const RunColors& colors);
     void setHighlighted(int run);   // -1: none
     int highlighted() const { return m_highlighted; }
+    // The highlighted run's curve drawn again, thick, above the veil (hidden when none).
+    const QCPCurve* highlightCurve() const { return m_highlightCurve; }
+    bool othersFaded() const;
     // The run whose curve passes within a few pixels of `pos` (plot coordinates), or -1; its
     // value there (interpolated between kept points) in `value`.
     int runAt(const QPoint& pos, double* value = nullptr) const;
@@ -46,12 +52,15 @@ protected:
 
 private:
     void applyPens();
+    void drawHighlight();
     void showColorScale(const RunColors& colors);
     void hover(const QPoint& pos);
 
     QCustomPlot* m_plot;
     QLabel* m_hover;
     QCPLayer* m_top;
+    QCPItemRect* m_veil;
+    QCPCurve* m_highlightCurve;
     QCPColorScale* m_scale = nullptr;
     std::vector<QColor> m_colors;
     QStringList m_labels;

@@ -79,6 +79,8 @@ QTableWidget* makeCompareTable(const QString& objectName)
     t->setWordWrap(false);
     t->horizontalHeader()->setStretchLastSection(true);
     t->horizontalHeader()->setSortIndicatorShown(true);
+    // Column widths from the first rows (and the visible ones), not from a thousand.
+    t->horizontalHeader()->setResizeContentsPrecision(100);
     // Header and at least four rows stay visible however the splitters are dragged.
     t->setMinimumHeight(t->horizontalHeader()->sizeHint().height() + 4 * (t->fontMetrics().height() + 6) + 4);
     return t;

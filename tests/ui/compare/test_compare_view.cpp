@@ -75,6 +75,28 @@ private:
         return ids;
     }
 
+    // Run `run` (or none, -1) is drawn thick above a veil over the others, every graph unchanged.
+    static void verifyHighlighted(const CompareView& view, int run)
+    {
+        const QCPCurve* top = view.curvesView()->highlightCurve();
+        QCOMPARE(top->visible(), run >= 0);
+        QCOMPARE(view.curvesView()->othersFaded(), run >= 0);
+        for (int i = 0; i < view.curves()->graphCount(); ++i) {
+            QCOMPARE(view.curves()->graph(i)->pen().widthF(), 1.0);
+            QCOMPARE(view.curves()->graph(i)->pen().color().alpha(), 255);
+        }
+        if (run < 0)
+            return;
+        const QCPGraph* g = view.curves()->graph(run);
+        QCOMPARE(top->pen().widthF(), 2.5);
+        QCOMPARE(top->pen().color(), g->pen().color());
+        QCOMPARE(top->layer()->name(), QStringLiteral("highlight"));
+        QVERIFY(top->layer()->index() > g->layer()->index());
+        QCOMPARE(top->dataCount(), g->dataCount());
+        QCOMPARE(top->data()->at(5)->key, g->data()->at(5)->key);
+        QCOMPARE(top->data()->at(5)->value, g->data()->at(5)->value);
+    }
+
     // A laid-out, painted view, so that pixel positions mean something.
     static void showAndLayOut(CompareView& view)
     {
@@ -312,26 +334,13 @@ private Q_SLOTS:
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(item).center());
         QCOMPARE(view.legend()->pinnedRun(), 7);
         QCOMPARE(view.highlightedRun(), 7);
-        for (int i = 0; i < view.curves()->graphCount(); ++i) {
-            const QPen pen = view.curves()->graph(i)->pen();
-            if (i == 7) {
-                QCOMPARE(pen.widthF(), 2.5);
-                QCOMPARE(pen.color().alpha(), 255);
-                QCOMPARE(view.curves()->graph(i)->layer()->name(), QStringLiteral("highlight"));
-            } else {
-                QCOMPARE(pen.widthF(), 1.0);
-                QVERIFY(pen.color().alpha() < 100);   // faded
-            }
-        }
+        verifyHighlighted(view, 7);
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(item).center());
         QCOMPARE(view.legend()->pinnedRun(), -1);
         QEvent leave(QEvent::Leave);
         QCoreApplication::sendEvent(tree->viewport(), &leave);
         QCOMPARE(view.highlightedRun(), -1);
-        for (int i = 0; i < view.curves()->graphCount(); ++i) {
-            QCOMPARE(view.curves()->graph(i)->pen().widthF(), 1.0);
-            QCOMPARE(view.curves()->graph(i)->pen().color().alpha(), 255);
-        }
+        verifyHighlighted(view, -1);
     }
 
     void hoveringACurveNamesItsRun()
@@ -346,7 +355,7 @@ private Q_SLOTS:
         QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
         QCoreApplication::sendEvent(plot, &move);
         QCOMPARE(view.highlightedRun(), k);
-        QCOMPARE(plot->graph(k)->pen().widthF(), 2.5);
+        verifyHighlighted(view, k);
         const QString text = view.curvesView()->hoverText();
         QVERIFY2(text.contains(QStringLiteral("#%1 synthetic-12").arg(m_synthetic[k].id)), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("6.5")), qPrintable(text));   // the value there
