@@ -12,6 +12,7 @@
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/history/HistoryModel.h"
 #include "ui/history/HistoryView.h"
+#include "ui/live/BreakdownChart.h"
 #include "ui/live/DeviceMonitorPanel.h"
 #include "ui/live/FailureBanner.h"
 #include "ui/live/LivePlots.h"
@@ -22,6 +23,8 @@
 #include "ui/report/ReportView.h"
 #include "ui/report/SampleBrowser.h"
 #include "ui/session/TrainingSession.h"
+#include "ui/widgets/ProfileBars.h"
+#include "ui/widgets/StackedBars.h"
 
 #include <QAction>
 #include <QPushButton>
@@ -64,9 +67,12 @@ private Q_SLOTS:
         window.resize(1280, 800);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // The driver (a fake NVML) reports two GPUs: a CPU run shows them beside the process.
+        qputenv("HEARTH_NVML_LIBRARY", FAKE_NVML_PATH);
         auto config = hearth::test::tinyExperiment("window-run");
         config.model.name = "cnn";
         config.model.channels = {4, 8};
+        config.trainer.profile_every_n_steps = 1;
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.experimentPanel()->isValid());
         QTest::mouseClick(window.experimentPanel()->startButton(), Qt::LeftButton);
@@ -87,6 +93,15 @@ private Q_SLOTS:
         QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Completed")));
         QVERIFY(!window.liveView()->log()->text().isEmpty());
         QVERIFY(window.liveView()->devices()->gauge(-1)->allocated() > 0);   // process RAM
+        MemoryGauge* gpu1 = window.liveView()->devices()->gauge(1);
+        QVERIFY(gpu1);
+        QCOMPARE(gpu1->allocated(), qint64(3) << 30);      // the driver's used memory
+        QCOMPARE(gpu1->total(), qint64(80) << 30);
+        QCOMPARE(gpu1->utilization(), 0.5);
+        QVERIFY2(gpu1->details().contains(QStringLiteral("56 °C")) && gpu1->details().contains(QStringLiteral("151 W of 700 W")),
+                 qPrintable(gpu1->details()));
+        QVERIFY(window.liveView()->breakdown()->pointCount() >= 5);   // one per logged step
+        QVERIFY(window.liveView()->breakdown()->stackedValue(7, 0) > 0.0);
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());
 
         ReportView* report = window.reportView();
@@ -101,6 +116,18 @@ private Q_SLOTS:
         QCOMPARE(run->status, std::string("completed"));
         QCOMPARE(table->item(10, 3)->text(), QString::number(*run->test_accuracy, 'f', 4));
         QVERIFY(report->sampleBrowser()->visibleCount() > 0);   // a 1-epoch tiny cnn makes mistakes
+        // Time & Memory: the run's and the epoch's breakdown, and the memory at the peak.
+        QCOMPARE(report->profile()->timeBars()->rowCount(), 2);
+        QCOMPARE(report->profile()->memoryBars()->rowCount(), 1);
+        const auto memory = store.memoryBreakdown(runId);
+        QVERIFY(memory);
+        QCOMPARE(report->profile()->memoryBars()->value(0, 0) * 1048576.0, double(memory->parameters_bytes));
+        QCOMPARE(memory->optimizer_state_bytes, 2 * memory->parameters_bytes);   // adam
+        // The driver's samples reached the store too.
+        int gpuSamples = 0;
+        for (const auto& d : store.deviceSamples(runId))
+            gpuSamples += d.device == 1 && d.temperature_c == 56.0;
+        QVERIFY(gpuSamples >= 1);
 
         HistoryModel* history = window.historyView()->model();
         QTRY_COMPARE(history->rowCount(), 1);

@@ -5,6 +5,8 @@
 
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace hearth::ui {
 
 QString describeRank(const hearth::RankSummary& r)
@@ -25,7 +27,23 @@ QString describeRank(const hearth::RankSummary& r)
     return text;
 }
 
-DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Memory"), parent), m_layout(new QVBoxLayout(this))
+// The driver's view of a GPU (NVML): "61 °C · 312 W of 700 W · 1980 MHz · driver: 6.2 GiB used".
+QString deviceDetails(const hearth::DeviceSample& s)
+{
+    QStringList parts;
+    if (s.temperature_c >= 0)
+        parts << QObject::tr("%1 °C").arg(s.temperature_c, 0, 'f', 0);
+    if (s.power_w >= 0)
+        parts << (s.power_limit_w > 0 ? QObject::tr("%1 W of %2 W").arg(s.power_w, 0, 'f', 0).arg(s.power_limit_w, 0, 'f', 0)
+                                      : QObject::tr("%1 W").arg(s.power_w, 0, 'f', 0));
+    if (s.sm_clock_mhz >= 0)
+        parts << QObject::tr("%1 MHz").arg(s.sm_clock_mhz, 0, 'f', 0);
+    if (s.driver_used_bytes >= 0 && s.device >= 0)
+        parts << QObject::tr("driver: %1 used").arg(formatBytes(s.driver_used_bytes));
+    return parts.join(QStringLiteral(" · "));
+}
+
+DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Devices"), parent), m_layout(new QVBoxLayout(this))
 {
     m_layout->addStretch(1);
     clear();
@@ -63,9 +81,14 @@ MemoryGauge* DeviceMonitorPanel::gaugeFor(Key key, const QString& title)
 
 QString DeviceMonitorPanel::titleOf(const hearth::DeviceSample& s) const
 {
-    const bool several = m_gauges.size() > 1 || s.rank > 0 || m_rankNotes.count(s.rank) > 0;
+    // Rank names matter only in a data-parallel run (another rank's gauges, or rank notes).
+    const bool several = std::any_of(m_gauges.begin(), m_gauges.end(), [](const auto& g) { return g.first.first > 0; }) ||
+                         s.rank > 0 || m_rankNotes.count(s.rank) > 0;
     QString title = s.device < 0 ? (several ? tr("RAM") : tr("Process RAM"))
                                  : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
+    // A CPU run on a machine with GPUs shows them as the driver sees them (every process's use).
+    if (s.device >= 0 && s.allocated_bytes == s.driver_used_bytes && s.peak_bytes == 0)
+        title = tr("GPU %1  %2 (idle for this run)").arg(s.device).arg(qstr(s.name));
     if (several)
         title = tr("rank %1 · %2").arg(s.rank).arg(title);
     if (const auto note = m_rankNotes.find(s.rank); note != m_rankNotes.end())
@@ -80,6 +103,7 @@ void DeviceMonitorPanel::addSample(const hearth::DeviceSample& s)
     gauge->setTitle(titleOf(s));
     gauge->setUsage(s.allocated_bytes, s.device < 0 ? 0 : s.reserved_bytes, s.peak_bytes, s.total_bytes,
                     s.utilization);
+    gauge->setDetails(deviceDetails(s));
 }
 
 void DeviceMonitorPanel::addRank(const hearth::RankSummary& r)

@@ -17,6 +17,8 @@ class MemoryGauge;
 // "rank 1 of 2 (cpu, pid 4242): 583 samples/s, gradient communication 1.1 ms/step, data wait
 // 0.10 %, peak memory 325.6 MiB, log …": the log line and the gauges' tooltip of a rank.
 QString describeRank(const hearth::RankSummary& rank);
+// The driver's view of a device from its NVML fields; "" when it has none.
+QString deviceDetails(const hearth::DeviceSample& sample);
 
 class DeviceMonitorPanel final : public QGroupBox {
     Q_OBJECT

@@ -1,5 +1,6 @@
 #include "ui/live/LiveView.h"
 
+#include "ui/live/BreakdownChart.h"
 #include "ui/live/DeviceMonitorPanel.h"
 #include "ui/live/FailureBanner.h"
 #include "ui/live/LivePlots.h"
@@ -12,6 +13,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 namespace hearth::ui {
@@ -30,13 +32,15 @@ QString describeEval(const hearth::EvalReport& r)
 
 LiveView::LiveView(QWidget* parent)
     : QWidget(parent), m_banner(new FailureBanner), m_progress(new ProgressPanel), m_plots(new LivePlots),
-      m_log(new LogPane), m_devices(new DeviceMonitorPanel), m_vertical(new QSplitter(Qt::Vertical)),
-      m_bottom(new QSplitter(Qt::Horizontal))
+      m_log(new LogPane), m_devices(new DeviceMonitorPanel), m_breakdown(new BreakdownChart),
+      m_vertical(new QSplitter(Qt::Vertical)), m_bottom(new QSplitter(Qt::Horizontal))
 {
     m_bottom->addWidget(m_log);
+    m_bottom->addWidget(m_breakdown);
     m_bottom->addWidget(m_devices);
-    m_bottom->setStretchFactor(0, 3);
-    m_bottom->setStretchFactor(1, 1);
+    m_bottom->setStretchFactor(0, 2);
+    m_bottom->setStretchFactor(1, 2);
+    m_bottom->setStretchFactor(2, 1);
     m_vertical->addWidget(m_plots);
     m_vertical->addWidget(m_bottom);
     m_vertical->setStretchFactor(0, 4);
@@ -53,6 +57,7 @@ void LiveView::beginRun(qint64 runId, const QString& name)
 {
     m_banner->hide();
     m_plots->clear();
+    m_breakdown->clear();
     m_log->clear();
     m_devices->clear();
     m_progress->begin(runId, name);
@@ -74,6 +79,7 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
         if (steps.empty())
             return;
         m_plots->appendSteps(steps);
+        m_breakdown->appendSteps(steps);
         m_progress->setStep(steps.back());
         steps.clear();
     };
@@ -131,6 +137,12 @@ void LiveView::restoreSplitterState(const QByteArray& state)
     if (in.status() == QDataStream::Ok) {
         m_vertical->restoreState(vertical);
         m_bottom->restoreState(bottom);
+    }
+    // A state saved before a pane was added leaves it (or another) squeezed to nothing.
+    const QList<int> sizes = m_bottom->sizes();
+    if (std::any_of(sizes.begin(), sizes.end(), [](int s) { return s < 120; })) {
+        const int width = std::max(600, m_bottom->width());
+        m_bottom->setSizes({width * 2 / 5, width * 2 / 5, width / 5});
     }
 }
 

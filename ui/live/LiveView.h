@@ -10,6 +10,7 @@ class QSplitter;
 
 namespace hearth::ui {
 
+class BreakdownChart;
 class DeviceMonitorPanel;
 class FailureBanner;
 class LivePlots;
@@ -25,6 +26,7 @@ public:
     LivePlots* plots() const { return m_plots; }
     ProgressPanel* progress() const { return m_progress; }
     DeviceMonitorPanel* devices() const { return m_devices; }
+    BreakdownChart* breakdown() const { return m_breakdown; }
     LogPane* log() const { return m_log; }
     FailureBanner* banner() const { return m_banner; }
     QByteArray saveSplitterState() const;
@@ -41,6 +43,7 @@ private:
     LivePlots* m_plots;
     LogPane* m_log;
     DeviceMonitorPanel* m_devices;
+    BreakdownChart* m_breakdown;
     QSplitter* m_vertical;
     QSplitter* m_bottom;
 };

@@ -29,6 +29,16 @@ void MemoryGauge::setUsage(int64_t allocated, int64_t reserved, int64_t peak, in
     update();
 }
 
+void MemoryGauge::setDetails(const QString& details)
+{
+    if (details == m_details)
+        return;
+    m_details = details;
+    setToolTip(summary() + (m_details.isEmpty() ? QString() : QStringLiteral("\n") + m_details));
+    updateGeometry();
+    update();
+}
+
 QString MemoryGauge::summary() const
 {
     QString text = tr("%1 of %2").arg(formatBytes(m_allocated), m_total > 0 ? formatBytes(m_total) : tr("?"));
@@ -42,7 +52,7 @@ QString MemoryGauge::summary() const
 
 QSize MemoryGauge::sizeHint() const
 {
-    return {320, fontMetrics().height() * 3 + 12};
+    return {320, fontMetrics().height() * (m_details.isEmpty() ? 3 : 4) + 12};
 }
 
 QSize MemoryGauge::minimumSizeHint() const
@@ -61,8 +71,14 @@ void MemoryGauge::paintEvent(QPaintEvent*)
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(QRect(0, lineH, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
                fontMetrics().elidedText(summary(), Qt::ElideRight, width()));
+    int textLines = 2;
+    if (!m_details.isEmpty()) {
+        p.drawText(QRect(0, 2 * lineH, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                   fontMetrics().elidedText(m_details, Qt::ElideRight, width()));
+        textLines = 3;
+    }
 
-    const QRectF bar(0.5, 2 * lineH + 4.5, width() - 1.0, height() - 2 * lineH - 6.0);
+    const QRectF bar(0.5, textLines * lineH + 4.5, width() - 1.0, height() - textLines * lineH - 6.0);
     QPainterPath frame;
     frame.addRoundedRect(bar, 3, 3);
     p.fillPath(frame, pal.brush(QPalette::Base));

@@ -20,7 +20,11 @@ public:
     int64_t allocated() const { return m_allocated; }
     int64_t peak() const { return m_peak; }
     int64_t total() const { return m_total; }
+    double utilization() const { return m_utilization; }
     QString summary() const;
+    // A further line under the summary: the driver's view (temperature, power, clock); "" hides it.
+    void setDetails(const QString& details);
+    QString details() const { return m_details; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -30,6 +34,7 @@ protected:
 
 private:
     QString m_title;
+    QString m_details;
     int64_t m_allocated = 0, m_reserved = 0, m_peak = 0, m_total = 0;
     double m_utilization = -1.0;
 };

@@ -66,6 +66,7 @@ RunReport loadRunReport(const hearth::RunStore& store, int64_t runId)
     r.test = store.report(runId, "test");
     r.val = store.report(runId, "val");
     r.epochs = store.epochs(runId);
+    r.memory = store.memoryBreakdown(runId);
     return r;
 }
 

@@ -18,6 +18,7 @@ struct RunReport {
     std::optional<hearth::EvalReport> test;
     std::optional<hearth::EvalReport> val;
     std::vector<hearth::EpochMetrics> epochs;
+    std::optional<hearth::MemoryBreakdown> memory;
     // The split whose report the view shows: test when there is one, else validation.
     const hearth::EvalReport* primary() const { return test ? &*test : val ? &*val : nullptr; }
 };

@@ -3,7 +3,9 @@
 #include "storage/RunStore.h"
 #include "ui/report/ConfusionMatrixView.h"
 #include "ui/report/SampleBrowser.h"
+#include "engine/metrics/RunProfile.h"
 #include "ui/session/StoreLoader.h"
+#include "ui/widgets/ProfileBars.h"
 #include "ui/widgets/Format.h"
 #include "ui/widgets/PlotTheme.h"
 
@@ -55,7 +57,7 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
     : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_title(new QLabel), m_subtitle(new QLabel),
       m_export(new QPushButton(tr("Export Report…"))), m_savePlots(new QPushButton(tr("Save Plots…"))),
       m_tabs(new QTabWidget), m_table(new QTableWidget), m_matrix(new ConfusionMatrixView), m_curves(new QCustomPlot),
-      m_samples(new SampleBrowser), m_details(new QTreeWidget)
+      m_samples(new SampleBrowser), m_profile(new ProfileBars), m_details(new QTreeWidget)
 {
     QFont big = m_title->font();
     big.setPointSizeF(big.pointSizeF() * 1.3);
@@ -96,6 +98,7 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
     m_tabs->addTab(classification, tr("Classification"));
     m_tabs->addTab(m_curves, tr("Curves"));
     m_tabs->addTab(m_samples, tr("Misclassified"));
+    m_tabs->addTab(m_profile, tr("Time && Memory"));
     m_tabs->addTab(m_details, tr("Run Details"));
     m_tabs->setDocumentMode(true);
 
@@ -164,9 +167,25 @@ void ReportView::display(const Loaded& data)
     fillClassification(data.mistakes);
     fillCurves(data.steps);
     fillDetails();
+    fillProfile();
     m_export->setEnabled(true);
     m_savePlots->setEnabled(true);
     Q_EMIT loaded(m_runId);
+}
+
+// One bar per profiled epoch and the run's mean (warm-up epoch left out); memory once per run.
+void ReportView::fillProfile()
+{
+    std::vector<ProfileBars::Row> rows;
+    if (const auto mean = hearth::meanBreakdown(m_report.epochs))
+        rows.push_back({tr("run"), mean, m_report.memory});
+    else if (m_report.memory)
+        rows.push_back({tr("run"), std::nullopt, m_report.memory});
+    for (const auto& e : m_report.epochs) {
+        if (e.breakdown.profiled > 0)
+            rows.push_back({tr("epoch %1").arg(e.epoch + 1), e.breakdown, std::nullopt});
+    }
+    m_profile->setRows(rows);
 }
 
 void ReportView::reload()

@@ -21,6 +21,7 @@ class QTreeWidget;
 namespace hearth::ui {
 
 class ConfusionMatrixView;
+class ProfileBars;
 class SampleBrowser;
 class StoreLoader;
 
@@ -36,6 +37,7 @@ public:
     ConfusionMatrixView* confusionMatrix() const { return m_matrix; }
     SampleBrowser* sampleBrowser() const { return m_samples; }
     QCustomPlot* curves() const { return m_curves; }
+    ProfileBars* profile() const { return m_profile; }
     const RunReport& report() const { return m_report; }
 
     // What one load reads: the report, the misclassified test samples and the step curve.
@@ -63,6 +65,7 @@ private:
     void fillClassification(const std::vector<hearth::Prediction>& mistakes);
     void fillCurves(const std::vector<hearth::StepMetrics>& steps);
     void fillDetails();
+    void fillProfile();
     void clearAll(const QString& message);
 
     StoreLoader* m_loader;
@@ -78,6 +81,7 @@ private:
     ConfusionMatrixView* m_matrix;
     QCustomPlot* m_curves;
     SampleBrowser* m_samples;
+    ProfileBars* m_profile;
     QTreeWidget* m_details;
 };
 

@@ -2,4 +2,6 @@
 target_sources(hearth_ui PRIVATE
   widgets/Format.h widgets/Format.cpp
   widgets/PlotTheme.h widgets/PlotTheme.cpp
+  widgets/StackedBars.h widgets/StackedBars.cpp
+  widgets/ProfileBars.h widgets/ProfileBars.cpp
   widgets/ValidatedField.h widgets/ValidatedField.cpp)

@@ -1,0 +1,74 @@
+#include "ui/widgets/ProfileBars.h"
+
+#include "engine/metrics/RunProfile.h"
+#include "ui/widgets/Format.h"
+#include "ui/widgets/StackedBars.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace hearth::ui {
+
+namespace {
+
+QStringList labelsOf(const std::vector<hearth::ProfilePart>& parts)
+{
+    QStringList names;
+    for (const auto& p : parts)
+        names << qstr(p.label);
+    return names;
+}
+
+std::vector<double> valuesOf(const std::vector<hearth::ProfilePart>& parts)
+{
+    std::vector<double> v;
+    for (const auto& p : parts)
+        v.push_back(p.value);
+    return v;
+}
+
+}  // namespace
+
+ProfileBars::ProfileBars(QWidget* parent)
+    : QWidget(parent), m_time(new StackedBars(tr("ms per micro-batch"))), m_memory(new StackedBars(tr("MiB at the peak"))),
+      m_note(new QLabel)
+{
+    m_time->setObjectName(QStringLiteral("timeBars"));
+    m_memory->setObjectName(QStringLiteral("memoryBars"));
+    m_time->setParts(labelsOf(hearth::breakdownParts({})),
+                     [](double ms) { return QStringLiteral("%1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 1); });
+    m_memory->setParts(labelsOf(hearth::memoryParts({})),
+                       [](double mib) { return formatBytes(static_cast<int64_t>(mib * 1048576.0)); });
+    m_time->setEmptyText(tr("No step-time breakdown (trainer.profile_every_n_steps = 0, or an older run)"));
+    m_memory->setEmptyText(tr("No memory breakdown (an older run, or stopped before its first step)"));
+    m_note->setWordWrap(true);
+    m_note->setText(tr("Step time: measured on one optimizer step in trainer.profile_every_n_steps (CUDA events on a "
+                       "GPU, the wall clock on the CPU). Memory: parameters, gradients and optimizer state are the "
+                       "tensors' sizes; activations are the peak minus the rest."));
+    auto* bars = new QHBoxLayout;
+    bars->addWidget(m_time, 1);
+    bars->addWidget(m_memory, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bars, 1);
+    layout->addWidget(m_note);
+}
+
+void ProfileBars::setRows(const std::vector<Row>& rows)
+{
+    std::vector<StackedBars::Row> time, memory;
+    for (const auto& r : rows) {
+        if (r.breakdown)
+            time.push_back({r.label, valuesOf(hearth::breakdownParts(*r.breakdown))});
+        if (r.memory) {
+            auto mib = valuesOf(hearth::memoryParts(*r.memory));
+            for (double& v : mib)
+                v /= 1048576.0;
+            memory.push_back({r.label, std::move(mib)});
+        }
+    }
+    m_time->setRows(std::move(time));
+    m_memory->setRows(std::move(memory));
+}
+
+}  // namespace hearth::ui
