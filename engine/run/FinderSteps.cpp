@@ -245,6 +245,11 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
         throw ConfigError("memory limit", "on CPU the batch-size finder needs a memory limit to stand in for the "
                                           "GPU's memory (e.g. --memory-limit 4GiB)");
     }
+    const int64_t ram = readProcessMemory().total_ram_bytes;
+    if (run.device.is_cpu() && options.on_log && ram > 0 && options.memory_limit_bytes > ram / 10 * 9) {
+        options.on_log("warning: the memory limit " + formatBytes(options.memory_limit_bytes) + " is above 90% of " +
+                       "this machine's RAM (" + formatBytes(ram) + "): a failing trial may exhaust it");
+    }
     auto strategy = createStrategy(run.config.trainer, run.device);
     strategy->setupModel(*run.model, run.config.trainer.channels_last);
     ModelSnapshot snapshot(*run.model);

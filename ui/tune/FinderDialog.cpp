@@ -53,8 +53,18 @@ FinderDialog::FinderDialog(const hearth::ExperimentConfig& config, const QString
         setStatus(what);
     });
     connect(m_runner, &FinderRunner::finished, this, &FinderDialog::onFinished);
-    // Closing the dialog stops the finder; its thread ends with the runner.
-    connect(this, &QDialog::finished, m_runner, &FinderRunner::requestStop);
+}
+
+void FinderDialog::done(int result)
+{
+    if (m_runner->isRunning()) {
+        m_closeWhenStopped = true;
+        m_runner->requestStop();
+        m_start->setEnabled(false);
+        setStatus(tr("Stopping after the current step, then closing…"));
+        return;
+    }
+    QDialog::done(result);
 }
 
 void FinderDialog::start()
@@ -94,6 +104,10 @@ void FinderDialog::setRunning(bool running)
 
 void FinderDialog::onFinished()
 {
+    if (m_closeWhenStopped) {
+        QDialog::done(QDialog::Rejected);
+        return;
+    }
     setRunning(false);
     m_progress->setValue(m_progress->maximum());
     if (!m_runner->errorMessage().isEmpty()) {

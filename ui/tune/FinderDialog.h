@@ -29,6 +29,8 @@ public:
 
 public Q_SLOTS:
     void start();  // or stop, while running
+    // Closing while the finder runs asks it to stop and closes once it has (never waits here).
+    void done(int result) override;
 
 protected:
     FinderDialog(const hearth::ExperimentConfig& config, const QString& title, const QString& intro, QWidget* parent);
@@ -55,6 +57,7 @@ private:
     QPushButton* m_apply;
     QProgressBar* m_progress;
     QLabel* m_status;
+    bool m_closeWhenStopped = false;
 };
 
 }  // namespace hearth::ui

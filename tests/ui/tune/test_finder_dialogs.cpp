@@ -109,6 +109,25 @@ private Q_SLOTS:
         QCOMPARE(applied.first().first().toLongLong(), qint64{48});
     }
 
+    // Closing while the sweep runs does not wait on it: the dialog stops the finder and closes
+    // once the current step is done.
+    void closingWhileRunningStopsThenCloses()
+    {
+        LrFinderDialog dialog(hearth::test::tinyExperiment("lr-close"));
+        dialog.show();
+        dialog.stepsField()->setValue(100000);
+        QSignalSpy progressed(dialog.runner(), &FinderRunner::progress);
+        dialog.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!progressed.isEmpty(), 60000);
+        dialog.reject();
+        QVERIFY(dialog.isVisible());  // still stopping
+        QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("Stopping")));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isVisible(), 30000);
+        QVERIFY(!dialog.runner()->isRunning());
+        QVERIFY(dialog.runner()->lrResult() && dialog.runner()->lrResult()->stopped);
+        QVERIFY(dialog.runner()->lrResult()->points.size() < 100000);
+    }
+
     void cpuBatchSearchNeedsALimit()
     {
         BatchSizeFinderDialog dialog(hearth::test::tinyExperiment(), /*cuda=*/false);
