@@ -28,12 +28,14 @@ QIcon swatch(const QColor& color)
     return QIcon(pixmap);
 }
 
-QTreeWidgetItem* runItem(const CompareRun& run, int index, const QColor& color, const QString& suffix)
+// `value`: the setting's value, written first so that a list sorted by it reads like the scale.
+QTreeWidgetItem* runItem(const CompareRun& run, int index, const QColor& color, const QString& value = {},
+                         const QString& key = {})
 {
     auto* item = new QTreeWidgetItem;
     const QString label = compareRunLabel(run.summary);
-    item->setText(0, suffix.isEmpty() ? label : label + QStringLiteral("   ") + suffix);
-    item->setToolTip(0, item->text(0));
+    item->setText(0, value.isEmpty() ? label : value + QStringLiteral("  ") + label);
+    item->setToolTip(0, value.isEmpty() ? label : QStringLiteral("%1\n%2 = %3").arg(label, key, value));
     item->setIcon(0, swatch(color));
     item->setData(0, CompareLegend::RunRole, index);
     return item;
@@ -94,7 +96,7 @@ void CompareLegend::setRuns(const std::vector<CompareRun>& runs, const RunColors
             return std::isnan(y) ? !std::isnan(x) : (!std::isnan(x) && x < y);
         });
         for (size_t i : order) {
-            m_items[i] = runItem(runs[i], int(i), colorOf(i), QStringLiteral("%1 = %2").arg(colors.key, colors.groups.value(qsizetype(i))));
+            m_items[i] = runItem(runs[i], int(i), colorOf(i), colors.groups.value(qsizetype(i)), colors.key);
             top << m_items[i];
         }
     } else if (colors.by != ColorBy::Run) {
@@ -107,7 +109,7 @@ void CompareLegend::setRuns(const std::vector<CompareRun>& runs, const RunColors
             for (size_t i = 0; i < runs.size(); ++i) {
                 if (colors.groups.value(qsizetype(i)) != colors.groupOrder[g])
                     continue;
-                m_items[i] = runItem(runs[i], int(i), colorOf(i), QString());
+                m_items[i] = runItem(runs[i], int(i), colorOf(i));
                 group->addChild(m_items[i]);
                 ++members;
             }
@@ -118,14 +120,15 @@ void CompareLegend::setRuns(const std::vector<CompareRun>& runs, const RunColors
         }
     } else {
         for (size_t i = 0; i < runs.size(); ++i) {
-            m_items[i] = runItem(runs[i], int(i), colorOf(i), QString());
+            m_items[i] = runItem(runs[i], int(i), colorOf(i));
             top << m_items[i];
         }
     }
     m_tree->addTopLevelItems(top);
     m_tree->setRootIsDecorated(colors.by != ColorBy::Run && !colors.numeric);
     m_tree->expandAll();
-    m_title->setText(tr("%n run(s)", nullptr, m_runCount));
+    m_title->setText(colors.key.isEmpty() ? tr("%n run(s)", nullptr, m_runCount)
+                                          : tr("%n run(s) by %1", nullptr, m_runCount).arg(colors.key));
     m_filter->setVisible(m_runCount > 8);
     applyFilter();
     m_tree->setUpdatesEnabled(true);

@@ -53,10 +53,11 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     m_top->addWidget(m_legend);
     m_top->addWidget(m_curves);
     m_top->addWidget(m_panels);
-    m_top->setStretchFactor(0, 1);
-    m_top->setStretchFactor(1, 4);
-    m_top->setStretchFactor(2, 2);
-    m_top->setSizes({200, 720, 380});
+    // The run names keep their width; the curves and the panels share what the window adds.
+    m_top->setStretchFactor(0, 0);
+    m_top->setStretchFactor(1, 2);
+    m_top->setStretchFactor(2, 1);
+    m_top->setSizes({200, 560, 290});   // until the user's own sizes are restored
     m_bottom->addWidget(m_metrics);
     m_bottom->addWidget(m_diff);
     m_bottom->setStretchFactor(0, 3);
@@ -95,9 +96,12 @@ QLayout* CompareView::makeToolbar()
     m_xAxis->addItem(tr("Wall time"), int(XAxis::WallTime));
     m_colorBy->setObjectName(QStringLiteral("compareColorBy"));
     m_colorBy->setToolTip(tr("Colour the runs by run, sweep, tag, or a setting that differs between them."));
-    m_colorBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_baseline->setToolTip(tr("Speed-up is this run's training time divided by each run's."));
-    m_baseline->setMaximumWidth(260);
+    // Setting names and run names can be long: the combos keep a readable width, never more.
+    for (QComboBox* combo : {m_colorBy, m_baseline}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
     m_legendToggle->setText(tr("Legend"));
     m_legendToggle->setCheckable(true);
     m_legendToggle->setChecked(true);
