@@ -1,8 +1,10 @@
 #include "TuneCommand.h"
 
+#include "LocalLauncher.h"
 #include "RunCommand.h"
 
 #include "engine/config/DeviceInfo.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/run/Finders.h"
 
 #include <atomic>
@@ -77,18 +79,35 @@ int applyTo(const TuneOptions& options, ExperimentConfig config, const std::stri
     return kExitOk;
 }
 
-// The finders run in this one process: a config for several devices is tuned per device.
-ExperimentConfig onOneDevice(ExperimentConfig config) {
-    const TrainerConfig resolved = resolveTrainer(config.trainer, queryDeviceCapabilities());
-    if (resolved.devices.value_or(1) * resolved.num_nodes > 1) {
-        std::fprintf(stderr, "note: tune runs one process; the %lld devices of this config are tuned as one device "
-                             "(the batch found is per device)\n",
-                     static_cast<long long>(resolved.devices.value_or(1) * resolved.num_nodes));
-        config.trainer.devices = 1;
-        config.trainer.num_nodes = 1;
-        config.trainer.strategy = "auto";
+// A config for several devices with a distributed strategy: as `run` does, become the local
+// launcher (every rank runs the same trials or sweep and the ranks agree on each outcome), or, as
+// a launched rank other than 0, tune quietly. Returns an exit code when this process is done.
+std::optional<int> launchRanksIfAsked(TuneOptions& options, const ExperimentConfig& config) {
+    const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
+    if (trainer.strategy == "auto") return std::nullopt;
+    std::optional<dist::DistEnv> env;
+    try {
+        env = dist::readDistEnv();
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitBadConfig;
     }
-    return config;
+    if (!env && trainer.num_nodes > 1) {
+        std::fprintf(stderr, "error: trainer.num_nodes: tune starts processes on this machine only; start it on "
+                             "every node with torchrun or srun\n");
+        return kExitBadConfig;
+    }
+    if (!env && trainer.devices.value_or(1) > 1) {
+        try {
+            return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(resolveDbPath(options.config)))
+                .exit_code;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return kExitTrainingFailed;
+        }
+    }
+    if (env && env->rank != 0) options.apply_path.clear();  // rank 0 writes the config
+    return std::nullopt;
 }
 
 int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
@@ -185,14 +204,15 @@ int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config)
     return applyTo(options, config, assignment);
 }
 
-int tuneCommand(const TuneOptions& options) {
+int tuneCommand(TuneOptions options) {
     if (options.batch_size == options.lr) {
         std::fprintf(stderr, "error: tune needs exactly one of --batch-size and --lr\n");
         return kExitBadConfig;
     }
     const auto loaded = prepareConfig(options.config);
     if (!loaded) return kExitBadConfig;
-    const ExperimentConfig config = onOneDevice(*loaded);
+    if (const auto launched = launchRanksIfAsked(options, *loaded)) return *launched;
+    const ExperimentConfig& config = *loaded;
     g_tune_stop.store(false);
     std::signal(SIGINT, onTuneInterrupt);
     std::signal(SIGTERM, onTuneInterrupt);
@@ -210,7 +230,7 @@ int tuneCommand(const TuneOptions& options) {
 
 }  // namespace
 
-void registerTuneCommand(CLI::App& app, int& exit_code) {
+void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_code) {
     auto options = std::make_shared<TuneOptions>();
     auto* tune = app.add_subcommand("tune", "Find the largest batch size that fits, or a learning rate, for an experiment");
     tune->add_option("-c,--config", options->config.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
@@ -232,7 +252,10 @@ void registerTuneCommand(CLI::App& app, int& exit_code) {
     tune->add_option("--max-lr", options->max_lr, "Last learning rate of the sweep (default 1)");
     tune->add_option("--apply", options->apply_path,
                      "Write the experiment with the value found to this config file");
-    tune->callback([options, &exit_code] { exit_code = tuneCommand(*options); });
+    tune->callback([options, &db_path, &exit_code] {
+        options->config.db_path = db_path;  // parsed by then
+        exit_code = tuneCommand(*options);
+    });
 }
 
 }  // namespace hearth::cli

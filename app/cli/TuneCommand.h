@@ -6,8 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace hearth::cli {
 
-void registerTuneCommand(CLI::App& app, int& exit_code);
+// db_path: the global --db / $HEARTH_DB (a launch of several ranks keeps their logs beside it).
+void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_code);
 
 }  // namespace hearth::cli

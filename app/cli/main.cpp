@@ -54,7 +54,7 @@ int runCli(int argc, char** argv) {
     hearth::cli::StoreCommandContext store_context{run_options.db_path};
     hearth::cli::registerStoreCommands(app, store_context, exit_code);
     hearth::cli::registerPredictCommand(app, store_context, exit_code);
-    hearth::cli::registerTuneCommand(app, exit_code);
+    hearth::cli::registerTuneCommand(app, run_options.db_path, exit_code);
 
     try {
         app.parse(argc, argv);

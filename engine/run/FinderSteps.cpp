@@ -46,7 +46,9 @@ struct LimitExceeded {
 // /proc/self/clear_refs), the caching allocator's peak reserved bytes on CUDA.
 class PeakMemory {
 public:
-    PeakMemory(torch::Device device, int64_t limit) : device_(device), limit_(limit) {}
+    // agree: a rank of a distributed strategy never leaves a step on its own (the others would
+    // wait for it in a collective); it notes the excess and the ranks agree after the trial.
+    PeakMemory(torch::Device device, int64_t limit, bool agree) : device_(device), limit_(limit), agree_(agree) {}
 
     // Frees what earlier trials left cached, then starts a new high-water mark.
     void reset() {
@@ -76,7 +78,7 @@ public:
 
     // On CPU a trial stops as soon as it is past the limit (the next doubling could exhaust RAM).
     void check() const {
-        if (device_.is_cpu() && limit_ > 0) {
+        if (device_.is_cpu() && limit_ > 0 && !agree_) {
             const int64_t now = peak();
             if (now > limit_) throw LimitExceeded{now};
         }
@@ -99,6 +101,7 @@ public:
 private:
     torch::Device device_;
     int64_t limit_;
+    bool agree_;
 };
 
 // One optimizer step's micro-batches (accumulate_grad_batches of them) forward and backward, then
@@ -198,6 +201,15 @@ BatchSizeTrial runTrial(PreparedRun& run, Strategy& strategy, const Task& task, 
     if (trial.fits && options.memory_limit_bytes > 0 && trial.peak_bytes > options.memory_limit_bytes) {
         trial.fits = false;
     }
+    if (strategy.worldSize() > 1) {
+        // Every rank ran the same trial; it fits only where it fits on all of them.
+        std::vector<double> failed{trial.fits ? 0.0 : 1.0};
+        strategy.reduceSum(failed);
+        if (trial.fits && failed[0] > 0.0) {
+            trial.fits = false;
+            trial.failure = "did not fit on another rank";
+        }
+    }
     if (!trial.fits && trial.failure.empty()) {
         trial.failure = "peak " + formatBytes(trial.peak_bytes) + " > limit " + formatBytes(options.memory_limit_bytes);
     }
@@ -254,7 +266,11 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
     strategy->setupModel(*run.model, run.config.trainer.channels_last);
     ModelSnapshot snapshot(*run.model);
     const ClassificationTask task;
-    PeakMemory memory(run.device, options.memory_limit_bytes);
+    const bool distributed = strategy->worldSize() > 1;
+    PeakMemory memory(run.device, options.memory_limit_bytes, distributed);
+    // Ranks stop between trials, all at once (a rank leaving mid-trial would strand the others).
+    std::atomic<bool> agreed_stop{false};
+    const std::atomic<bool>& trial_stop = distributed ? agreed_stop : stop;
     // Each rank needs steps full batches of its shard at most once per epoch: one batch at least.
     const int64_t shard = run.splits.train->size() / std::max<int64_t>(strategy->worldSize(), 1);
     int64_t cap = shard;
@@ -268,7 +284,12 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
     try {
         result = searchBatchSizes(
             options.start_batch, cap, bound, options,
-            [&](int64_t b) { return runTrial(run, *strategy, task, snapshot, b, options, memory, stop); }, stop);
+            [&](int64_t b) {
+                BatchSizeTrial t = runTrial(run, *strategy, task, snapshot, b, options, memory, trial_stop);
+                if (distributed) agreed_stop.store(strategy->agreeToStop(stop.load()));
+                return t;
+            },
+            trial_stop);
     } catch (...) {
         snapshot.restore();
         throw;
@@ -298,8 +319,9 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
         run.model->train();
         const double ratio = options.max_lr / options.min_lr;
         double average = 0.0, best = 0.0;
+        const bool distributed = strategy->worldSize() > 1;
         for (int64_t i = 0; i < options.steps; ++i) {
-            if (stop.load()) {
+            if (distributed ? strategy->agreeToStop(stop.load()) : stop.load()) {
                 result.stopped = true;
                 break;
             }
@@ -308,6 +330,12 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
             setLearningRate(*optimizer, point.lr);
             point.loss = trainStep(*strategy, *run.model, task, *optimizer, run.config.trainer,
                                    [&] { return batches.next(); }, [] {});
+            if (distributed) {
+                // The mean over ranks: every rank sees one curve and stops at the same step.
+                std::vector<double> loss{point.loss};
+                strategy->reduceSum(loss);
+                point.loss = loss[0] / static_cast<double>(strategy->worldSize());
+            }
             // Lightning's smoothing: a bias-corrected exponential moving average.
             average = options.smoothing * average + (1.0 - options.smoothing) * point.loss;
             point.smoothed_loss = average / (1.0 - std::pow(options.smoothing, static_cast<double>(i + 1)));

@@ -83,7 +83,7 @@ void throwIfPathsMissing(const ExperimentConfig& config) {
                                   : path == kWordNetNouns ? " (Debian's wordnet-base; scripts/install-deps installs it)"
                                   : fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")"
                                                                  : "";
-        missing += "\n  " + key + ": " + path + where;
+        missing.append("\n  ").append(key).append(": ").append(path).append(where);
     }
     if (!missing.empty())
         throw DataError("these files or folders do not exist:" + missing +

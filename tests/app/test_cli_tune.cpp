@@ -1,5 +1,6 @@
 // hearth-cli tune as a user drives it: the LR sweep's table and suggestion, the batch-size trials
 // and result, --apply, and bad inputs with their exit codes and messages.
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -76,6 +77,53 @@ private Q_SLOTS:
         const QJsonObject config = QJsonDocument::fromJson(f.readAll()).object();
         QCOMPARE(config["trainer"].toObject()["batch_size"].toInt(), 48);
         QCOMPARE(config["model"].toObject()["name"].toString(), QString("mlp"));
+    }
+
+    // trainer.devices=2 with ddp: tune launches two ranks that run the same trials and agree on
+    // each one (a batch fits only where it fits on both), so both end on the same batch. The limit
+    // lies between the measured peaks of batch 2 and 256 on one process.
+    void ddpRanksAgreeOnEveryTrial() {
+#ifndef HEARTH_WITH_C10D
+        QSKIP("this build has no c10d (ddp)");
+#else
+        const QStringList cnn = {"--set", "data.limit=2400", "--set", "trainer.num_workers=0",
+                                 "--set", "trainer.accelerator=cpu"};
+        const CliResult probe = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB", "--max-batch",
+                                                "256", "--steps", "1"} + cnn);
+        QVERIFY2(probe.exit_code == 0, qPrintable(probe.out));
+        const auto peak = [&](int batch) {
+            const auto m = QRegularExpression(QString(R"(\n\s+%1\s+fits\s+([0-9.]+) MiB)").arg(batch)).match(probe.out);
+            return m.hasMatch() ? m.captured(1).toDouble() : 0.0;
+        };
+        QVERIFY2(peak(2) > 0 && peak(256) > peak(2) + 100, qPrintable(probe.out));
+        const QString limit = QString::number(static_cast<int>((peak(2) + peak(256)) / 2)) + "MiB";
+        const QString db = m_dir.filePath("ddp.sqlite");
+        const CliResult r = cli(QStringList{"--db", db, "tune", "--batch-size", "--memory-limit", limit, "--max-batch",
+                                            "256", "--steps", "1", "--set", "trainer.devices=2", "--set",
+                                            "trainer.strategy=ddp"} + cnn);
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("strategy ddp"), qPrintable(r.out));
+        const auto found = QRegularExpression(R"(Largest batch that fits: (\d+))").match(r.out);
+        QVERIFY2(found.hasMatch(), qPrintable(r.out));
+        const int batch = found.captured(1).toInt();
+        QVERIFY2(batch >= 2 && batch < 256, qPrintable(r.out));
+        // Rank 1's log: the same trials in the same order, the same result.
+        QDir logs(db + ".artifacts/rank-logs");
+        const QStringList launches = logs.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        QVERIFY(!launches.isEmpty());
+        QFile rank1(logs.filePath(launches.last() + "/rank1.log"));
+        QVERIFY(rank1.open(QIODevice::ReadOnly));
+        const QString log = QString::fromUtf8(rank1.readAll());
+        QVERIFY2(log.contains(found.captured(0)), qPrintable(log));
+        const QRegularExpression trial(R"(^\s+(\d+)\s+(fits|oom)\s)", QRegularExpression::MultilineOption);
+        const auto trials = [&](const QString& text) {
+            QStringList out;
+            for (auto it = trial.globalMatch(text); it.hasNext();) out << it.next().captured(0).simplified();
+            return out;
+        };
+        QVERIFY(trials(r.out).size() >= 3);
+        QCOMPARE(trials(log), trials(r.out));
+#endif
     }
 
     void batchSizeOnCpuNeedsAMemoryLimit() {
