@@ -20,6 +20,8 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 using namespace hearth::ui;
 
 class TestFinderDialogs : public QObject {
@@ -83,7 +85,14 @@ private Q_SLOTS:
 
     void batchSizeDialogListsTrialsAndApplies()
     {
-        BatchSizeFinderDialog dialog(hearth::test::tinyExperiment("batch-finder"), /*cuda=*/false);
+        // A config for two devices is tuned as one device in the workbench, and the dialog says so.
+        auto config = hearth::test::tinyExperiment("batch-finder");
+        config.trainer.devices = 2;
+        config.trainer.strategy = "ddp";
+        BatchSizeFinderDialog dialog(config, /*cuda=*/false);
+        const auto labels = dialog.findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(),
+                            [](const QLabel* l) { return l->text().contains(QStringLiteral("tuned as one device")); }));
         QSignalSpy applied(&dialog, &BatchSizeFinderDialog::batchSizeApplied);
         dialog.memoryLimitField()->setText(QStringLiteral("lots"));
         dialog.start();
