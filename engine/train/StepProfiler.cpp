@@ -53,6 +53,8 @@ void StepProfiler::beginGroup() {
 }
 
 void StepProfiler::begin(Section section) {
+    // Unprofiled steps read no clock, except for the metric sync (timed on every group).
+    if (!profiling_ && section != Section::Sync) return;
     started_[index(section)] = Clock::now();
     if (!profiling_ || !cuda_) return;
 #ifdef HEARTH_WITH_CUDA
@@ -69,6 +71,7 @@ void StepProfiler::begin(Section section) {
 }
 
 void StepProfiler::end(Section section) {
+    if (!profiling_ && section != Section::Sync) return;
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_[index(section)]).count();
     if (section == Section::Sync) {
         // Timed on every group: it happens once per logging interval.
