@@ -83,6 +83,7 @@ void CompareCurves::setCurves(const std::vector<CompareRun>& runs, CompareMetric
     m_highlightCurve->data()->clear();
     m_labels.clear();
     m_metricName = metricName;
+    m_axis = axis;
     m_highlighted = m_hovered = -1;
     for (const auto& run : runs) {
         const CompareCurve& curve = run.curve(metric);
@@ -194,6 +195,22 @@ void CompareCurves::drawHighlight()
     m_highlightCurve->setScatterStyle(style);
 }
 
+void CompareCurves::setLogarithmic(bool on)
+{
+    m_plot->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (on)
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    m_plot->yAxis->rescale();   // on a log axis, from the smallest positive value
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool CompareCurves::logarithmic() const
+{
+    return m_plot->yAxis->scaleType() == QCPAxis::stLogarithmic;
+}
+
 bool CompareCurves::othersFaded() const
 {
     return m_veil->visible();
@@ -252,6 +269,16 @@ QString CompareCurves::hoverText() const
     return m_hover->text();
 }
 
+QString CompareCurves::xText(double x) const
+{
+    switch (m_axis) {
+    case CompareXAxis::Step: return QString::number(std::llround(x));
+    case CompareXAxis::Epoch: return QString::number(x, 'f', 2);
+    case CompareXAxis::WallTime: return QString::number(x, 'f', 1);
+    }
+    return {};
+}
+
 void CompareCurves::hover(const QPoint& pos)
 {
     double value = 0.0;
@@ -265,8 +292,7 @@ void CompareCurves::hover(const QPoint& pos)
     } else {
         const QString text = tr("%1 — %2 %3 at %4 %5")
                                  .arg(m_labels.value(run), m_metricName, QString::number(value, 'g', 4),
-                                      m_plot->xAxis->label(),
-                                      QString::number(m_plot->xAxis->pixelToCoord(pos.x()), 'g', 6));
+                                      m_plot->xAxis->label(), xText(m_plot->xAxis->pixelToCoord(pos.x())));
         m_hover->setText(text);
         QToolTip::showText(m_plot->mapToGlobal(pos), text, m_plot);
     }

@@ -34,6 +34,9 @@ public:
     // New colours for the same graphs.
     void setColors(const RunColors& colors);
     void setHighlighted(int run);   // -1: none
+    // A logarithmic value axis: losses of runs with learning rates decades apart stay readable.
+    void setLogarithmic(bool on);
+    bool logarithmic() const;
     int highlighted() const { return m_highlighted; }
     // The highlighted run's curve drawn again, thick, above the veil (hidden when none).
     const QCPCurve* highlightCurve() const { return m_highlightCurve; }
@@ -55,6 +58,7 @@ private:
     void drawHighlight();
     void showColorScale(const RunColors& colors);
     void hover(const QPoint& pos);
+    QString xText(double x) const;   // the pointer's x, as the axis counts
 
     QCustomPlot* m_plot;
     QLabel* m_hover;
@@ -65,6 +69,7 @@ private:
     std::vector<QColor> m_colors;
     QStringList m_labels;
     QString m_metricName;
+    CompareXAxis m_axis = CompareXAxis::Step;
     int m_highlighted = -1;
     int m_hovered = -1;
 };

@@ -57,7 +57,7 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     m_top->setStretchFactor(0, 0);
     m_top->setStretchFactor(1, 2);
     m_top->setStretchFactor(2, 1);
-    m_top->setSizes({200, 560, 290});   // until the user's own sizes are restored
+    m_top->setSizes({220, 540, 280});   // until the user's own sizes are restored
     m_bottom->addWidget(m_metrics);
     m_bottom->addWidget(m_diff);
     m_bottom->setStretchFactor(0, 3);
@@ -111,6 +111,12 @@ QLayout* CompareView::makeToolbar()
     connect(save, &QToolButton::clicked, this,
             [this] { savePlotInteractively(this, curves(), QStringLiteral("compare")); });
     connect(m_legendToggle, &QToolButton::toggled, m_legend, &QWidget::setVisible);
+    auto* logY = new QToolButton;
+    logY->setObjectName(QStringLiteral("compareLogY"));
+    logY->setText(tr("Log y"));
+    logY->setCheckable(true);
+    logY->setToolTip(tr("A logarithmic value axis: curves decades apart stay readable."));
+    connect(logY, &QToolButton::toggled, m_curves, &CompareCurves::setLogarithmic);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &CompareView::drawCurves);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &CompareView::drawCurves);
     connect(m_colorBy, &QComboBox::currentIndexChanged, this, &CompareView::recolor);
@@ -123,6 +129,7 @@ QLayout* CompareView::makeToolbar()
         bar->addWidget(new QLabel(label));
         bar->addWidget(combo);
     }
+    bar->addWidget(logY);
     bar->addStretch(1);
     bar->addWidget(save);
     return bar;

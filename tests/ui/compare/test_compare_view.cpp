@@ -29,6 +29,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeWidget>
 
 #include <algorithm>
@@ -368,6 +369,22 @@ private Q_SLOTS:
         QMouseEvent away(QEvent::MouseMove, empty, plot->mapToGlobal(empty), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
         QCoreApplication::sendEvent(plot, &away);
         QCOMPARE(view.highlightedRun(), -1);
+    }
+
+    void logYKeepsLossCurvesDecadesApartReadable()
+    {
+        CompareView view(m_scaleDb);
+        load(view, syntheticIds(20));
+        auto* logY = view.findChild<QToolButton*>(QStringLiteral("compareLogY"));
+        QVERIFY(logY);
+        logY->click();
+        QVERIFY(view.curvesView()->logarithmic());
+        QCOMPARE(view.curves()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(view.curves()->yAxis->range().lower > 0.0);
+        view.setMetric(CompareView::Metric::ValLoss);   // a new metric keeps the log axis
+        QCOMPARE(view.curves()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        logY->click();
+        QCOMPARE(view.curves()->yAxis->scaleType(), QCPAxis::stLinear);
     }
 
     void colourByNumericSettingOrdersColoursByValue()
