@@ -145,7 +145,10 @@ int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
     std::printf("  %8s  %-5s  %12s  %9s\n", "batch", "trial", "peak memory", "time");
     std::fflush(stdout);
     const BatchSizeResult result = findBatchSize(config, finder, g_tune_stop);
-    std::printf("Limit: %s on %s\n", result.limit.c_str(), result.device.c_str());
+    std::printf("Limit: %s on %s", result.limit.c_str(), result.device.c_str());
+    if (result.baseline_bytes > 0)
+        std::printf("; the process held %s before the first trial", formatBytes(result.baseline_bytes).c_str());
+    std::printf("\n");
     if (result.batch_size == 0) {
         std::printf("No batch size fits%s.\n", result.stopped ? " (stopped)" : "");
         return result.stopped ? kExitStopped : kExitTrainingFailed;

@@ -280,6 +280,8 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
         cap = options.max_batch;
         bound = "the maximum batch asked for (" + std::to_string(cap) + ")";
     }
+    memory.releaseFreed();
+    const int64_t baseline = run.device.is_cpu() ? readProcessMemory().rss_bytes : 0;
     BatchSizeResult result;
     try {
         result = searchBatchSizes(
@@ -295,6 +297,7 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
         throw;
     }
     result.device = run.device.str();
+    result.baseline_bytes = baseline;
     result.limit = options.memory_limit_bytes > 0
                        ? formatBytes(options.memory_limit_bytes) + (run.device.is_cpu() ? " (peak RSS of this process)"
                                                                                         : " (peak reserved on the device)")

@@ -60,6 +60,7 @@ struct BatchSizeResult {
     std::vector<BatchSizeTrial> trials;  // in the order they ran
     std::string device;         // "cpu", "cuda:0"
     std::string limit;          // what a trial had to fit into
+    int64_t baseline_bytes = 0; // CPU: the process's RSS before the first trial (data, model, runtime)
     std::string bound;          // why the search did not go higher, when not a failure
     bool stopped = false;
 };
