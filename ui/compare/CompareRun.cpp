@@ -1,5 +1,7 @@
 #include "ui/compare/CompareRun.h"
 
+#include "engine/metrics/RunProfile.h"
+
 #include "ui/widgets/Format.h"
 
 #include <algorithm>
@@ -121,7 +123,10 @@ CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& 
             const auto steps = store.steps(id);
             run.loggedSteps = static_cast<qsizetype>(steps.size());
             buildStepCurves(run, steps, cap);
-            buildEpochCurves(run, store.epochs(id));
+            const auto epochs = store.epochs(id);
+            buildEpochCurves(run, epochs);
+            run.breakdown = hearth::meanBreakdown(epochs);
+            run.memory = store.memoryBreakdown(id);
             configs << qstr(run.summary.config_json);
             data.runs.push_back(std::move(run));
         } catch (const std::exception&) {

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace hearth::ui {
@@ -33,6 +34,8 @@ struct CompareRun {
     hearth::RunSummary summary;
     std::array<CompareCurve, kCompareMetricCount> curves;   // indexed by CompareMetric
     qsizetype loggedSteps = 0;                               // before decimation
+    std::optional<hearth::StepBreakdown> breakdown;          // the run's mean (warm-up epoch left out)
+    std::optional<hearth::MemoryBreakdown> memory;           // at the peak
     const CompareCurve& curve(CompareMetric m) const { return curves[static_cast<size_t>(m)]; }
 };
 

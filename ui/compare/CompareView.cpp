@@ -1,6 +1,7 @@
 #include "ui/compare/CompareView.h"
 
 #include "ui/compare/CompareBars.h"
+#include "ui/widgets/ProfileBars.h"
 #include "ui/compare/CompareCurves.h"
 #include "ui/compare/CompareLegend.h"
 #include "ui/compare/CompareTables.h"
@@ -14,6 +15,7 @@
 #include <QIODevice>
 #include <QLabel>
 #include <QSplitter>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
@@ -48,6 +50,13 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     m_panels->setObjectName(QStringLiteral("comparePanels"));
     m_panels->addTab(m_bars, tr("Bars"));
     m_panels->addTab(m_scatter, tr("Sweep scatter"));
+    // Why a technique helped: each run's step-time breakdown and memory at the peak, side by side.
+    m_profile = new ProfileBars;
+    m_profile->setObjectName(QStringLiteral("compareProfile"));
+    auto* profileScroll = new QScrollArea;
+    profileScroll->setWidgetResizable(true);
+    profileScroll->setWidget(m_profile);
+    m_panels->addTab(profileScroll, tr("Time && Memory"));
     m_panels->setDocumentMode(true);
 
     m_top->addWidget(m_legend);
@@ -248,6 +257,10 @@ void CompareView::recolor()
     m_legend->setRuns(m_runs, m_colors);
     m_bars->setRuns(m_runs, m_colors);
     m_scatter->setRuns(m_runs, m_differences, m_colors);
+    std::vector<ProfileBars::Row> profileRows;
+    for (const auto& run : m_runs)
+        profileRows.push_back({compareRunLabel(run.summary), run.breakdown, run.memory});
+    m_profile->setRows(profileRows);
     fillTables();
 }
 

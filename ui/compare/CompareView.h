@@ -30,6 +30,7 @@ class CompareCurves;
 class CompareLegend;
 class StoreLoader;
 class SweepScatter;
+class ProfileBars;
 
 class CompareView final : public QWidget {
     Q_OBJECT
@@ -59,6 +60,7 @@ public:
     QCustomPlot* bars() const;
     CompareBars* barsPanel() const { return m_bars; }
     SweepScatter* scatter() const { return m_scatter; }
+    ProfileBars* profile() const { return m_profile; }
     // The tabs beside the curves (bars, sweep scatter): further panels go here.
     QTabWidget* panels() const { return m_panels; }
     QTableWidget* metricsTable() const { return m_metrics; }
@@ -103,6 +105,7 @@ private:
     QTabWidget* m_panels;
     CompareBars* m_bars;
     SweepScatter* m_scatter;
+    ProfileBars* m_profile = nullptr;
     QTableWidget* m_metrics;
     QTableWidget* m_diff;
     QSplitter* m_vertical;

@@ -38,7 +38,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Where a step's time goes"), QFont()));
     m_plot->xAxis->setLabel(tr("step"));
     m_plot->yAxis->setLabel(tr("ms per micro-batch"));
-    m_plot->setMinimumHeight(160);
+    m_plot->setMinimumHeight(90);
     const QStringList names = partLabels();
     m_stacked.resize(static_cast<size_t>(names.size()));
     // Drawn top part first so each fills down to the part below it.
@@ -52,8 +52,16 @@ BreakdownChart::BreakdownChart(QWidget* parent)
         if (i > 0)
             g->setChannelFillGraph(m_plot->graph(i - 1));
     }
-    m_plot->legend->setVisible(true);
-    placeLegendBelow(m_plot, 4);
+    // The legend as wrapped text: whole names at any width, and no minimum width for the window.
+    QStringList entries;
+    for (int i = 0; i < names.size(); ++i)
+        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                       .arg(seriesColor(i).name(), names[i].toHtmlEscaped());
+    auto* legend = new QLabel(entries.join(QStringLiteral(" &nbsp; ")), this);
+    legend->setWordWrap(true);
+    legend->setTextFormat(Qt::RichText);
+    layout->addWidget(legend);
+    m_latest->setMinimumWidth(50);
     clear();
 }
 

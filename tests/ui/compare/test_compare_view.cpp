@@ -24,11 +24,14 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <QWheelEvent>
 #include <QToolButton>
 #include <QTreeWidget>
 
@@ -38,6 +41,10 @@
 #include <optional>
 
 #include <qcustomplot.h>
+
+#include "engine/metrics/RunProfile.h"
+#include "ui/widgets/ProfileBars.h"
+#include "ui/widgets/StackedBars.h"
 
 using namespace hearth::ui;
 
@@ -213,6 +220,25 @@ private Q_SLOTS:
         QList<double> stored{*store.run(m_first)->test_accuracy * 100.0, *store.run(m_second)->test_accuracy * 100.0};
         std::sort(stored.begin(), stored.end(), std::greater<>());
         QCOMPARE(shown, stored);
+    }
+
+    // Time & Memory: each run's step-time breakdown and memory at the peak, as stored.
+    void profileShowsEachRunsBreakdownAndMemory()
+    {
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
+        ProfileBars* profile = view.profile();
+        QVERIFY(profile);
+        QCOMPARE(profile->timeBars()->rowCount(), 2);
+        QCOMPARE(profile->memoryBars()->rowCount(), 2);
+        hearth::RunStore store(m_db.toStdString());
+        const auto mean = hearth::meanBreakdown(store.epochs(m_second));
+        QVERIFY(mean);
+        QCOMPARE(profile->timeBars()->value(1, 2), mean->forward_ms);   // run order, part 2 = forward
+        QVERIFY(std::abs(profile->timeBars()->total(1) - std::max(mean->step_ms, mean->partsMs())) < 1e-9);
+        const auto memory = store.memoryBreakdown(m_first);
+        QVERIFY(memory);
+        QCOMPARE(profile->memoryBars()->value(0, 2) * 1048576.0, double(memory->optimizer_state_bytes));
     }
 
     void fewerThanTwoRunsShowsTheHint()
@@ -494,6 +520,23 @@ private Q_SLOTS:
             elided = elided || label.contains(QChar(0x2026));
         }
         QVERIFY(elided);   // run 3's name
+    }
+
+    void theWheelScrollsTheBars()
+    {
+        CompareView view(m_scaleDb);
+        load(view, syntheticIds(40));
+        view.resize(1200, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QScrollBar* bar = view.barsPanel()->scrollArea()->verticalScrollBar();
+        QTRY_VERIFY(bar->maximum() > 0);   // 40 bars do not fit: they scroll
+        QCOMPARE(bar->value(), 0);
+        const QPointF at(view.bars()->width() / 2.0, 50);
+        QWheelEvent wheel(at, view.bars()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(view.bars(), &wheel);
+        QVERIFY(bar->value() > 0);
     }
 
     void moreThanFortyRunsShowASortableTable()
