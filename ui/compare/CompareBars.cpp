@@ -5,10 +5,13 @@
 #include "ui/widgets/PlotTheme.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -64,6 +67,7 @@ CompareBars::CompareBars(QWidget* parent)
     m_plot->setObjectName(QStringLiteral("compareBars"));
     m_plot->setAutoAddPlottableToLegend(false);
     m_plot->legend->setVisible(false);
+    m_plot->installEventFilter(this);
     m_scroll->setWidget(m_plot);
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
@@ -78,6 +82,16 @@ CompareBars::CompareBars(QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_stack, 1);
     connect(m_quantity, &QComboBox::currentIndexChanged, this, &CompareBars::redraw);
+}
+
+bool CompareBars::eventFilter(QObject* watched, QEvent* event)
+{
+    // The plot would take the wheel (it zooms elsewhere); here the wheel scrolls the bars.
+    if (watched == m_plot && event->type() == QEvent::Wheel) {
+        QCoreApplication::sendEvent(m_scroll->verticalScrollBar(), event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 std::optional<double> CompareBars::quantityOf(const hearth::RunSummary& s, Quantity q)

@@ -36,9 +36,13 @@ public:
     bool showsTable() const;
     QCustomPlot* plot() const { return m_plot; }
     QTableWidget* table() const { return m_table; }
+    QScrollArea* scrollArea() const { return m_scroll; }
     // The runs (indices) in the order the bars show them, top to bottom; runs without a value last.
     const std::vector<int>& order() const { return m_order; }
     static std::optional<double> quantityOf(const hearth::RunSummary& summary, Quantity quantity);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void redraw();
