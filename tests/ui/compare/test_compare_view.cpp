@@ -371,6 +371,25 @@ private Q_SLOTS:
         verifyHighlighted(view, -1);
     }
 
+    void pointingAtALegendEntryHighlightsItsCurve()
+    {
+        CompareView view(m_scaleDb);
+        load(view, syntheticIds(20));
+        showAndLayOut(view);
+        QTreeWidget* tree = view.legend()->tree();
+        const QPointF at = tree->visualItemRect(view.legend()->itemForRun(5)).center();
+        QMouseEvent move(QEvent::MouseMove, at, tree->viewport()->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                         Qt::NoModifier);
+        QCoreApplication::sendEvent(tree->viewport(), &move);
+        QCOMPARE(view.highlightedRun(), 5);
+        verifyHighlighted(view, 5);
+        QCOMPARE(view.legend()->pinnedRun(), -1);   // pointing does not pin
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(tree->viewport(), &leave);
+        QCOMPARE(view.highlightedRun(), -1);
+        verifyHighlighted(view, -1);
+    }
+
     void hoveringACurveNamesItsRun()
     {
         CompareView view(m_scaleDb);
