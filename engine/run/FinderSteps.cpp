@@ -271,7 +271,7 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
     // Ranks stop between trials, all at once (a rank leaving mid-trial would strand the others).
     std::atomic<bool> agreed_stop{false};
     const std::atomic<bool>& trial_stop = distributed ? agreed_stop : stop;
-    // Each rank needs steps full batches of its shard at most once per epoch: one batch at least.
+    // A batch is at most one rank's shard of the training split (trials drop the last, partial batch).
     const int64_t shard = run.splits.train->size() / std::max<int64_t>(strategy->worldSize(), 1);
     int64_t cap = shard;
     std::string bound = "the training split (" + std::to_string(shard) + " samples" +
