@@ -158,6 +158,7 @@ void benchCompare(const QString& db, const QList<qint64>& ids)
                     hearth::ui::curvePointCap(ids.size()));
         std::printf("  setRuns -> loaded() %.0f ms, -> curves drawn %.0f ms  (target < 1000 ms)\n", loadedMs, drawnMs);
         probe.report("while loading and drawing");
+        std::printf("  (diagnostic) the curves' last replot took %.1f ms\n", view.curves()->replotTime());
     }
     std::vector<double> metricMs, highlightMs;
     {
