@@ -59,7 +59,17 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     m_panels->addTab(profileScroll, tr("Time && Memory"));
     m_panels->setDocumentMode(true);
 
-    m_top->addWidget(m_legend);
+    // Colouring decides how the legend groups the runs: its choice sits on top of the list.
+    auto* legendPane = new QWidget;
+    legendPane->setObjectName(QStringLiteral("compareLegendPane"));
+    auto* colorRow = new QHBoxLayout;
+    colorRow->addWidget(new QLabel(tr("Colour by")));
+    colorRow->addWidget(m_colorBy, 1);
+    auto* paneLayout = new QVBoxLayout(legendPane);
+    paneLayout->setContentsMargins(0, 0, 0, 0);
+    paneLayout->addLayout(colorRow);
+    paneLayout->addWidget(m_legend, 1);
+    m_top->addWidget(legendPane);
     m_top->addWidget(m_curves);
     m_top->addWidget(m_panels);
     // The run names keep their width; the curves and the panels share what the window adds.
@@ -106,8 +116,9 @@ QLayout* CompareView::makeToolbar()
     m_colorBy->setObjectName(QStringLiteral("compareColorBy"));
     m_colorBy->setToolTip(tr("Colour the runs by run, sweep, tag, or a setting that differs between them."));
     m_baseline->setToolTip(tr("Speed-up is this run's training time divided by each run's."));
-    // Setting names and run names can be long: the combos keep a readable width, never more.
-    for (QComboBox* combo : {m_colorBy, m_baseline}) {
+    // Setting names and run names can be long: the combos keep a readable width, never more, so
+    // that the tab fits beside the experiment dock in a 1100-pixel window.
+    for (QComboBox* combo : {m_metric, m_colorBy, m_baseline}) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(10);
     }
@@ -119,7 +130,7 @@ QLayout* CompareView::makeToolbar()
     save->setText(tr("Save Plot…"));
     connect(save, &QToolButton::clicked, this,
             [this] { savePlotInteractively(this, curves(), QStringLiteral("compare")); });
-    connect(m_legendToggle, &QToolButton::toggled, m_legend, &QWidget::setVisible);
+    connect(m_legendToggle, &QToolButton::toggled, m_legend->parentWidget(), &QWidget::setVisible);
     auto* logY = new QToolButton;
     logY->setObjectName(QStringLiteral("compareLogY"));
     logY->setText(tr("Log y"));
@@ -134,7 +145,7 @@ QLayout* CompareView::makeToolbar()
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_legendToggle);
     for (auto [label, combo] : {std::pair{tr("Metric"), m_metric}, std::pair{tr("X axis"), m_xAxis},
-                                std::pair{tr("Colour by"), m_colorBy}, std::pair{tr("Baseline"), m_baseline}}) {
+                                std::pair{tr("Baseline"), m_baseline}}) {
         bar->addWidget(new QLabel(label));
         bar->addWidget(combo);
     }
