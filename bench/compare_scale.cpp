@@ -23,6 +23,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include "BenchSupport.h"
+
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -33,14 +35,7 @@
 
 namespace {
 
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<size_t>(p * double(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
+using hearth::bench::percentile;
 
 // A 1 ms precise timer on the GUI thread: how late each tick comes is how long the event loop
 // was kept from other work (input, paint).

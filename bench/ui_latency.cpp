@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include "BenchSupport.h"
+
 #include <qcustomplot.h>
 
 #include <ctime>
@@ -27,14 +29,7 @@
 
 namespace {
 
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<size_t>(p * double(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
+using hearth::bench::percentile;
 
 double threadCpuMs()
 {

@@ -290,9 +290,9 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     TextTable profile(headers);
     std::vector<std::optional<StepBreakdown>> means;
     for (const auto& r : runs) means.push_back(meanBreakdown(r.epochs));
-    const size_t part_count = breakdownParts(StepBreakdown{}).size();
-    for (size_t i = 0; i < part_count; ++i) {
-        std::vector<std::string> cells{breakdownParts(StepBreakdown{})[i].label + " (ms)"};
+    const auto time_parts = breakdownParts(StepBreakdown{});
+    for (size_t i = 0; i < time_parts.size(); ++i) {
+        std::vector<std::string> cells{time_parts[i].label + " (ms)"};
         bool any = false;
         for (const auto& m : means) {
             if (!m) { cells.push_back("-"); continue; }
@@ -304,9 +304,9 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     }
     const bool any_memory = std::any_of(runs.begin(), runs.end(), [](const StoredRun& r) { return r.memory.has_value(); });
     if (any_memory) {
-        const size_t memory_count = memoryParts(MemoryBreakdown{}).size();
-        for (size_t i = 0; i < memory_count; ++i) {
-            std::vector<std::string> cells{memoryParts(MemoryBreakdown{})[i].label};
+        const auto memory_parts = memoryParts(MemoryBreakdown{});
+        for (size_t i = 0; i < memory_parts.size(); ++i) {
+            std::vector<std::string> cells{memory_parts[i].label};
             for (const auto& r : runs)
                 cells.push_back(r.memory ? formatBytes(static_cast<int64_t>(memoryParts(*r.memory)[i].value)) : "-");
             profile.addRow(std::move(cells));

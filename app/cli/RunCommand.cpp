@@ -106,6 +106,39 @@ std::string resolveDbPath(const RunCommandOptions& options) {
     return options.db_path.empty() ? RunStore::defaultPath() : options.db_path;
 }
 
+RankLaunch launchRanksIfNeeded(const ExperimentConfig& config, const std::string& command,
+                               const std::string& db_path) {
+    RankLaunch launch;
+    const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
+    if (trainer.strategy == "auto") return launch;
+    try {
+        launch.env = dist::readDistEnv();
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        launch.exit_code = kExitBadConfig;
+        return launch;
+    }
+    if (!launch.env && trainer.num_nodes > 1) {
+        std::fprintf(stderr, "error: trainer.num_nodes: %lld nodes need a launcher on every node (torchrun "
+                             "--nnodes=%lld --nproc-per-node=N --no-python hearth-cli %s ..., or srun); "
+                             "hearth-cli starts processes on this machine only\n",
+                     static_cast<long long>(trainer.num_nodes), static_cast<long long>(trainer.num_nodes),
+                     command.c_str());
+        launch.exit_code = kExitBadConfig;
+        return launch;
+    }
+    // Not started by a launcher and asked for several devices: be the launcher.
+    if (!launch.env && trainer.devices.value_or(1) > 1) {
+        try {
+            launch.exit_code = launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(db_path)).exit_code;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            launch.exit_code = kExitTrainingFailed;
+        }
+    }
+    return launch;
+}
+
 std::string rankLogFolder(const std::string& db_path) {
     const std::time_t now = std::time(nullptr);
     std::tm utc{};
@@ -234,34 +267,9 @@ int runCommand(const RunCommandOptions& options) {
         std::printf("%s\n", configToJson(*config).c_str());
         return kExitOk;
     }
-    const TrainerConfig trainer = resolveTrainer(config->trainer, queryDeviceCapabilities());
-    if (trainer.strategy != "auto") {
-        std::optional<dist::DistEnv> env;
-        try {
-            env = dist::readDistEnv();
-        } catch (const std::invalid_argument& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return kExitBadConfig;
-        }
-        if (!env && trainer.num_nodes > 1) {
-            std::fprintf(stderr, "error: trainer.num_nodes: %lld nodes need a launcher on every node (torchrun "
-                                 "--nnodes=%lld --nproc-per-node=N --no-python hearth-cli run ..., or srun); "
-                                 "hearth-cli starts processes on this machine only\n",
-                         static_cast<long long>(trainer.num_nodes), static_cast<long long>(trainer.num_nodes));
-            return kExitBadConfig;
-        }
-        // Not started by a launcher and asked for several devices: be the launcher.
-        if (!env && trainer.devices.value_or(1) > 1) {
-            try {
-                return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(resolveDbPath(options)))
-                    .exit_code;
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "error: %s\n", e.what());
-                return kExitTrainingFailed;
-            }
-        }
-        if (env && env->rank != 0) return trainWorkerRank(*config, env->rank);
-    }
+    const RankLaunch launch = launchRanksIfNeeded(*config, "run", resolveDbPath(options));
+    if (launch.exit_code) return *launch.exit_code;
+    if (launch.env && launch.env->rank != 0) return trainWorkerRank(*config, launch.env->rank);
     const std::string db_path = resolveDbPath(options);
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;

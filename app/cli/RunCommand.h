@@ -3,6 +3,7 @@
 // trainAndStore() is the one path by which the CLI trains (run and sweep use it).
 
 #include "engine/config/ExperimentConfig.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/run/RunController.h"
 
 #include <CLI/CLI.hpp>
@@ -54,6 +55,18 @@ std::shared_ptr<RunWriter> openWriter(const std::string& path);
 
 // "<db>.artifacts/rank-logs/<UTC time>-<launcher pid>": the other ranks' logs of one launch.
 std::string rankLogFolder(const std::string& db_path);
+
+// What a command (`run`, `tune`) does with a config for several processes. With a distributed
+// strategy and no launcher around it, and several devices asked for, this process becomes the
+// local launcher: `exit_code` is then its ranks' result. A bad launcher environment, or several
+// nodes without a launcher, also ends with an exit code (the message printed). Otherwise `env`
+// is the launcher's environment (none: one process) and the command goes on.
+struct RankLaunch {
+    std::optional<int> exit_code;
+    std::optional<dist::DistEnv> env;
+};
+RankLaunch launchRanksIfNeeded(const ExperimentConfig& config, const std::string& command,
+                               const std::string& db_path);
 
 void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_code);
 int runCommand(const RunCommandOptions& options);

@@ -83,30 +83,9 @@ int applyTo(const TuneOptions& options, ExperimentConfig config, const std::stri
 // launcher (every rank runs the same trials or sweep and the ranks agree on each outcome), or, as
 // a launched rank other than 0, tune quietly. Returns an exit code when this process is done.
 std::optional<int> launchRanksIfAsked(TuneOptions& options, const ExperimentConfig& config) {
-    const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
-    if (trainer.strategy == "auto") return std::nullopt;
-    std::optional<dist::DistEnv> env;
-    try {
-        env = dist::readDistEnv();
-    } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return kExitBadConfig;
-    }
-    if (!env && trainer.num_nodes > 1) {
-        std::fprintf(stderr, "error: trainer.num_nodes: tune starts processes on this machine only; start it on "
-                             "every node with torchrun or srun\n");
-        return kExitBadConfig;
-    }
-    if (!env && trainer.devices.value_or(1) > 1) {
-        try {
-            return launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(resolveDbPath(options.config)))
-                .exit_code;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return kExitTrainingFailed;
-        }
-    }
-    if (env && env->rank != 0) options.apply_path.clear();  // rank 0 writes the config
+    const RankLaunch launch = launchRanksIfNeeded(config, "tune", resolveDbPath(options.config));
+    if (launch.exit_code) return launch.exit_code;
+    if (launch.env && launch.env->rank != 0) options.apply_path.clear();  // rank 0 writes the config
     return std::nullopt;
 }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <new>
 
 #if defined(__GLIBC__)
@@ -59,10 +58,7 @@ public:
 #endif
             return;
         }
-        std::ofstream clear("/proc/self/clear_refs");
-        clear << "5";
-        clear.flush();
-        if (!clear) throw std::runtime_error("cannot reset the peak RSS (writing /proc/self/clear_refs failed)");
+        if (!resetPeakRss()) throw std::runtime_error("cannot reset the peak RSS (writing /proc/self/clear_refs failed)");
     }
 
     int64_t peak() const {

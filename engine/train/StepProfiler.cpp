@@ -44,8 +44,9 @@ StepProfiler::StepProfiler(int64_t every_n_groups, int64_t cuda_device) : every_
 StepProfiler::~StepProfiler() = default;
 
 void StepProfiler::beginGroup() {
+    // Counted by groups that ended: a group opened for the epoch's last (empty) fetch never ends
+    // and does not shift the sampling.
     profiling_ = groups_ % every_n_ == 0;
-    ++groups_;
     group_ms_ = {};
     group_sync_ms_ = 0.0;
     micro_open_ = false;
@@ -94,6 +95,7 @@ void StepProfiler::end(Section section) {
 }
 
 void StepProfiler::endGroup(int64_t micro_batches) {
+    ++groups_;
     interval_.micro_batches += micro_batches;
     if (!profiling_) return;
     profiling_ = false;
@@ -174,7 +176,6 @@ StepBreakdown StepProfiler::takeInterval() {
 }
 
 StepBreakdown StepProfiler::takeEpoch(bool wait) {
-    profiling_ = false;  // the epoch's last fetch opened a group that never ran
     collectDevice(wait);
     epoch_.add(interval_);
     interval_ = {};

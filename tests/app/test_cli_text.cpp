@@ -3,6 +3,8 @@
 // is not one, a checkpoint folder without config.json, a safetensors file whose header lies, a
 // CSV without the text column, labels that differ between splits, an empty text) exits 3 with a
 // message naming the file and the problem, leaving the runs already stored untouched.
+#include "CliTestSupport.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -12,10 +14,7 @@
 
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    QString out;
-};
+using hearth::test::CliResult;
 
 const QString kVocab = QStringLiteral(HEARTH_FIXTURES_DIR "/tokenizer/vocab.txt");
 const QString kBert = QStringLiteral(HEARTH_FIXTURES_DIR "/transformer/bert");
@@ -28,17 +27,9 @@ private:
     QTemporaryDir m_dir;
 
     CliResult cli(const QStringList& args) {
-        QProcess p;
-        p.setProcessChannelMode(QProcess::MergedChannels);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("HEARTH_CACHE_DIR", m_dir.filePath("cache"));
-        p.setProcessEnvironment(env);
-        p.start(HEARTH_CLI_PATH, QStringList{"--db", m_dir.filePath("runs.sqlite")} + args);
-        if (!p.waitForFinished(240000)) {
-            p.kill();
-            p.waitForFinished();
-        }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+        return hearth::test::runCli(QStringList{"--db", m_dir.filePath("runs.sqlite")} + args, 240000, env);
     }
 
     QString writeFile(const QString& name, const QByteArray& content) {

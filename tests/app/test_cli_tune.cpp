@@ -1,5 +1,7 @@
 // hearth-cli tune as a user drives it: the LR sweep's table and suggestion, the batch-size trials
 // and result, --apply, and bad inputs with their exit codes and messages.
+#include "CliTestSupport.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -11,24 +13,9 @@
 
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    QString out;  // stdout + stderr
-};
+using hearth::test::CliResult;
 
-CliResult cli(const QStringList& args, int timeout_ms = 180000) {
-    QProcess p;
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(HEARTH_CLI_PATH, args);
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    CliResult r;
-    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAll());
-    return r;
-}
+CliResult cli(const QStringList& args, int timeout_ms = 180000) { return hearth::test::runCli(args, timeout_ms); }
 
 // A small MLP on a few hundred Fashion-MNIST images.
 QStringList small() {

@@ -53,11 +53,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
             g->setChannelFillGraph(m_plot->graph(i - 1));
     }
     // The legend as wrapped text: whole names at any width, and no minimum width for the window.
-    QStringList entries;
-    for (int i = 0; i < names.size(); ++i)
-        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
-                       .arg(seriesColor(i).name(), names[i].toHtmlEscaped());
-    auto* legend = new QLabel(entries.join(QStringLiteral(" &nbsp; ")), this);
+    auto* legend = new QLabel(seriesLegendHtml(names), this);
     legend->setWordWrap(true);
     legend->setTextFormat(Qt::RichText);
     layout->addWidget(legend);

@@ -55,6 +55,7 @@ void DeviceMonitorPanel::clear()
         delete gauge;
     m_gauges.clear();
     m_rankNotes.clear();
+    m_cpuRun = false;
     m_last.clear();
     // The process gauge is always there, so the panel does not jump when the first sample lands.
     gaugeFor({0, -1}, tr("Process RAM"));
@@ -87,13 +88,18 @@ QString DeviceMonitorPanel::titleOf(const hearth::DeviceSample& s) const
     QString title = s.device < 0 ? (several ? tr("RAM") : tr("Process RAM"))
                                  : QStringLiteral("cuda:%1  %2").arg(s.device).arg(qstr(s.name));
     // A CPU run on a machine with GPUs shows them as the driver sees them (every process's use).
-    if (s.device >= 0 && s.allocated_bytes == s.driver_used_bytes && s.peak_bytes == 0)
-        title = tr("GPU %1  %2 (idle for this run)").arg(s.device).arg(qstr(s.name));
+    if (s.device >= 0 && m_cpuRun)
+        title = tr("GPU %1  %2 (not used by this run)").arg(s.device).arg(qstr(s.name));
     if (several)
         title = tr("rank %1 · %2").arg(s.rank).arg(title);
     if (const auto note = m_rankNotes.find(s.rank); note != m_rankNotes.end())
         title += note->second;
     return title;
+}
+
+void DeviceMonitorPanel::setRunDevice(const QString& device)
+{
+    m_cpuRun = device == QStringLiteral("cpu");
 }
 
 void DeviceMonitorPanel::addSample(const hearth::DeviceSample& s)

@@ -27,6 +27,9 @@ public:
     explicit DeviceMonitorPanel(QWidget* parent = nullptr);
 
     void clear();
+    // The run's training device ("cpu", "cuda:0"): on a CPU run, GPU samples are the driver's
+    // view of GPUs the run does not use.
+    void setRunDevice(const QString& device);
     // One gauge per rank and device: rank 0's arrive live, the other ranks' when fit ends.
     void addSample(const hearth::DeviceSample& sample);
     // A rank's throughput on its gauges' titles, its communication in their tooltips.
@@ -43,6 +46,7 @@ private:
     std::map<Key, MemoryGauge*> m_gauges;
     std::map<int64_t, QString> m_rankNotes;   // rank -> " · 583 samples/s"
     std::map<Key, hearth::DeviceSample> m_last;
+    bool m_cpuRun = false;
 };
 
 }  // namespace hearth::ui

@@ -98,6 +98,7 @@ void LiveView::handleEvents(const hearth::ui::EventBatch& batch)
             flushSteps();   // keep step/epoch order for the progress line
             if (const auto* started = std::get_if<hearth::RunStarted>(&event)) {
                 m_progress->setStarted(*started);
+                m_devices->setRunDevice(qstr(started->device));
                 m_plots->setMaxEpochs(started->max_epochs);
             } else if (const auto* e = std::get_if<hearth::EpochMetrics>(&event)) {
                 m_plots->appendEpoch(*e);

@@ -37,15 +37,21 @@ FinderRunner::~FinderRunner()
     }
 }
 
+// The finder's progress callback: what it reports goes to `shared` for the GUI thread's timer.
+std::function<void(double, const std::string&)> FinderRunner::progressInto(Shared& shared)
+{
+    return [&shared](double fraction, const std::string& what) {
+        std::lock_guard<std::mutex> lock(shared.mutex);
+        shared.fraction = fraction;
+        shared.what = what;
+        shared.progressed = true;
+    };
+}
+
 bool FinderRunner::startBatchSize(const hearth::ExperimentConfig& config, hearth::BatchSizeFinderOptions options)
 {
     return startThread([config, options](Shared& shared) mutable {
-        options.on_progress = [&shared](double fraction, const std::string& what) {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            shared.fraction = fraction;
-            shared.what = what;
-            shared.progressed = true;
-        };
+        options.on_progress = progressInto(shared);
         options.on_trial = [&shared](const hearth::BatchSizeTrial& trial) {
             std::lock_guard<std::mutex> lock(shared.mutex);
             shared.trials.push_back(trial);
@@ -59,12 +65,7 @@ bool FinderRunner::startBatchSize(const hearth::ExperimentConfig& config, hearth
 bool FinderRunner::startLearningRate(const hearth::ExperimentConfig& config, hearth::LrFinderOptions options)
 {
     return startThread([config, options](Shared& shared) mutable {
-        options.on_progress = [&shared](double fraction, const std::string& what) {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            shared.fraction = fraction;
-            shared.what = what;
-            shared.progressed = true;
-        };
+        options.on_progress = progressInto(shared);
         auto result = hearth::findLearningRate(config, options, shared.stop);
         std::lock_guard<std::mutex> lock(shared.mutex);
         shared.lr = std::move(result);

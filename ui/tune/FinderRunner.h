@@ -9,8 +9,10 @@
 #include <QString>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 class QThread;
@@ -46,6 +48,7 @@ Q_SIGNALS:
 private:
     struct Shared;
     bool startThread(std::function<void(Shared&)> body);
+    static std::function<void(double, const std::string&)> progressInto(Shared& shared);
     void poll();
 
     std::shared_ptr<Shared> m_shared;

@@ -118,4 +118,13 @@ bool saveWidgetImage(QWidget* widget, const QString& path)
     return widget->grab().save(path, "PNG");
 }
 
+QString seriesLegendHtml(const QStringList& names)
+{
+    QStringList entries;
+    for (int i = 0; i < names.size(); ++i)
+        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                       .arg(seriesColor(i).name(), names[i].toHtmlEscaped());
+    return entries.join(QStringLiteral(" &nbsp; "));
+}
+
 }  // namespace hearth::ui

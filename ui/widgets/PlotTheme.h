@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 class QCustomPlot;
 class QWidget;
@@ -19,6 +20,9 @@ void enablePlotInteractions(QCustomPlot* plot);
 void placeLegendBelow(QCustomPlot* plot, int columns = 3);
 // A colour per series index, distinguishable on light and dark backgrounds.
 QColor seriesColor(int index);
+// A legend as rich text for a QLabel (word-wrapped, whole names at any width): a square in
+// seriesColor(i) before each name.
+QString seriesLegendHtml(const QStringList& names);
 // Asks for a file name and writes PNG or PDF by its suffix. Returns the path written or "".
 QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString& suggestedName);
 // Writes PNG or PDF by suffix; false when the file could not be written.

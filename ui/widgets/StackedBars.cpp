@@ -102,11 +102,7 @@ void StackedBars::rebuild()
         label->setColor(palette().color(QPalette::WindowText));
     }
     m_plot->legend->setVisible(false);
-    QStringList entries;
-    for (int p = 0; p < m_parts.size(); ++p)
-        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
-                       .arg(seriesColor(p).name(), m_parts[p].toHtmlEscaped());
-    m_legend->setText(entries.join(QStringLiteral(" &nbsp; ")));
+    m_legend->setText(seriesLegendHtml(m_parts));
     m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.18 : 1.0);
     m_plot->yAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
     if (rows == 0 && !m_emptyText.isEmpty()) {

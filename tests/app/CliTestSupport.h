@@ -1,0 +1,33 @@
+#pragma once
+// Running the built hearth-cli as a user would, for the app tests: its exit code and everything
+// it printed (stdout and stderr merged).
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace hearth::test {
+
+struct CliResult {
+    int exit_code = -1;  // -1: it crashed or was killed after the timeout
+    QString out;         // stdout + stderr
+};
+
+inline CliResult runCli(const QStringList& args, int timeout_ms = 120000,
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.setProcessEnvironment(env);
+    p.start(HEARTH_CLI_PATH, args);
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    CliResult r;
+    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAll());
+    return r;
+}
+
+}  // namespace hearth::test
