@@ -3,6 +3,8 @@
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/ProcessMemory.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 namespace hearth {
@@ -38,6 +40,9 @@ void DeviceMonitor::resetPeak() {
         return;
     }
 #endif
+    // Heap freed by what ran before (an earlier run of a sweep in this process) goes back to the
+    // system first, so the baseline and the peak count only what this run holds.
+    malloc_trim(0);
     resetPeakRss();
     peak_bytes_ = readProcessMemory().peak_rss_bytes;
 }

@@ -34,11 +34,9 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     layout->addWidget(m_plot, 1);
     applyPlotTheme(m_plot);
     enablePlotInteractions(m_plot);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Where a step's time goes"), QFont()));
-    m_plot->xAxis->setLabel(tr("step"));
-    m_plot->yAxis->setLabel(tr("ms per micro-batch"));
-    m_plot->setMinimumHeight(90);
+    // A compact strip under the curves: the line above says what it shows, the axes stay bare.
+    m_plot->yAxis->setLabel(tr("ms"));
+    m_plot->setMinimumHeight(110);
     const QStringList names = partLabels();
     m_stacked.resize(static_cast<size_t>(names.size()));
     // Drawn top part first so each fills down to the part below it.
@@ -66,7 +64,8 @@ void BreakdownChart::clear()
     m_x.clear();
     for (auto& s : m_stacked)
         s.clear();
-    m_latest->setText(tr("Step-time breakdown: measured on one optimizer step in trainer.profile_every_n_steps."));
+    m_latest->setText(tr("Where a step's time goes (ms per micro-batch, one optimizer step in "
+                         "trainer.profile_every_n_steps)"));
     redraw();
 }
 
@@ -101,7 +100,7 @@ void BreakdownChart::appendSteps(const std::vector<hearth::StepMetrics>& steps)
         if (p.value / step >= 0.005)
             shares << QStringLiteral("%1 %2").arg(qstr(p.label), formatPercent(p.value / step, 0));
     }
-    m_latest->setText(tr("Step %1: %2 ms per micro-batch — %3")
+    m_latest->setText(tr("Where a step's time goes — step %1: %2 ms per micro-batch; %3")
                           .arg(last->global_step)
                           .arg(last->breakdown.step_ms, 0, 'f', 2)
                           .arg(shares.join(QStringLiteral(", "))));

@@ -43,8 +43,9 @@ LiveView::LiveView(QWidget* parent)
     m_bottom->setStretchFactor(2, 1);
     m_vertical->addWidget(m_plots);
     m_vertical->addWidget(m_bottom);
-    m_vertical->setStretchFactor(0, 4);
-    m_vertical->setStretchFactor(1, 1);
+    // The bottom strip holds the log, the step-time breakdown and the device gauges.
+    m_vertical->setStretchFactor(0, 3);
+    m_vertical->setStretchFactor(1, 2);
     m_vertical->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);

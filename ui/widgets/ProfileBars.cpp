@@ -4,7 +4,6 @@
 #include "ui/widgets/Format.h"
 #include "ui/widgets/StackedBars.h"
 
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -46,11 +45,10 @@ ProfileBars::ProfileBars(QWidget* parent)
     m_note->setText(tr("Step time: measured on one optimizer step in trainer.profile_every_n_steps (CUDA events on a "
                        "GPU, the wall clock on the CPU). Memory: parameters, gradients and optimizer state are the "
                        "tensors' sizes; activations are the peak minus the rest."));
-    auto* bars = new QHBoxLayout;
-    bars->addWidget(m_time, 1);
-    bars->addWidget(m_memory, 1);
+    // Stacked, not side by side: the Compare tab shows this in a narrow panel.
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bars, 1);
+    layout->addWidget(m_time, 1);
+    layout->addWidget(m_memory, 1);
     layout->addWidget(m_note);
 }
 

@@ -62,6 +62,12 @@ double StackedBars::total(int row) const
     return sum;
 }
 
+void StackedBars::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    rebuild();   // label eliding and the room for totals follow the width
+}
+
 void StackedBars::rebuild()
 {
     m_plot->clearPlottables();
@@ -69,8 +75,12 @@ void StackedBars::rebuild()
     const int rows = rowCount();
     // Rows top to bottom in the order given: the first row at the top.
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Long run names keep their start and end ("#4 fashion-c…accumulation"), so bars keep the width.
+    const QFontMetrics metrics(m_plot->yAxis->tickLabelFont());
     for (int r = 0; r < rows; ++r)
-        ticker->addTick(rows - 1 - r, m_rows[static_cast<size_t>(r)].label);
+        ticker->addTick(rows - 1 - r, metrics.elidedText(m_rows[static_cast<size_t>(r)].label, Qt::ElideMiddle,
+                                                         std::clamp(width() / 3, 60, 220)));
+    m_plot->xAxis->ticker()->setTickCount(4);
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(m_valueLabel);
@@ -103,7 +113,8 @@ void StackedBars::rebuild()
     }
     m_plot->legend->setVisible(false);
     m_legend->setText(seriesLegendHtml(m_parts));
-    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.18 : 1.0);
+    // Room after the longest bar for its total.
+    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * (width() < 500 ? 1.45 : 1.2) : 1.0);
     m_plot->yAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
     if (rows == 0 && !m_emptyText.isEmpty()) {
         auto* text = new QCPItemText(m_plot);

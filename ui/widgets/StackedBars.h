@@ -35,6 +35,9 @@ public:
     double total(int row) const;
     QCustomPlot* plot() const { return m_plot; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuild();
 
