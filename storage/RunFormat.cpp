@@ -289,6 +289,7 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     // Where the time went, per micro-batch, and what filled memory: the ladder's "why".
     TextTable profile(headers);
     std::vector<std::optional<StepBreakdown>> means;
+    means.reserve(runs.size());
     for (const auto& r : runs) means.push_back(meanBreakdown(r.epochs));
     const auto time_parts = breakdownParts(StepBreakdown{});
     for (size_t i = 0; i < time_parts.size(); ++i) {

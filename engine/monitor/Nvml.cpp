@@ -107,12 +107,12 @@ std::unique_ptr<Nvml> Nvml::load(const std::string& library) {
     Impl& d = *nvml->impl_;
     std::string file = library;
     if (file.empty()) {
-        const char* env = std::getenv("HEARTH_NVML_LIBRARY");
+        const char* env = std::getenv("HEARTH_NVML_LIBRARY");  // NOLINT(concurrency-mt-unsafe): nothing sets it
         file = env && *env ? env : "libnvidia-ml.so.1";
     }
     d.lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!d.lib) {
-        const char* err = dlerror();
+        const char* err = dlerror();  // NOLINT(concurrency-mt-unsafe): loaded once per run, on one thread
         d.reason = "NVML not found (" + std::string(err ? err : file) + ")";
         return nvml;
     }

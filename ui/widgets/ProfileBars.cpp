@@ -22,6 +22,7 @@ QStringList labelsOf(const std::vector<hearth::ProfilePart>& parts)
 std::vector<double> valuesOf(const std::vector<hearth::ProfilePart>& parts)
 {
     std::vector<double> v;
+    v.reserve(parts.size());
     for (const auto& p : parts)
         v.push_back(p.value);
     return v;
