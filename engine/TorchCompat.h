@@ -13,6 +13,16 @@
 // One comparable number: 113 for 1.13, 211 for 2.11 (never branch on PATCH; Debian reports 0).
 #define HEARTH_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
 
+// c10::Allocator: allocate() is const in 1.13 and not in 2.x, where copy_data() (for copy-on-write
+// storages) is also pure virtual. Checked against 1.13 and 2.11; the boundary is 2.3.
+#if HEARTH_TORCH_VERSION >= 203
+#define HEARTH_ALLOCATOR_ALLOCATE_CONST
+#define HEARTH_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define HEARTH_ALLOCATOR_ALLOCATE_CONST const
+#define HEARTH_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 namespace hearth::compat {
 
 // CPU autocast accepts float16 only from 2.4 on; 1.13 supports bf16 only on CPU.
@@ -95,12 +105,17 @@ private:
 
 // Drops every gradient (set_to_none semantics) in both versions: 1.13's Optimizer::zero_grad()
 // zeroes in place while 2.x's default sets None. Undefined grads also let the GradScaler and
-// clipping skip parameters that took no part in the step.
-inline void clearGradients(torch::optim::Optimizer& optimizer) {
+// clipping skip parameters that took no part in the step. With set_to_none false the gradients
+// are zeroed in place and keep their memory (1.13's and PyTorch's set_to_none=False).
+inline void clearGradients(torch::optim::Optimizer& optimizer, bool set_to_none = true) {
+    torch::NoGradGuard no_grad;
     for (auto& group : optimizer.param_groups()) {
         for (auto& p : group.params()) {
-            if (p.grad().defined()) {
+            if (!p.grad().defined()) continue;
+            if (set_to_none) {
                 p.mutable_grad() = torch::Tensor();
+            } else {
+                p.mutable_grad().zero_();
             }
         }
     }

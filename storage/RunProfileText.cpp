@@ -66,7 +66,8 @@ std::string memoryText(const MemoryBreakdown& m) {
     t.addRow({"Peak (measured)", formatBytes(m.peak_bytes), "-"});
     const bool host = m.device.rfind("cuda", 0) != 0;
     return t.render("  ") + "  on " + m.device +
-           (host ? "; activations = peak RSS - RSS before training - gradients - optimizer state\n"
+           (host ? "; activations = CPU tensor bytes at peak - before training - gradients - optimizer state; "
+                   "heap beyond tensors = what peak RSS grew by beyond them\n"
                  : "; from the caching allocator (activations = allocated peak - the rest)\n");
 }
 

@@ -129,6 +129,10 @@ void MainWindow::buildMenus()
     QAction* ladder = run->addAction(tr("Technique &Ladder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                                      &MainWindow::startLadder);
     ladder->setStatusTip(tr("Speed study: baseline, mixed precision, loader workers (and accumulation), compared."));
+    QAction* memoryLadder = run->addAction(tr("&Memory Ladder"), this, [this] { m_controller->startMemoryLadder(); });
+    memoryLadder->setObjectName(QStringLiteral("memoryLadderAction"));
+    memoryLadder->setStatusTip(tr("Memory study: gradients zeroed, then set to none, in-place ReLU, activation "
+                                  "checkpointing; peak memory compared."));
     QAction* findBatch = run->addAction(tr("Find &Batch Size…"), this, [this] {
         const hearth::ExperimentConfig config = m_panel->config();
         const bool cuda = config.trainer.accelerator != "cpu" && hearth::queryDeviceCapabilities().cuda_available;
@@ -153,7 +157,7 @@ void MainWindow::buildMenus()
     });
     findLr->setObjectName(QStringLiteral("findLearningRateAction"));
     findLr->setStatusTip(tr("An exponential learning-rate sweep and the rate where the loss falls fastest."));
-    for (QAction* finder : {findBatch, findLr}) {
+    for (QAction* finder : {ladder, memoryLadder, findBatch, findLr}) {
         finder->setEnabled(m_controller->canStart());
         connect(m_controller, &WorkbenchController::canStartChanged, finder, &QAction::setEnabled);
     }

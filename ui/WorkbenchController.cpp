@@ -119,11 +119,25 @@ bool WorkbenchController::startRun()
 
 bool WorkbenchController::startLadder(std::optional<int64_t> targetBatch)
 {
+    hearth::LadderOptions options;
+    options.target_batch = targetBatch;
+    return startLadder(options);
+}
+
+bool WorkbenchController::startMemoryLadder()
+{
+    hearth::LadderOptions options;
+    options.kind = hearth::LadderKind::Memory;
+    return startLadder(options);
+}
+
+bool WorkbenchController::startLadder(const hearth::LadderOptions& options)
+{
     if (!canStart())
         return false;
     m_views.panel->rememberConfig();
     QString error;
-    if (!m_ladder->start(m_views.panel->config(), targetBatch, &error)) {
+    if (!m_ladder->start(m_views.panel->config(), options, &error)) {
         m_views.live->showProblem(tr("The technique ladder could not start"), error);
         Q_EMIT tabRequested(WorkbenchTab::Live);
         return false;

@@ -4,6 +4,8 @@
 // technique ladder opens in Compare, and the run's state is reported for the status bar.
 // MainWindow builds the widgets and hands them here; the decisions live in this class.
 
+#include "engine/run/TechniqueLadder.h"
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -45,6 +47,8 @@ public:
     // The technique ladder of the panel's experiment (a further accumulation step up to
     // `targetBatch` when given).
     bool startLadder(std::optional<int64_t> targetBatch);
+    // The memory ladder of the panel's experiment (each memory toggle turned on in turn).
+    bool startMemoryLadder();
     void stopRun();
     void openReport(qint64 runId);
     void compareRuns(const QList<qint64>& runIds);
@@ -61,6 +65,7 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
+    bool startLadder(const hearth::LadderOptions& options);
     void connectSession();
     void connectLadder();
     void onRunEnded(qint64 runId, int status, const QString& message);

@@ -38,6 +38,39 @@ void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<St
     }
 }
 
+// The memory ladder: what each toggle saves (peak and activations against the step before) and costs
+// (training time against the baseline).
+void printMemoryTable(const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
+    int width = 16;
+    for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
+    std::printf("\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", width, "step", "run", "peak memory", "change",
+                "activations", "gradients", "train time", "time", "test acc");
+    int64_t previous_peak = 0;
+    const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = runs[i];
+        const bool done = r.finished && r.finished->status == "completed";
+        const MemoryBreakdown m = r.finished ? r.finished->memory : MemoryBreakdown{};
+        const int64_t peak = m.peak_bytes > 0 ? m.peak_bytes : (r.finished ? r.finished->peak_memory_bytes : 0);
+        char change[32] = "-";
+        if (i > 0 && previous_peak > 0 && peak > 0)
+            std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * static_cast<double>(peak - previous_peak) /
+                                                                static_cast<double>(previous_peak));
+        const double t = r.finished ? r.finished->train_time_s : 0.0;
+        std::printf("%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", width, steps[i].label.c_str(),
+                    static_cast<long long>(r.run_id), peak > 0 ? formatBytes(peak).c_str() : "-", change,
+                    m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
+                    m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), formatDuration(t).c_str(),
+                    t > 0 && base_time > 0 ? t / base_time : 0.0,
+                    done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-");
+        previous_peak = peak;
+    }
+    std::printf("(peak: %s; time: training time relative to the baseline)\n",
+                runs.empty() || !runs[0].finished || runs[0].finished->memory.device.rfind("cuda", 0) != 0
+                    ? "the process's peak RSS during fit"
+                    : "the caching allocator's peak allocated bytes during fit");
+}
+
 // A step on several devices (the DDP step): this program's launcher starts one process per device
 // with `run --sweep`, whose rank 0 records the run in the sweep; the result is read back.
 StoredRun trainInProcesses(const ExperimentConfig& config, const std::string& db_path, int64_t sweep_id,
@@ -70,6 +103,7 @@ StoredRun trainInProcesses(const ExperimentConfig& config, const std::string& db
         finished.train_time_s = run.train_time_s.value_or(0.0);
         finished.test_accuracy = run.test_accuracy.value_or(0.0);
         finished.peak_memory_bytes = run.peak_memory_bytes.value_or(0);
+        if (auto memory = store.memoryBreakdown(run.id)) finished.memory = *memory;
         result.finished = finished;
         break;
     }
@@ -80,10 +114,14 @@ StoredRun trainInProcesses(const ExperimentConfig& config, const std::string& db
 }  // namespace
 
 void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std::string& db_path, int& exit_code) {
-    auto* sweep = app.add_subcommand("sweep", "Run a speed study of one experiment (--ladder) as a group of runs");
-    sweep->add_flag("--ladder", options.ladder,
-                    "32-true baseline -> mixed precision -> + loader workers -> + accumulation (with --target-batch)")
-        ->required();
+    auto* sweep = app.add_subcommand("sweep", "Run a speed or memory study of one experiment (--ladder) as a group "
+                                              "of runs");
+    sweep->add_flag("--ladder{speed}", options.ladder,
+                    "speed (the default): 32-true baseline -> mixed precision -> + loader workers -> + accumulation "
+                    "(with --target-batch); memory: gradients zeroed -> set to none -> + in-place ReLU -> + "
+                    "activation checkpointing")
+        ->required()
+        ->check(CLI::IsMember({"speed", "memory"}));
     sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
     sweep->add_option("-s,--set", options.run.overrides, "Override a config key of the base experiment")
         ->allow_extra_args(false);
@@ -103,6 +141,10 @@ int sweepCommand(const SweepCommandOptions& options) {
     std::vector<LadderStep> steps;
     try {
         LadderOptions ladder_options;
+        ladder_options.kind = ladderKindFromName(options.ladder).value_or(LadderKind::Speed);
+        if (ladder_options.kind == LadderKind::Memory && options.target_batch)
+            throw ConfigError("target-batch", "belongs to the speed ladder; the memory ladder keeps the experiment's "
+                                              "batch");
         ladder_options.target_batch = options.target_batch;
         ladder_options.loader_workers = options.workers;
         steps = buildTechniqueLadder(*base, queryDeviceCapabilities(), ladder_options);
@@ -110,17 +152,20 @@ int sweepCommand(const SweepCommandOptions& options) {
         std::fprintf(stderr, "error: --%s\n", e.what());
         return kExitBadConfig;
     }
+    const bool memory = options.ladder == "memory";
     const std::string db_path = resolveDbPath(options.run);
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;
 
     int64_t sweep_id = 0;
     try {
-        sweep_id = writer->createSweep(base->name + " ladder", "ladder");
+        sweep_id = writer->createSweep(base->name + (memory ? " memory ladder" : " ladder"),
+                                       memory ? "memory-ladder" : "ladder");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: the run store could not create the sweep: %s\n", e.what());
         return kExitBadData;
     }
+    const auto printTable = memory ? printMemoryTable : printLadderTable;
     std::vector<StoredRun> runs;
     for (size_t i = 0; i < steps.size(); ++i) {
         std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),
@@ -132,11 +177,11 @@ int sweepCommand(const SweepCommandOptions& options) {
             runs.push_back(trainAndStore(steps[i].config, writer, sweep_id, options.run.quiet));
         if (runs.back().outcome.status != RunStatus::Completed) {
             std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
-            printLadderTable(steps, runs);
+            printTable(steps, runs);
             return exitCodeFor(runs.back().outcome);
         }
     }
-    printLadderTable(steps, runs);
+    printTable(steps, runs);
     std::printf("\nSweep #%lld stored in %s; compare the runs with: hearth-cli compare", static_cast<long long>(sweep_id),
                 db_path.c_str());
     for (const auto& r : runs) std::printf(" %lld", static_cast<long long>(r.run_id));

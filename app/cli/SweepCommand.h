@@ -1,5 +1,6 @@
 #pragma once
-// `hearth-cli sweep --ladder`: runs the technique ladder as one sweep and prints the comparison.
+// `hearth-cli sweep --ladder[=speed|memory]`: runs the technique ladder (or the memory ladder) as
+// one sweep and prints the comparison.
 
 #include "RunCommand.h"
 
@@ -11,7 +12,7 @@ namespace hearth::cli {
 
 struct SweepCommandOptions {
     RunCommandOptions run;                 // --config / --set / quiet (+ the global --db)
-    bool ladder = false;
+    std::string ladder = "speed";          // speed | memory
     std::optional<int64_t> target_batch;
     int64_t workers = 2;
 };

@@ -126,10 +126,13 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("model.intermediate_size", T::Int, "Model", "Feed-forward size",
                       "New transformer: width of each layer's feed-forward block.",
                       HEARTH_FIELD(model.intermediate_size)).atLeast(1));
-    s.push_back(Entry("model.gradient_checkpointing", T::Bool, "Speed", "Activation checkpointing",
-                      "Transformers: keep only each layer's input and recompute its activations in backward "
-                      "(less memory, about a third more compute).", HEARTH_FIELD(model.gradient_checkpointing))
-                    .toggle());
+    s.push_back(Entry("model.gradient_checkpointing", T::Bool, "Memory", "Activation checkpointing",
+                      "Keep only each block's input (transformer layer, cnn conv block, mlp hidden layer) and "
+                      "recompute its activations in backward: less memory, about one more forward pass.",
+                      HEARTH_FIELD(model.gradient_checkpointing)).toggle());
+    s.push_back(Entry("model.inplace_activations", T::Bool, "Memory", "In-place activations",
+                      "cnn, mlp: each ReLU overwrites its input instead of allocating its output.",
+                      HEARTH_FIELD(model.inplace_activations)).toggle());
     // Optimization
     s.push_back(Entry("optimizer.name", T::String, "Optimization", "Optimizer", "The update rule.",
                       HEARTH_FIELD(optimizer.name)).choices({"adam", "adamw", "sgd", "adagrad"}));
@@ -194,6 +197,11 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.gradient_clip_val", T::Double, "Optimization", "Clip gradients",
                       "Clip the gradient norm to this value; empty: no clipping.",
                       HEARTH_FIELD(trainer.gradient_clip_val)).nullable("off").above(0).toggle());
+    s.push_back(Entry("trainer.set_grads_to_none", T::Bool, "Memory", "Free gradients after each step",
+                      "Drop the gradients after each optimizer step (backward allocates them anew) instead of "
+                      "zeroing them in place, so they do not hold memory through the next forward pass. "
+                      "ddp and zero1 always zero in place (the gradients live in the reducer's buckets).",
+                      HEARTH_FIELD(trainer.set_grads_to_none)).toggle());
     s.push_back(Entry("trainer.deterministic", T::Bool, "Optimization", "Deterministic algorithms",
                       "Reproducible results, possibly slower.", HEARTH_FIELD(trainer.deterministic)).toggle());
     s.push_back(Entry("trainer.log_every_n_steps", T::Int, "Optimization", "Log every",
@@ -294,7 +302,8 @@ const std::vector<ConfigKey>& configSchema() {
 }
 
 const std::vector<std::string>& configGroups() {
-    static const std::vector<std::string> groups = {"Experiment", "Data", "Model", "Optimization", "Speed", "Devices"};
+    static const std::vector<std::string> groups = {"Experiment", "Data", "Model", "Optimization", "Speed", "Memory",
+                                                       "Devices"};
     return groups;
 }
 

@@ -85,9 +85,10 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
     } else if (isTextKind(cfg.data.kind)) {
         c.fail("model.name", m.name + " cannot read text (data.kind is " + cfg.data.kind +
                                  "); use distilbert or bert");
-    } else if (m.gradient_checkpointing) {
-        c.fail("model.gradient_checkpointing", "applies to transformers only (model.name=distilbert or bert)");
     }
+    if (m.inplace_activations && isTransformer(m.name))
+        c.fail("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU has no "
+                                            "in-place form");
     if (m.pretrained && !isTransformer(m.name))
         c.fail("model.pretrained", "applies to distilbert and bert only");
     if (m.name == "cnn") {
@@ -158,6 +159,8 @@ TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilit
     TrainerConfig t = trainer;
     if (!t.devices) t.devices = trainsOnCuda(t, caps) ? std::max<int64_t>(caps.cuda_device_count, 1) : 1;
     if (t.strategy == "auto" && *t.devices * t.num_nodes > 1) t.strategy = "ddp";
+    // DDP's gradients live in the reducer's buckets: they are zeroed in place, never dropped.
+    if (t.strategy == "ddp" || t.strategy == "zero1") t.set_grads_to_none = false;
     return t;
 }
 

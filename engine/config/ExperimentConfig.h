@@ -44,7 +44,8 @@ struct ModelConfig {
     int64_t num_layers = 4;
     int64_t num_heads = 4;
     int64_t intermediate_size = 1024;                 // feed-forward width
-    bool gradient_checkpointing = false;              // recompute each layer's activations in backward
+    bool gradient_checkpointing = false;              // per block: recompute its activations in backward
+    bool inplace_activations = false;                 // cnn, mlp: ReLU overwrites its input
 };
 
 struct OptimizerConfig {
@@ -93,6 +94,7 @@ struct TrainerConfig {
     int64_t prefetch_factor = 2;
     bool persistent_workers = false;
     std::optional<double> gradient_clip_val;
+    bool set_grads_to_none = true;                    // drop gradients after each step (else zero them)
     bool deterministic = false;
     int64_t log_every_n_steps = 10;
     int64_t profile_every_n_steps = 10;               // step-time breakdown: time 1 optimizer step in N; 0 = off
@@ -158,7 +160,8 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
 
 // The trainer settings with "auto" decided for `caps`, as Lightning decides them: devices auto =
 // every GPU when training on CUDA, else 1; strategy auto = ddp when there are several devices in
-// all (devices x num_nodes > 1), else one device. Everything else is unchanged.
+// all (devices x num_nodes > 1), else one device; under ddp and zero1 gradients are zeroed in
+// place (set_grads_to_none false: they are the reducer's buckets). Everything else is unchanged.
 TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 // Whether `trainer` (resolved or not) trains on CUDA on `caps`.
 bool trainsOnCuda(const TrainerConfig& trainer, const DeviceCapabilities& caps);

@@ -52,7 +52,9 @@ std::vector<ProfilePart> memoryParts(const MemoryBreakdown& m) {
         {"gradients", "Gradients", static_cast<double>(m.gradients_bytes)},
         {"optimizer_state", "Optimizer state", static_cast<double>(m.optimizer_state_bytes)},
         {"activations", "Activations", static_cast<double>(m.activations_bytes)},
-        {"reserved_unused", "Reserved, unused", static_cast<double>(m.reserved_unused_bytes)},
+        // CUDA: the caching allocator's reserve; host: peak RSS beyond the counted tensors.
+        {"reserved_unused", m.device.rfind("cuda", 0) == 0 ? "Reserved, unused" : "Heap beyond tensors",
+         static_cast<double>(m.reserved_unused_bytes)},
         {"other", "Other", static_cast<double>(m.other_bytes)},
     };
 }

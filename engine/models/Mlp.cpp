@@ -2,22 +2,25 @@
 
 namespace hearth {
 
-MlpImpl::MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double dropout, int64_t num_classes) {
+MlpImpl::MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double dropout, int64_t num_classes,
+                 bool inplace_relu) {
     layers_->push_back("flatten", torch::nn::Flatten());
     int64_t width = in_features;
     for (size_t i = 0; i < hidden.size(); ++i) {
         const std::string n = std::to_string(i + 1);
         layers_->push_back("fc" + n, torch::nn::Linear(width, hidden[i]));
-        layers_->push_back("relu" + n, torch::nn::ReLU());
+        layers_->push_back("relu" + n, torch::nn::ReLU(torch::nn::ReLUOptions().inplace(inplace_relu)));
         layers_->push_back("dropout" + n, torch::nn::Dropout(dropout));
+        blocks_.emplace_back(layers_, 1 + 3 * i, 4 + 3 * i);
         width = hidden[i];
     }
-    layers_->push_back("head", torch::nn::Linear(width, num_classes));
+    head_ = torch::nn::Linear(width, num_classes);
+    layers_->push_back("head", head_);
     register_module("layers", layers_);
 }
 
 torch::Tensor MlpImpl::forward(torch::Tensor x) {
-    return layers_->forward(x);
+    return head_->forward(runBlocks(blocks_, x.flatten(1), checkpointsNow()));
 }
 
 }  // namespace hearth

@@ -35,7 +35,8 @@ std::shared_ptr<ClassifierImpl> makeMlp(const ModelConfig& config, const ModelIn
     requirePositive(config.hidden, "model.hidden");
     const int64_t features =
         std::accumulate(input.sample_shape.begin(), input.sample_shape.end(), int64_t{1}, std::multiplies<int64_t>());
-    return std::make_shared<MlpImpl>(features, config.hidden, config.dropout, input.num_classes);
+    return std::make_shared<MlpImpl>(features, config.hidden, config.dropout, input.num_classes,
+                                     config.inplace_activations);
 }
 
 std::shared_ptr<ClassifierImpl> makeCnn(const ModelConfig& config, const ModelInput& input) {
@@ -56,7 +57,8 @@ std::shared_ptr<ClassifierImpl> makeCnn(const ModelConfig& config, const ModelIn
                                                 std::to_string(config.channels.size()) + " times, too often for " +
                                                 shapeText(shape) + "; use fewer blocks");
     }
-    return std::make_shared<CnnImpl>(shape, config.channels, config.dropout, input.num_classes);
+    return std::make_shared<CnnImpl>(shape, config.channels, config.dropout, input.num_classes,
+                                     config.inplace_activations);
 }
 
 // A new encoder of the config's sizes, or the pretrained checkpoint's, checked against the data.
@@ -94,7 +96,6 @@ std::shared_ptr<ClassifierImpl> makeTransformer(const ModelConfig& config, const
         throw ConfigError("data.max_length", "the model has " + std::to_string(spec.max_positions) +
                                                  " positions; set data.max_length to at most that, got " +
                                                  std::to_string(input.max_length));
-    model->setGradientCheckpointing(config.gradient_checkpointing);
     return model.ptr();
 }
 
@@ -130,7 +131,12 @@ std::shared_ptr<ClassifierImpl> createModel(const ModelConfig& config, const Mod
     if (config.dropout < 0.0 || config.dropout >= 1.0) {
         throw ConfigError("model.dropout", "must be in [0, 1), got " + std::to_string(config.dropout));
     }
-    return it->second(config, input);
+    if (config.inplace_activations && (config.name == "distilbert" || config.name == "bert"))
+        throw ConfigError("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU "
+                                                       "has no in-place form");
+    auto model = it->second(config, input);
+    model->setGradientCheckpointing(config.gradient_checkpointing);
+    return model;
 }
 
 int64_t parameterCount(const torch::nn::Module& model) {

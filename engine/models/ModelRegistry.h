@@ -20,8 +20,16 @@ public:
     virtual torch::Tensor forward(torch::Tensor x) = 0;
     virtual torch::Tensor forwardBatch(const Batch& batch) { return forward(batch.input()); }
     virtual bool isConvolutional() const { return false; }
+    // Activation checkpointing per block (encoder layer, conv block, hidden layer): each block keeps
+    // only its input and recomputes the rest in backward. Applies in training with grad mode on.
+    void setGradientCheckpointing(bool on) { checkpointing_ = on; }
+    bool gradientCheckpointing() const { return checkpointing_; }
+    bool checkpointsNow() const { return checkpointing_ && is_training() && torch::GradMode::is_enabled(); }
     // What the user should know about how the model was built (weights loaded, heads initialised).
     virtual std::vector<std::string> notes() const { return {}; }
+
+private:
+    bool checkpointing_ = false;
 };
 
 struct ModelInput {

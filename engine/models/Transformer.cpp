@@ -108,10 +108,10 @@ torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids,
     }
     x = dropout_(embeddings_norm_(x));
     const auto keep = attention_mask.to(torch::kBool).view({batch, 1, 1, length});
-    const bool checkpoint = checkpointing_ && is_training() && torch::GradMode::is_enabled();
+    const bool checkpoint = checkpointsNow();
     for (const auto& module : *layers_) {
         auto& layer = *module->as<EncoderLayerImpl>();
-        x = checkpoint ? checkpointedLayer(layer, x, keep) : layer.forward(x, keep);
+        x = checkpoint ? checkpointed(layer, x, keep) : layer.forward(x, keep);
     }
     auto cls = x.select(1, 0);
     auto pooled = spec_.family == TransformerSpec::Family::Bert ? torch::tanh(head_(cls)) : torch::relu(head_(cls));

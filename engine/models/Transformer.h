@@ -6,16 +6,18 @@
 // (DistilBERT: pre_classifier + ReLU; BERT: tanh pooler). Reads "input_ids" and
 // "attention_mask" (and "token_type_ids" when present) from the batch.
 
+#include "engine/models/ActivationCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/models/TransformerSpec.h"
 
 namespace hearth {
 
-class EncoderLayerImpl final : public torch::nn::Module {
+class EncoderLayerImpl final : public torch::nn::Module, public Recomputable {
 public:
     explicit EncoderLayerImpl(const TransformerSpec& spec);
     // x [B, T, hidden]; keep: bool [B, 1, 1, T], true for real tokens.
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& keep);
+    torch::Tensor recompute(const torch::Tensor& x, const torch::Tensor& keep) override { return forward(x, keep); }
 
 private:
     torch::Tensor activation(const torch::Tensor& x) const;
@@ -42,9 +44,6 @@ public:
                           const torch::Tensor& token_type_ids = {});
 
     const TransformerSpec& spec() const { return spec_; }
-    // Keep each layer's input only; recompute its activations in backward.
-    void setGradientCheckpointing(bool on) { checkpointing_ = on; }
-    bool gradientCheckpointing() const { return checkpointing_; }
     // Every parameter under its checkpoint name (e.g. "bert.encoder.layer.0.attention.self.query.weight").
     std::vector<std::pair<std::string, torch::Tensor>> checkpointParameters();
     std::vector<std::string> notes() const override { return notes_; }
@@ -54,7 +53,6 @@ private:
     void initWeights();
 
     TransformerSpec spec_;
-    bool checkpointing_ = false;
     std::vector<std::string> notes_;
     torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
     torch::nn::LayerNorm embeddings_norm_{nullptr};

@@ -1,5 +1,6 @@
 #include "engine/monitor/DeviceMonitor.h"
 
+#include "engine/monitor/CpuTensorMemory.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/ProcessMemory.h"
 
@@ -16,6 +17,23 @@ DeviceMonitor::DeviceMonitor(torch::Device device, std::chrono::milliseconds int
         resetCudaPeakStats(device_.index() < 0 ? 0 : device_.index());
     }
 #endif
+    if (!device_.is_cuda()) installCpuTensorCounting();
+}
+
+int64_t DeviceMonitor::tensorBytes() const {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) return cudaMemoryStats(device_.index() < 0 ? 0 : device_.index()).allocated_bytes;
+#endif
+    const auto stats = cpuTensorMemory();
+    return stats.counting ? stats.current_bytes : -1;
+}
+
+int64_t DeviceMonitor::tensorPeakBytes() const {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) return cudaMemoryStats(device_.index() < 0 ? 0 : device_.index()).allocated_peak_bytes;
+#endif
+    const auto stats = cpuTensorMemory();
+    return stats.counting ? stats.peak_bytes : -1;
 }
 
 int64_t DeviceMonitor::currentBytes() const {
@@ -44,6 +62,7 @@ void DeviceMonitor::resetPeak() {
     // system first, so the baseline and the peak count only what this run holds.
     malloc_trim(0);
     resetPeakRss();
+    resetCpuTensorPeak();
     peak_bytes_ = readProcessMemory().peak_rss_bytes;
 }
 

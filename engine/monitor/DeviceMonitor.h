@@ -26,7 +26,13 @@ public:
     // reserved peak (CUDA; 0 on the host).
     int64_t currentBytes() const;
     int64_t reservedPeakBytes() const;
-    // Starts the peak over from now (the CUDA allocator's peaks, or the process's VmHWM).
+    // Bytes of tensors held now and at most since resetPeak(): the CUDA caching allocator's
+    // allocated bytes, or on the host the counting CPU allocator's (CpuTensorMemory.h; -1 when it
+    // could not be installed).
+    int64_t tensorBytes() const;
+    int64_t tensorPeakBytes() const;
+    // Starts the peaks over from now (the CUDA allocator's peaks, or the process's VmHWM and the
+    // CPU tensor peak).
     void resetPeak();
     // The data-parallel rank its samples are marked with.
     void setRank(int64_t rank) { rank_ = rank; }

@@ -1,5 +1,6 @@
 # Sources of engine/monitor (listed, not globbed).
 target_sources(hearth_engine PRIVATE
+  monitor/CpuTensorMemory.cpp
   monitor/ProcessMemory.cpp
   monitor/DeviceMonitor.cpp
   monitor/DeviceStatsSampler.cpp

@@ -1,9 +1,56 @@
 #include "engine/run/TechniqueLadder.h"
 
 namespace hearth {
+namespace {
+
+std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceCapabilities& caps) {
+    std::vector<LadderStep> steps;
+    ExperimentConfig current = base;
+    current.trainer.set_grads_to_none = false;
+    current.model.inplace_activations = false;
+    current.model.gradient_checkpointing = false;
+    current.name = base.name + " · memory baseline";
+    steps.push_back({"baseline", "gradients zeroed in place, activations kept for backward", current});
+
+    std::string so_far;
+    const auto add = [&](const std::string& label, const std::string& short_name, const std::string& change) {
+        so_far += (so_far.empty() ? "" : " + ") + short_name;
+        current.name = base.name + " · " + so_far;
+        steps.push_back({label, change, current});
+    };
+    const std::string strategy = resolveTrainer(base.trainer, caps).strategy;
+    if (strategy != "ddp" && strategy != "zero1") {
+        current.trainer.set_grads_to_none = true;
+        add("+ grads set to none", "grads to none",
+            "gradients dropped after each step: backward allocates them, the forward pass runs without them");
+    }
+    if (base.model.name == "cnn" || base.model.name == "mlp") {
+        current.model.inplace_activations = true;
+        add("+ in-place ReLU", "in-place ReLU", "each ReLU overwrites its input instead of allocating its output");
+    }
+    current.model.gradient_checkpointing = true;
+    add("+ checkpointing", "checkpointing",
+        base.model.name == "cnn"   ? "each conv block keeps its input only and is recomputed in backward"
+        : base.model.name == "mlp" ? "each hidden layer keeps its input only and is recomputed in backward"
+                                   : "each encoder layer keeps its input only and is recomputed in backward");
+    return steps;
+}
+
+}  // namespace
+
+std::optional<LadderKind> ladderKindFromName(const std::string& name) {
+    if (name == "speed") return LadderKind::Speed;
+    if (name == "memory") return LadderKind::Memory;
+    return std::nullopt;
+}
+
+std::string ladderKindName(LadderKind kind) {
+    return kind == LadderKind::Memory ? "memory" : "speed";
+}
 
 std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const DeviceCapabilities& caps,
                                              const LadderOptions& options) {
+    if (options.kind == LadderKind::Memory) return memoryLadder(base, caps);
     std::vector<LadderStep> steps;
 
     ExperimentConfig current = base;

@@ -89,7 +89,7 @@ bool Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<d
 }
 
 void Strategy::zeroGrad(torch::optim::Optimizer& optimizer) {
-    compat::clearGradients(optimizer);
+    compat::clearGradients(optimizer, grads_to_none_);
 }
 
 void Strategy::reduceSum(std::vector<double>& /*values*/) const {}
@@ -138,7 +138,9 @@ std::string SingleDeviceStrategy::describe() const {
     return "single device (" + device_.str() + ")";
 }
 
-std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
+namespace {
+
+std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device device) {
     if (trainer.strategy == "auto") {
         if (trainer.devices.value_or(1) * trainer.num_nodes != 1) {
             throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
@@ -190,6 +192,14 @@ std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::De
     }
     throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
                                           "use auto, ddp, zero1 or zero2");
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device) {
+    auto strategy = createFor(trainer, device);
+    strategy->setGradsToNone(trainer.set_grads_to_none);
+    return strategy;
 }
 
 }  // namespace hearth

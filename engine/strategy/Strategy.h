@@ -59,8 +59,11 @@ public:
     // Unscales, clips to clip_val, steps (a 16-mixed step may be skipped), then zeroes the
     // gradients. Returns whether the optimizer stepped.
     virtual bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
-    // Drops the gradients accumulated so far (a stop inside an accumulation group).
+    // Drops the gradients accumulated so far (a stop inside an accumulation group): sets them to
+    // none, or zeroes them in place with setGradsToNone(false) (trainer.set_grads_to_none).
     virtual void zeroGrad(torch::optim::Optimizer& optimizer);
+    void setGradsToNone(bool on) { grads_to_none_ = on; }
+    bool gradsToNone() const { return grads_to_none_; }
 
     // Sums each value over all ranks, in place (single device: nothing to do).
     virtual void reduceSum(std::vector<double>& values) const;
@@ -89,6 +92,7 @@ public:
 protected:
     std::unique_ptr<Precision> precision_;
     bool channels_last_ = false;
+    bool grads_to_none_ = true;
     torch::Tensor first_bad_step_;  // int64 [1] on the device, 0 until a non-finite loss
 };
 

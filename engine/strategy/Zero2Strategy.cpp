@@ -85,7 +85,13 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     } else {
         master_.mutable_grad() = mine.clone();
     }
-    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+    for (auto& p : params_) {
+        if (gradsToNone()) {
+            p.mutable_grad() = torch::Tensor();
+        } else if (p.grad().defined()) {
+            p.mutable_grad().zero_();
+        }
+    }
 }
 
 bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
@@ -110,7 +116,13 @@ dist::CommStats Zero2Strategy::commStats() const {
 void Zero2Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
     torch::NoGradGuard no_grad;
     if (master_.grad().defined()) master_.mutable_grad().zero_();
-    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+    for (auto& p : params_) {
+        if (gradsToNone()) {
+            p.mutable_grad() = torch::Tensor();
+        } else if (p.grad().defined()) {
+            p.mutable_grad().zero_();
+        }
+    }
 }
 
 }  // namespace hearth

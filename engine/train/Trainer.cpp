@@ -135,6 +135,7 @@ FitResult Trainer::fit() {
     // The memory breakdown's baseline: what the process (or the device) holds before training.
     monitor_.resetPeak();
     baseline_bytes_ = monitor_.currentBytes();
+    baseline_tensor_bytes_ = monitor_.tensorBytes();
     model_->train();
     forEachCallback([this](Callback& c) { c.onFitStart(*this); });
     for (state_.epoch = 0; state_.epoch < config_.trainer.max_epochs; ++state_.epoch) {
@@ -170,9 +171,20 @@ FitResult Trainer::fit() {
     memory_.peak_bytes = monitor_.peakBytes();
     if (state_.global_step > 0) {
         memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);
-        memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ -
-                                                             memory_.gradients_bytes - memory_.optimizer_state_bytes);
-        memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
+        const int64_t held = memory_.gradients_bytes + memory_.optimizer_state_bytes;
+        const int64_t tensor_peak = monitor_.tensorPeakBytes();
+        if (strategy_->device().is_cuda() || tensor_peak < 0 || baseline_tensor_bytes_ < 0) {
+            // CUDA (peak = allocated peak), or a host whose tensors could not be counted (peak RSS).
+            memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
+            memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
+        } else {
+            // Host: activations from the counted tensor bytes; what the peak RSS grew beyond them
+            // (the C heap keeping freed blocks, oneDNN's scratchpads) is the reserved-unused share.
+            const int64_t tensor_growth = std::max<int64_t>(0, tensor_peak - baseline_tensor_bytes_);
+            memory_.activations_bytes = std::max<int64_t>(0, tensor_growth - held);
+            memory_.reserved_unused_bytes = std::max<int64_t>(
+                0, memory_.peak_bytes - baseline_bytes_ - std::max(tensor_growth, held));
+        }
     } else {
         memory_.device.clear();  // no optimizer step: nothing to break down
     }

@@ -125,7 +125,8 @@ private:
     };
     CommSnapshot interval_comm_, epoch_comm_;
     MemoryBreakdown memory_;
-    int64_t baseline_bytes_ = 0;
+    int64_t baseline_bytes_ = 0;          // the memory breakdown's baseline (RSS, or CUDA allocated)
+    int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)
     void subtractCommWait(StepBreakdown& b, CommSnapshot& last) const;
     std::shared_ptr<ClassifierImpl> model_;
     const DataSplits splits_;

@@ -2,6 +2,7 @@
 // Each bad input must give its exit code and a message naming the problem, never a crash.
 #include "CliTestSupport.h"
 
+#include "engine/config/ExperimentConfig.h"
 #include "storage/RunStore.h"
 
 #include <QDir>
@@ -89,6 +90,45 @@ private Q_SLOTS:
         int gpu_samples = 0;
         for (const auto& d : store.deviceSamples(1)) gpu_samples += d.device == 1 && d.power_w == 151.0;
         QVERIFY(gpu_samples >= 1);
+    }
+
+    // The memory ladder: one run per memory toggle, in one sweep, and a table of what each saves.
+    // Per-block checkpointing must leave fewer activation bytes than the baseline (counted
+    // tensor bytes, so the comparison does not depend on the C heap).
+    void memoryLadderRunsEachToggleAndPrintsTheTable() {
+        const QString database = m_dir.filePath("memory-ladder.sqlite");
+        const CliResult r = cliOn(database, {"sweep", "--ladder=memory", "--set", "data.limit=400", "--set",
+                                             "trainer.max_epochs=1", "--set", "trainer.num_workers=0", "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        for (const char* part : {"baseline", "+ grads set to none", "+ in-place ReLU", "+ checkpointing", "peak memory",
+                                 "activations", "hearth-cli compare 1 2 3 4"})
+            QVERIFY2(r.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, r.out)));
+        hearth::RunStore store(database.toStdString());
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), size_t{4});
+        for (const auto& run : runs) {
+            QCOMPARE(QString::fromStdString(run.status), QString("completed"));
+            QCOMPARE(run.sweep_id.value_or(0), runs[0].sweep_id.value_or(-1));
+        }
+        const auto baseline = hearth::configFromJson(store.run(1)->config_json);
+        const auto last = hearth::configFromJson(store.run(4)->config_json);
+        QVERIFY(!baseline.trainer.set_grads_to_none && !baseline.model.gradient_checkpointing);
+        QVERIFY(last.trainer.set_grads_to_none && last.model.inplace_activations && last.model.gradient_checkpointing);
+        const auto plain = store.memoryBreakdown(1);
+        const auto checkpointed = store.memoryBreakdown(4);
+        QVERIFY(plain && checkpointed);
+        QVERIFY2(checkpointed->activations_bytes < plain->activations_bytes,
+                 qPrintable(QString("%1 vs %2").arg(checkpointed->activations_bytes).arg(plain->activations_bytes)));
+        // Every toggle changes memory only: the same seed trains to the same accuracy.
+        QCOMPARE(store.run(4)->test_accuracy.value_or(-1), store.run(1)->test_accuracy.value_or(-2));
+
+        const CliResult bad = cliOn(database, {"sweep", "--ladder=memory", "--target-batch", "128"});
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY2(bad.out.contains("--target-batch") && bad.out.contains("speed ladder"), qPrintable(bad.out));
+        const CliResult unknown = cliOn(database, {"sweep", "--ladder=fast"});
+        QVERIFY(unknown.exit_code != 0);
+        QVERIFY2(unknown.out.contains("fast"), qPrintable(unknown.out));
+        QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{4});   // nothing lost
     }
 
     // The build is what --version says it is: the cuda preset reports CUDA built in (with its

@@ -6,6 +6,7 @@
 
 #include "TrainTestSupport.h"
 
+#include "engine/monitor/CpuTensorMemory.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/monitor/DeviceStatsSampler.h"
 #include "engine/monitor/Nvml.h"
@@ -161,6 +162,37 @@ private Q_SLOTS:
         QVERIFY(lines[0].text.find("NVML not found") != std::string::npos);
         QVERIFY(lines[0].text.find("CPU utilisation and process memory") != std::string::npos);
         QVERIFY(lines[0].level == LogLine::Level::Info);
+    }
+
+    // The counting CPU allocator sees every CPU tensor's bytes exactly, through both of
+    // LibTorch's paths (DataPtr and raw_allocate), and the monitor reads it on a CPU run.
+    void cpuTensorBytesAreCountedExactly() {
+        DeviceMonitor monitor(torch::kCPU);   // installs the counting allocator
+        QVERIFY(cpuTensorMemory().counting);
+        monitor.resetPeak();
+        const int64_t before = monitor.tensorBytes();
+        QVERIFY(before >= 0);
+        {
+            auto t = torch::empty({1 << 18}, torch::kFloat32);   // 1 MiB
+            QCOMPARE(monitor.tensorBytes() - before, int64_t{1} << 20);
+            QCOMPARE(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, uintptr_t{0});   // alignment kept
+            t.fill_(1.0f);
+            QCOMPARE(t.sum().item<double>(), double(1 << 18));
+        }
+        QCOMPARE(monitor.tensorBytes(), before);
+        QVERIFY(monitor.tensorPeakBytes() >= before + (int64_t{1} << 20));
+        monitor.resetPeak();
+        QCOMPARE(monitor.tensorPeakBytes(), monitor.tensorBytes());
+
+        c10::Allocator* allocator = c10::GetAllocator(c10::DeviceType::CPU);
+        void* raw = allocator->raw_allocate(4096);
+        QCOMPARE(cpuTensorMemory().current_bytes - before, int64_t{4096});
+        allocator->raw_deallocate(raw);
+        QCOMPARE(cpuTensorMemory().current_bytes, before);
+        // Growing a tensor goes through the same allocator.
+        auto grown = torch::zeros({10});
+        grown.resize_({1000});
+        QCOMPARE(cpuTensorMemory().current_bytes - before, int64_t{4000});
     }
 };
 

@@ -1,9 +1,42 @@
-// Model registry: forward shapes, input checks, parameter counts and per-layer summaries.
+// Model registry: forward shapes, input checks, parameter counts and per-layer summaries; the
+// memory toggles (per-block activation checkpointing, in-place ReLU) leave the numbers unchanged.
 #include "engine/models/ModelRegistry.h"
 
 #include <QTest>
 
 using namespace hearth;
+
+namespace {
+
+// One training step's loss, every gradient and every buffer (BatchNorm's running statistics),
+// for a fresh model from seed 7 on a fixed batch, with the toggles given.
+struct StepResult {
+    double loss = 0.0;
+    std::vector<torch::Tensor> grads;
+    std::vector<torch::Tensor> buffers;
+};
+StepResult trainingStep(ModelConfig c, bool checkpointing, bool inplace) {
+    c.gradient_checkpointing = checkpointing;
+    c.inplace_activations = inplace;
+    torch::manual_seed(7);
+    auto m = createModel(c, ModelInput{{1, 16, 16}, 5});
+    m->train();
+    const auto x = torch::randn({6, 1, 16, 16});
+    const auto y = torch::tensor({0, 1, 2, 3, 4, 0}, torch::kInt64);
+    torch::manual_seed(99);   // the same dropout masks in every variant
+    auto loss = torch::nn::functional::cross_entropy(m->forward(x), y);
+    loss.backward();
+    StepResult r;
+    r.loss = loss.item<double>();
+    for (const auto& p : m->parameters()) {
+        if (!p.grad().defined()) throw std::runtime_error("a parameter got no gradient");
+        r.grads.push_back(p.grad().clone());
+    }
+    for (const auto& b : m->buffers()) r.buffers.push_back(b.clone());
+    return r;
+}
+
+}  // namespace
 
 class TestModels : public QObject {
     Q_OBJECT
@@ -97,6 +130,77 @@ private Q_SLOTS:
         QVERIFY(!torch::equal(m->forward(x), m->forward(x)));
         m->eval();
         QVERIFY(torch::equal(m->forward(x), m->forward(x)));
+    }
+
+    void memoryTogglesKeepLossGradientsAndRunningStats_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("checkpointing");
+        QTest::addColumn<bool>("inplace");
+        for (const char* model : {"cnn", "mlp"}) {
+            QTest::addRow("%s checkpointing", model) << model << true << false;
+            QTest::addRow("%s in-place", model) << model << false << true;
+            QTest::addRow("%s both", model) << model << true << true;
+        }
+    }
+    void memoryTogglesKeepLossGradientsAndRunningStats() {
+        QFETCH(QString, model);
+        QFETCH(bool, checkpointing);
+        QFETCH(bool, inplace);
+        ModelConfig c;
+        c.name = model.toStdString();
+        c.channels = {4, 8};
+        c.hidden = {32, 16};
+        c.dropout = 0.3;   // the mlp's blocks hold dropout: the recomputation must replay its masks
+        const auto plain = trainingStep(c, false, false);
+        const auto toggled = trainingStep(c, checkpointing, inplace);
+        QCOMPARE(toggled.loss, plain.loss);
+        QCOMPARE(toggled.grads.size(), plain.grads.size());
+        for (size_t i = 0; i < plain.grads.size(); ++i)
+            QVERIFY2(torch::allclose(toggled.grads[i], plain.grads[i], 1e-5, 1e-6),
+                     qPrintable(QString("gradient %1 differs").arg(i)));
+        // BatchNorm ran twice under checkpointing (forward and recomputation); its running
+        // statistics and batch count must show one update.
+        QCOMPARE(toggled.buffers.size(), plain.buffers.size());
+        for (size_t i = 0; i < plain.buffers.size(); ++i)
+            QVERIFY2(torch::equal(toggled.buffers[i], plain.buffers[i]), qPrintable(QString("buffer %1 differs").arg(i)));
+        if (c.name == "cnn") QVERIFY(!plain.buffers.empty());
+    }
+
+    // Checkpointing applies in training with grad mode on; evaluation and no-grad run plainly.
+    void checkpointingOnlyInTraining() {
+        ModelConfig c;
+        c.name = "cnn";
+        c.channels = {4};
+        c.gradient_checkpointing = true;
+        auto m = createModel(c, ModelInput{{1, 8, 8}, 3});
+        QVERIFY(m->gradientCheckpointing());
+        m->train();
+        QVERIFY(m->checkpointsNow());
+        {
+            torch::NoGradGuard no_grad;
+            QVERIFY(!m->checkpointsNow());
+        }
+        m->eval();
+        QVERIFY(!m->checkpointsNow());
+        // The first block sees images that need no gradient; its parameters still get theirs.
+        m->train();
+        m->forward(torch::randn({2, 1, 8, 8})).sum().backward();
+        for (const auto& p : m->parameters()) QVERIFY(p.grad().defined());
+    }
+
+    void inplaceActivationsRefusedForTransformers() {
+        ModelConfig c;
+        c.name = "distilbert";
+        c.inplace_activations = true;
+        ModelInput input{{16}, 2};
+        input.vocab_size = 50;
+        input.max_length = 16;
+        try {
+            createModel(c, input);
+            QFAIL("expected ConfigError");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("model.inplace_activations"));
+        }
     }
 };
 

@@ -3,6 +3,7 @@
 #include "engine/TorchCompat.h"
 #include "engine/strategy/GradScaler.h"
 #include "engine/strategy/Precision.h"
+#include "engine/strategy/Strategy.h"
 
 #include <QTest>
 
@@ -156,6 +157,36 @@ private Q_SLOTS:
         torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.0));
         QVERIFY(precision.optimizerStep(opt, std::nullopt));
         QVERIFY(torch::allclose(layer->weight.grad(), plain, 1e-4, 1e-6));  // unscaled before the step
+    }
+
+    // trainer.set_grads_to_none: after a step the gradients are gone, or zeroed in their own memory.
+    void stepDropsOrZeroesGradientsAsConfigured() {
+        for (const bool to_none : {true, false}) {
+            TrainerConfig trainer;
+            trainer.set_grads_to_none = to_none;
+            auto strategy = createStrategy(trainer, torch::kCPU);
+            QCOMPARE(strategy->gradsToNone(), to_none);
+            TinyProblem p;
+            p.loss().backward();
+            const void* storage = p.layer->weight.grad().data_ptr();
+            QVERIFY(strategy->optimizerStep(p.opt, std::nullopt));
+            if (to_none) {
+                QVERIFY(!p.layer->weight.grad().defined());
+                QVERIFY(!p.layer->bias.grad().defined());
+            } else {
+                QVERIFY(p.layer->weight.grad().defined());
+                QCOMPARE(p.layer->weight.grad().data_ptr(), storage);   // the same memory, kept
+                QCOMPARE(p.layer->weight.grad().abs().sum().item<double>(), 0.0);
+                QCOMPARE(p.layer->bias.grad().abs().sum().item<double>(), 0.0);
+            }
+        }
+        // ddp and zero1 keep gradients in the reducer's buckets: resolved to zeroing in place.
+        TrainerConfig ddp;
+        ddp.strategy = "ddp";
+        QVERIFY(!resolveTrainer(ddp, DeviceCapabilities{}).set_grads_to_none);
+        TrainerConfig zero2;
+        zero2.strategy = "zero2";
+        QVERIFY(resolveTrainer(zero2, DeviceCapabilities{}).set_grads_to_none);
     }
 };
 

@@ -82,7 +82,7 @@ private Q_SLOTS:
         base.data.padding = "longest";        // the baseline pads to max_length
         base.data.bucket_by_length = true;
         base.model.name = "distilbert";
-        const auto steps = buildTechniqueLadder(base, DeviceCapabilities{}, LadderOptions{256, 2});
+        const auto steps = buildTechniqueLadder(base, DeviceCapabilities{}, LadderOptions{LadderKind::Speed, 256, 2});
         QCOMPARE(steps.size(), size_t(6));
         QCOMPARE(QString::fromStdString(steps[0].config.data.padding), QString("max_length"));
         QVERIFY(!steps[0].config.data.bucket_by_length);
@@ -100,6 +100,49 @@ private Q_SLOTS:
         QCOMPARE(steps[5].config.trainer.accumulate_grad_batches, int64_t(4));
         for (const auto& s : steps) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
         for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
+    }
+
+    // The memory ladder turns one memory toggle on per step and leaves the rest of the experiment.
+    void memoryLadderAddsOneToggleAtATime() {
+        ExperimentConfig base;
+        base.trainer.precision = "bf16-mixed";   // kept: the memory ladder changes memory toggles only
+        base.model.gradient_checkpointing = true;   // the baseline turns every toggle off
+        LadderOptions options;
+        options.kind = LadderKind::Memory;
+        auto steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);
+        QCOMPARE(steps.size(), size_t(4));
+        const auto toggles = [](const LadderStep& s) {
+            return QString("%1 %2 %3").arg(s.config.trainer.set_grads_to_none).arg(s.config.model.inplace_activations)
+                .arg(s.config.model.gradient_checkpointing);
+        };
+        QCOMPARE(toggles(steps[0]), QString("0 0 0"));
+        QCOMPARE(toggles(steps[1]), QString("1 0 0"));
+        QCOMPARE(toggles(steps[2]), QString("1 1 0"));
+        QCOMPARE(toggles(steps[3]), QString("1 1 1"));
+        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ checkpointing"));
+        QVERIFY(QString::fromStdString(steps[3].change).contains("conv block"));
+        for (const auto& s : steps) {
+            QCOMPARE(QString::fromStdString(s.config.trainer.precision), QString("bf16-mixed"));
+            QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
+        }
+        for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
+
+        // A transformer has no in-place step (GELU); under ddp the gradients step is left out.
+        base.data.kind = "wordnet";
+        base.data.tokenizer = "vocab.txt";
+        base.model.name = "distilbert";
+        steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);
+        QCOMPARE(steps.size(), size_t(3));
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ grads set to none"));
+        QVERIFY(QString::fromStdString(steps[2].change).contains("encoder layer"));
+        for (const auto& s : steps) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
+        base.trainer.strategy = "ddp";
+        steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);
+        QCOMPARE(steps.size(), size_t(2));
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ checkpointing"));
+
+        QCOMPARE(ladderKindFromName("memory").value_or(LadderKind::Speed), LadderKind::Memory);
+        QVERIFY(!ladderKindFromName("fast").has_value());
     }
 
     void stepNamesAreDistinct() {

@@ -22,14 +22,19 @@ LadderRunner::LadderRunner(TrainingSession* session, QObject* parent) : QObject(
 
 bool LadderRunner::start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error)
 {
+    hearth::LadderOptions options;
+    options.target_batch = targetBatch;
+    return start(base, options, error);
+}
+
+bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::LadderOptions& options, QString* error)
+{
     if (m_session->isRunning() || !m_done) {
         if (error)
             *error = tr("A run is already in progress.");
         return false;
     }
     try {
-        hearth::LadderOptions options;
-        options.target_batch = targetBatch;
         m_steps = hearth::buildTechniqueLadder(base, hearth::queryDeviceCapabilities(), options);
     } catch (const std::exception& e) {
         if (error)
@@ -45,8 +50,9 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, std::optional<int
     Q_EMIT runningChanged(true);
     submitToWriter(
         *m_session->writer(), this,
-        [name = base.name + " ladder"](hearth::sqlite::Connection& db) {
-            return hearth::runedits::createSweep(db, name, "ladder");
+        [memory = options.kind == hearth::LadderKind::Memory, name = base.name](hearth::sqlite::Connection& db) {
+            return hearth::runedits::createSweep(db, name + (memory ? " memory ladder" : " ladder"),
+                                                 memory ? "memory-ladder" : "ladder");
         },
         [this](int64_t sweepId) {
             m_sweepId = sweepId;

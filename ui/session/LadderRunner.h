@@ -1,5 +1,6 @@
 #pragma once
-// LadderRunner: runs the technique ladder (engine/run/TechniqueLadder.h) from the workbench —
+// LadderRunner: runs the technique ladder or the memory ladder (engine/run/TechniqueLadder.h) from
+// the workbench —
 // one run per step through the TrainingSession, grouped as one sweep in the store — and reports
 // the run ids when the last step ends, for the Compare view's speed-study chart. The sweep and
 // each step's run are created by writer jobs: nothing here waits on the database.
@@ -28,6 +29,8 @@ public:
     // step once it exists. False with `error` set when nothing started (e.g. a run is in
     // progress, bad target batch); later problems come as failed() and finished(.., false).
     bool start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error = nullptr);
+    // Any ladder (the memory ladder: options.kind = LadderKind::Memory).
+    bool start(const hearth::ExperimentConfig& base, const hearth::LadderOptions& options, QString* error = nullptr);
     void stop();                          // stops the current step; later steps do not start
     bool isRunning() const { return !m_done; }
     const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
