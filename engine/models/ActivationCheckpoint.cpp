@@ -48,7 +48,9 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
         const bool x_requires_grad = ctx->saved_data["x_requires_grad"].toBool();
         auto x = saved[0].detach().requires_grad_(x_requires_grad);
         const auto extra = ctx->saved_data.count("extra") ? ctx->saved_data["extra"].toTensor() : torch::Tensor();
-        auto* block = reinterpret_cast<Recomputable*>(ctx->saved_data["block"].toInt());
+        // An IValue holds no raw pointer: the block travels as an integer (it outlives backward).
+        auto* block = reinterpret_cast<Recomputable*>(  // NOLINT(performance-no-int-to-ptr)
+            ctx->saved_data["block"].toInt());
         const auto device = x.device();
         // The state the forward pass left (running statistics): the recomputation must not move it.
         std::vector<torch::Tensor> state = block->stateToRestore();
