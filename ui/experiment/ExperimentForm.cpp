@@ -362,7 +362,7 @@ void ExperimentForm::updateApplicability()
     enable("model.pretrained", transformer);
     for (const char* key : {"model.hidden_size", "model.num_layers", "model.num_heads", "model.intermediate_size"})
         enable(key, newTransformer);
-    enable("model.gradient_checkpointing", transformer);
+    enable("model.inplace_activations", model == "cnn" || model == "mlp");   // a transformer's GELU: no in-place form
     enable("model.dropout", !transformer || newTransformer);
     for (const char* key : {"data.tokenizer", "data.max_length", "data.padding", "data.bucket_by_length"})
         enable(key, textData);
@@ -372,6 +372,11 @@ void ExperimentForm::updateApplicability()
     enable("data.label_column", csv || kind == "text_csv");
     enable("data.test_fraction", (csv || textData) && text("data.test_path").isEmpty());
     enable("trainer.prefetch_factor", m_ints.at("trainer.num_workers")->value() > 0);
+    // ddp and zero1 keep gradients in the reducer's buckets and always zero them in place.
+    const std::string strategy = choice("trainer.strategy");
+    const bool severalDevices = m_ints.at("trainer.devices")->value() > 1 || m_ints.at("trainer.num_nodes")->value() > 1;
+    enable("trainer.set_grads_to_none",
+           strategy == "zero2" || (strategy == "auto" && !severalDevices));
     updateDevices();
 }
 

@@ -61,6 +61,9 @@ private Q_SLOTS:
         QCOMPARE(hearth::configToJson(panel.config()), hearth::configToJson(hearth::ExperimentConfig{}));
         QVERIFY(panel.isValid());
         QVERIFY(panel.startButton()->isEnabled());
+        // The default CNN takes every memory toggle.
+        for (const char* key : {"model.gradient_checkpointing", "model.inplace_activations", "trainer.set_grads_to_none"})
+            QVERIFY2(field<QCheckBox>(panel, key)->isEnabled(), key);
     }
 
     void everyFieldRoundTripsThroughTheForm()
@@ -248,7 +251,10 @@ private Q_SLOTS:
         field<QSpinBox>(panel, "trainer.accumulate_grad_batches")->setValue(2);
         QVERIFY2(line->text().contains(QStringLiteral("= 64.")), qPrintable(line->text()));
         QVERIFY(!field<QComboBox>(panel, "trainer.ddp.backend")->isEnabled());
+        QVERIFY(field<QCheckBox>(panel, "trainer.set_grads_to_none")->isEnabled());
         field<QSpinBox>(panel, "trainer.devices")->setValue(2);   // two Gloo processes
+        // DDP zeroes gradients in place (its buckets): the toggle does not apply.
+        QVERIFY(!field<QCheckBox>(panel, "trainer.set_grads_to_none")->isEnabled());
         QVERIFY2(line->text().contains(QStringLiteral("× 2 device(s)")) && line->text().contains(QStringLiteral("= 128.")),
                  qPrintable(line->text()));
         QVERIFY(line->text().contains(QStringLiteral("Start launches 2 processes")));
@@ -340,6 +346,9 @@ private Q_SLOTS:
         QVERIFY(field<QLineEdit>(panel, "data.text_column")->isEnabled());
         QVERIFY(!field<QLineEdit>(panel, "model.channels")->isEnabled());
         QVERIFY(field<QSpinBox>(panel, "model.hidden_size")->isEnabled());
+        // Per-layer checkpointing applies to a transformer; in-place activations (ReLU) do not.
+        QVERIFY(field<QCheckBox>(panel, "model.gradient_checkpointing")->isEnabled());
+        QVERIFY(!field<QCheckBox>(panel, "model.inplace_activations")->isEnabled());
         // A pretrained checkpoint fixes the sizes and is summarised under its field.
         const QString checkpoint = QStringLiteral(HEARTH_FIXTURES_DIR "/transformer/bert");
         field<QLineEdit>(panel, "model.pretrained")->setText(checkpoint);
