@@ -46,6 +46,7 @@ std::vector<Section> sections(const StoredRun& run) {
                     {"Optimizer steps", std::to_string(s.global_steps)},
                     {"Best val acc", optionalText(s.best_val_accuracy, 4)},
                     {"Test acc", optionalText(s.test_accuracy, 4)}};
+    if (!s.stop_reason.empty()) timings.rows.push_back({"Ended early", s.stop_reason});
     out.push_back(timings);
 
     Section config{"Config", {"Key", "Value"}, {}, {}};
@@ -131,6 +132,7 @@ json summaryJson(const RunSummary& s) {
             {"samples_per_sec", opt(s.samples_per_sec)}, {"peak_memory_bytes", opt(s.peak_memory_bytes)},
             {"epochs_completed", s.epochs_completed}, {"global_steps", s.global_steps}, {"tags", s.tags},
             {"notes", s.notes}, {"failure_kind", s.failure_kind}, {"failure_message", s.failure_message},
+            {"stop_reason", s.stop_reason},
             {"sweep_id", opt(s.sweep_id)}, {"sweep_name", s.sweep_name}, {"pid", s.pid}, {"hostname", s.hostname}};
 }
 

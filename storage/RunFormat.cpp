@@ -204,6 +204,7 @@ std::string runText(const StoredRun& run) {
     if (s.sweep_id) out += "  sweep: " + s.sweep_name + " (#" + std::to_string(*s.sweep_id) + ")\n";
     if (!s.notes.empty()) out += "  notes: " + s.notes + "\n";
     if (!s.failure_message.empty()) out += "  failure (" + s.failure_kind + "): " + s.failure_message + "\n";
+    if (!s.stop_reason.empty()) out += "  ended after epoch " + std::to_string(s.epochs_completed) + ": " + s.stop_reason + "\n";
     out += "\nTimings\n" + timingsText(run);
     if (!run.ranks.empty()) {
         const auto& first = run.ranks.front();

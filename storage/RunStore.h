@@ -42,6 +42,7 @@ struct RunSummary {
     std::string sweep_name;
     std::optional<double> test_loss, total_time_s;
     std::string failure_kind;        // config | data | training | storage; empty unless failed
+    std::string stop_reason;         // why a completed run ended before max_epochs (early stopping)
     int64_t pid = 0;                 // the writing process, for liveness
     std::string hostname;
 };

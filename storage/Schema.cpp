@@ -202,6 +202,11 @@ CREATE TABLE run_memory (
 );
 )sql";
 
+// v5: why a completed run ended before its last epoch (early stopping).
+constexpr const char* kV5 = R"sql(
+ALTER TABLE runs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -261,6 +266,7 @@ const std::vector<Migration>& migrations() {
         {2, "sweeps and history indexes", kV2},
         {3, "ranks of data-parallel runs", kV3},
         {4, "step-time and memory breakdowns, NVML device statistics", kV4},
+        {5, "stop reasons (early stopping)", kV5},
     };
     return list;
 }

@@ -134,6 +134,7 @@ void ProgressPrinter::onFinished(const RunFinished& e) {
                  formatBytes(e.peak_memory_bytes).c_str());
     if (e.status == "completed") std::fprintf(out_, ", test accuracy %.4f", e.test_accuracy);
     std::fprintf(out_, "\n");
+    if (!e.stop_reason.empty()) std::fprintf(out_, "Ended before the last epoch: %s\n", e.stop_reason.c_str());
     std::fflush(out_);
 }
 

@@ -228,6 +228,19 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.checkpoint.mode", T::String, "Optimization", "Best is",
                       "Whether higher or lower is better.", HEARTH_FIELD(trainer.checkpoint.mode))
                     .choices({"max", "min"}));
+    s.push_back(Entry("trainer.early_stopping.monitor", T::String, "Optimization", "Stop early on",
+                      "Stop when this validation metric has not improved for trainer.early_stopping.patience "
+                      "epochs (the best checkpoint is then tested); none: train every epoch.",
+                      HEARTH_FIELD(trainer.early_stopping.monitor)).choices({"none", "val_loss", "val_acc"}));
+    s.push_back(Entry("trainer.early_stopping.mode", T::String, "Optimization", "Improvement is",
+                      "auto: lower val_loss, higher val_acc.", HEARTH_FIELD(trainer.early_stopping.mode))
+                    .choices({"auto", "min", "max"}));
+    s.push_back(Entry("trainer.early_stopping.patience", T::Int, "Optimization", "Patience",
+                      "Validated epochs without improvement before stopping.",
+                      HEARTH_FIELD(trainer.early_stopping.patience)).atLeast(1).atMost(1000));
+    s.push_back(Entry("trainer.early_stopping.min_delta", T::Double, "Optimization", "Minimum improvement",
+                      "A change smaller than this does not count as an improvement.",
+                      HEARTH_FIELD(trainer.early_stopping.min_delta)).atLeast(0));
     s.push_back(Entry("trainer.ddp.backend", T::String, "Devices", "Backend",
                       "ddp: how processes talk. auto: nccl on CUDA, gloo on CPU; gloo also runs several ranks "
                       "on one GPU.", HEARTH_FIELD(trainer.ddp.backend)).choices({"auto", "gloo", "nccl"}).toggle());

@@ -112,6 +112,9 @@ void checkTrainer(const ExperimentConfig& cfg, Checker& c) {
         c.fail("trainer.persistent_workers", "needs trainer.num_workers > 0 (there are no worker threads to keep)");
     if (t.channels_last && cfg.model.name != "cnn")
         c.fail("trainer.channels_last", "applies to convolutional models only (model.name=cnn)");
+    if (t.early_stopping.monitor != "none" && !cfg.data.val_path && cfg.data.val_fraction <= 0.0)
+        c.fail("trainer.early_stopping.monitor", "needs a validation split (data.val_fraction > 0 or data.val_path); "
+                                                 "or set it to none");
     if (t.deterministic && t.cudnn_benchmark)
         c.fail("trainer.cudnn_benchmark", "conflicts with trainer.deterministic=true (benchmarking picks "
                                           "kernels by timing, which is not reproducible)");

@@ -71,6 +71,16 @@ struct CheckpointConfig {
     std::string mode = "max";                         // max | min
 };
 
+// Stop when a validation metric stops improving (Lightning's EarlyStopping): after `patience`
+// validated epochs in a row without an improvement larger than min_delta. The run completes (its
+// best checkpoint is tested) and the reason is stored.
+struct EarlyStoppingConfig {
+    std::string monitor = "none";                     // none (off) | val_loss | val_acc
+    std::string mode = "auto";                        // auto (min for val_loss, max for val_acc) | min | max
+    int64_t patience = 3;
+    double min_delta = 0.0;
+};
+
 // Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.
 struct DdpConfig {
     std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
@@ -103,6 +113,7 @@ struct TrainerConfig {
     bool tf32 = false;
     bool channels_last = false;
     CheckpointConfig checkpoint;
+    EarlyStoppingConfig early_stopping;
     DdpConfig ddp;
 };
 

@@ -137,7 +137,7 @@ json encode(const Event& event) {
                             {"test_accuracy", e.test_accuracy}, {"test_loss", e.test_loss},
                             {"samples_per_sec", e.samples_per_sec}, {"peak_memory_bytes", e.peak_memory_bytes},
                             {"epochs_completed", e.epochs_completed}, {"global_steps", e.global_steps},
-                            {"memory", encodeMemory(e.memory)}};
+                            {"memory", encodeMemory(e.memory)}, {"stop_reason", e.stop_reason}};
             },
             [](const RunFailed& e) {
                 const char* kind = e.kind == FailureKind::Config ? "config"
@@ -245,6 +245,7 @@ std::optional<Event> decode(const json& j) {
         read(j, "peak_memory_bytes", e.peak_memory_bytes); read(j, "epochs_completed", e.epochs_completed);
         read(j, "global_steps", e.global_steps);
         e.memory = decodeMemory(j.value("memory", json::object()));
+        read(j, "stop_reason", e.stop_reason);
         return e;
     }
     if (kind == "failed") {

@@ -185,6 +185,7 @@ struct RunFinished {
     int64_t epochs_completed = 0;
     int64_t global_steps = 0;
     MemoryBreakdown memory;
+    std::string stop_reason;         // why it ended before max_epochs (early stopping); "" otherwise
 };
 
 struct RunFailed {

@@ -87,6 +87,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.memory = trainer.memoryBreakdown();
     done.epochs_completed = fit.epochs_completed;
     done.global_steps = fit.global_steps;
+    done.stop_reason = fit.stop_reason;
     sink.onEvent(done);
     RunOutcome outcome;
     outcome.status = stopped ? RunStatus::Stopped : RunStatus::Completed;

@@ -38,6 +38,9 @@ public:
     // Ends the fit after the current micro-batch (from an epoch hook: after this epoch).
     virtual void requestStop(const std::string& reason) = 0;
     virtual bool stopRequested() const = 0;
+    // From an epoch hook: this is the last epoch, and the fit ends as completed (the best
+    // checkpoint is tested) with `reason` recorded (early stopping).
+    virtual void finishEarly(const std::string& reason) = 0;
 };
 
 class Callback {

@@ -1,6 +1,7 @@
 #include "engine/train/Trainer.h"
 
 #include "engine/train/Checkpoint.h"
+#include "engine/train/EarlyStopping.h"
 #include "engine/train/MemoryAccounting.h"
 #include "engine/train/RankReport.h"
 #include "engine/train/TrainingError.h"
@@ -50,6 +51,9 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
     parts.strategy = createStrategy(config.trainer, device);
     parts.task = std::make_unique<ClassificationTask>();
     parts.callbacks.push_back(std::make_shared<BestCheckpoint>(config.trainer.checkpoint, artifacts_dir));
+    // After the checkpoint: the epoch that ends the fit has already been considered as the best.
+    if (config.trainer.early_stopping.monitor != "none")
+        parts.callbacks.push_back(std::make_shared<EarlyStopping>(config.trainer.early_stopping));
     return parts;
 }
 
@@ -114,6 +118,10 @@ void Trainer::requestStop(const std::string& reason) {
     stop_requested_ = true;
 }
 
+void Trainer::finishEarly(const std::string& reason) {
+    if (finish_reason_.empty()) finish_reason_ = reason;
+}
+
 bool Trainer::stopRequested() const {
     return stop_requested_ || external_stop_.load();
 }
@@ -158,9 +166,16 @@ FitResult Trainer::fit() {
             break;
         }
         state_.epochs_completed = state_.epoch + 1;
-        // A callback may ask to stop from its epoch hook (early stopping).
+        // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
         if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {
             result.stopped = true;
+            break;
+        }
+        // Early stopping (finishEarly) ends the fit as completed; a stop above wins over it. Its
+        // metrics are the same on every rank, and agreeing keeps the ranks together regardless.
+        if (strategy_->agreeToStop(!finish_reason_.empty())) {
+            result.stop_reason = finish_reason_.empty() ? "another rank stopped early" : finish_reason_;
+            log(LogLine::Level::Info, result.stop_reason + "; testing the best checkpoint");
             break;
         }
     }

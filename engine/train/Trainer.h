@@ -40,6 +40,7 @@ struct FitResult {
     double train_time_s = 0.0;     // training and validation
     double samples_per_sec = 0.0;  // training samples over pure training time
     double best_val_accuracy = 0.0;
+    std::string stop_reason;       // why the fit ended before max_epochs (early stopping); "" otherwise
 };
 
 struct TestResult {
@@ -97,6 +98,7 @@ private:
     void emit(const Event& event) override { sink_.onEvent(event); }
     void requestStop(const std::string& reason) override;
     bool stopRequested() const override;
+    void finishEarly(const std::string& reason) override;
 
     bool trainEpoch(EpochStats& stats);
     void trainMicroBatch(const Batch& batch, EpochStats& stats);
@@ -125,6 +127,7 @@ private:
     };
     CommSnapshot interval_comm_, epoch_comm_;
     MemoryBreakdown memory_;
+    std::string finish_reason_;           // set by finishEarly()
     int64_t baseline_bytes_ = 0;          // the memory breakdown's baseline (RSS, or CUDA allocated)
     int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)
     void subtractCommWait(StepBreakdown& b, CommSnapshot& last) const;

@@ -5,6 +5,7 @@ target_sources(hearth_engine PRIVATE
   train/Task.cpp
   train/LoopState.cpp
   train/Checkpoint.cpp
+  train/EarlyStopping.cpp
   train/Evaluation.cpp
   train/RankReport.cpp
   train/StepProfiler.cpp

@@ -131,6 +131,33 @@ private Q_SLOTS:
         QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{4});   // nothing lost
     }
 
+    // Early stopping from the command line: the run completes and is tested, and the reason is
+    // printed, stored and shown.
+    void earlyStoppingIsStoredAndShown() {
+        const QString database = m_dir.filePath("early.sqlite");
+        const CliResult r = cliOn(database, {"run", "--set", "data.limit=400", "--set", "trainer.max_epochs=6", "--set",
+                                             "model.name=mlp", "--set", "trainer.num_workers=0", "--set",
+                                             "trainer.early_stopping.monitor=val_loss", "--set",
+                                             "trainer.early_stopping.min_delta=100", "--set",
+                                             "trainer.early_stopping.patience=1"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("Completed after 2 epoch(s)"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Ended before the last epoch: early stopping: val_loss did not fall by more than 100"),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains("Test set (best checkpoint)"));
+        hearth::RunStore store(database.toStdString());
+        const auto run = store.run(1);
+        QCOMPARE(QString::fromStdString(run->status), QString("completed"));
+        QCOMPARE(run->epochs_completed, int64_t(2));
+        QVERIFY(run->test_accuracy.has_value());
+        QVERIFY(run->stop_reason.find("best ") != std::string::npos);
+        const CliResult shown = cliOn(database, {"show", "1"});
+        QVERIFY2(shown.out.contains("ended after epoch 2: early stopping: val_loss"), qPrintable(shown.out));
+        const CliResult bad = cliOn(database, {"run", "--set", "trainer.early_stopping.monitor=val_f1"});
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY2(bad.out.contains("trainer.early_stopping.monitor"), qPrintable(bad.out));
+    }
+
     // The build is what --version says it is: the cuda preset reports CUDA built in (with its
     // cuDNN and NCCL) and the devices it finds; the dev preset (Debian's CPU LibTorch) says it has
     // no CUDA. Runs record the same line in their environment.

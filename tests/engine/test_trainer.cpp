@@ -1,10 +1,12 @@
 // Trainer on in-memory synthetic data: learning, gradient accumulation equivalence, leftover
-// micro-batches, clipping, bf16-mixed on CPU, learning-rate schedules and the best checkpoint.
+// micro-batches, clipping, bf16-mixed on CPU, learning-rate schedules, the best checkpoint and
+// early stopping.
 #include "TrainTestSupport.h"
 
 #include "engine/TorchCompat.h"
 #include "engine/data/Loader.h"
 #include "engine/train/Checkpoint.h"
+#include "engine/train/EarlyStopping.h"
 #include "engine/train/Evaluation.h"
 #include "engine/train/Schedulers.h"
 #include "engine/train/Trainer.h"
@@ -12,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 using namespace hearth;
@@ -306,6 +310,66 @@ private Q_SLOTS:
         archive.load_from(path);
         torch::serialize::InputArchive optimizer_part;
         QVERIFY(archive.try_read("optimizer", optimizer_part));
+    }
+
+    // Lightning's EarlyStopping rule: `patience` epochs in a row without an improvement larger
+    // than min_delta; a non-finite value stops at once.
+    void earlyStoppingCountsEpochsWithoutImprovement() {
+        EarlyStoppingConfig c;
+        c.monitor = "val_loss";
+        c.patience = 2;
+        c.min_delta = 0.01;
+        EarlyStopping loss(c);
+        QVERIFY(loss.lowerIsBetter());
+        QVERIFY(!loss.observe(1.0, 0));
+        QVERIFY(!loss.observe(0.995, 1));   // within min_delta: no improvement (1 of 2)
+        QVERIFY(!loss.observe(0.9, 2));     // an improvement resets the count
+        QVERIFY(!loss.observe(0.95, 3));    // 1 of 2
+        const auto reason = loss.observe(0.91, 4);   // 2 of 2
+        QVERIFY(reason.has_value());
+        QVERIFY2(reason->find("val_loss did not fall by more than 0.01 for 2 epoch(s); best 0.9 at epoch 3") !=
+                     std::string::npos, reason->c_str());
+
+        c.monitor = "val_acc";   // mode auto: higher is better
+        c.patience = 1;
+        c.min_delta = 0.0;
+        EarlyStopping acc(c);
+        QVERIFY(!acc.lowerIsBetter());
+        QVERIFY(!acc.observe(0.5, 0));
+        QVERIFY(!acc.observe(0.6, 1));
+        QVERIFY(acc.observe(0.6, 2).has_value());   // equal is not better
+        EarlyStopping nan(c);
+        const auto stop = nan.observe(std::nan(""), 0);
+        QVERIFY(stop && stop->find("is nan") != std::string::npos);
+
+        c.mode = "min";
+        QVERIFY(EarlyStopping(c).lowerIsBetter());
+        c.mode = "sideways";
+        QVERIFY_THROWS_EXCEPTION(ConfigError, EarlyStopping{c});
+    }
+
+    // A fit that stops early completes: its reason is in the result, fewer epochs ran, and the
+    // best checkpoint is still tested.
+    void earlyStoppingEndsTheFitAsCompleted() {
+        const auto s = blobSplits(160, 96, 96);
+        auto c = mlpConfig();
+        c.trainer.batch_size = 16;
+        c.trainer.max_epochs = 8;
+        c.trainer.early_stopping.monitor = "val_acc";
+        c.trainer.early_stopping.patience = 2;
+        c.trainer.early_stopping.min_delta = 2.0;   // accuracy cannot rise by 2: only epoch 1 counts
+        FitRun run;
+        fitOnce(c, s, run);
+        QVERIFY(!run.result.stopped);
+        QCOMPARE(run.result.epochs_completed, int64_t(3));
+        QCOMPARE(run.sink.all<EpochMetrics>().size(), size_t(3));
+        QVERIFY2(run.result.stop_reason.find("val_acc did not rise by more than 2 for 2 epoch(s); best") !=
+                     std::string::npos, run.result.stop_reason.c_str());
+        QVERIFY(!validate(c, DeviceCapabilities{}).size());
+        c.data.val_fraction = 0.0;
+        const auto issues = validate(c, DeviceCapabilities{});
+        QVERIFY(std::any_of(issues.begin(), issues.end(),
+                            [](const ConfigIssue& i) { return i.key == "trainer.early_stopping.monitor"; }));
     }
 };
 

@@ -112,6 +112,9 @@ void ProgressPanel::setFinished(const hearth::RunFinished& f)
     m_state->setText(completed ? tr("Completed %1 in %2 — test accuracy %3")
                                      .arg(m_runLabel, formatDuration(f.total_time_s), formatPercent(f.test_accuracy))
                                : tr("Stopped %1 after %2 epoch(s)").arg(m_runLabel).arg(f.epochs_completed));
+    if (!f.stop_reason.empty())
+        m_state->setText(m_state->text() + QStringLiteral(" — ") + qstr(f.stop_reason));
+    m_state->setToolTip(qstr(f.stop_reason));
 }
 
 void ProgressPanel::setFailed(const hearth::RunFailed& f)

@@ -96,6 +96,8 @@ ReportTable summaryTable(const RunReport& r)
     t.rows << QStringList{QObject::tr("status"), qstr(s.status)};
     if (!s.failure_message.empty())
         t.rows << QStringList{QObject::tr("failure"), qstr(s.failure_message)};
+    if (!s.stop_reason.empty())
+        t.rows << QStringList{QObject::tr("ended early"), qstr(s.stop_reason)};
     t.rows << QStringList{QObject::tr("device"), qstr(s.device)};
     t.rows << QStringList{QObject::tr("started"), formatTimestamp(s.started_at)};
     t.rows << QStringList{QObject::tr("finished"), formatTimestamp(s.finished_at)};

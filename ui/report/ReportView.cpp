@@ -163,6 +163,7 @@ void ReportView::display(const Loaded& data)
     if (s.test_accuracy) subtitle += tr(" · test accuracy %1").arg(formatPercent(*s.test_accuracy));
     if (s.train_time_s) subtitle += tr(" · trained in %1").arg(formatDuration(*s.train_time_s));
     if (!s.failure_message.empty()) subtitle += QStringLiteral("\n") + qstr(s.failure_message);
+    if (!s.stop_reason.empty()) subtitle += QStringLiteral("\n") + qstr(s.stop_reason);
     m_subtitle->setText(subtitle);
     fillClassification(data.mistakes);
     fillCurves(data.steps);
