@@ -13,6 +13,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string number(double v) {
+    // Whole numbers in full (a range's 1048576, not 1.04858e+06); others as the stream prints them.
+    if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<long long>(v));
     std::ostringstream s;
     s << v;
     return s.str();
@@ -104,10 +106,10 @@ std::vector<ConfigKey> buildSchema() {
                       "bert: transformer encoders for text (from model.pretrained or new).",
                       HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert"}));
     s.push_back(Entry("model.hidden", T::IntList, "Model", "Hidden widths",
-                      "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1));
+                      "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1).atMost(1 << 16));
     s.push_back(Entry("model.channels", T::IntList, "Model", "Channels",
                       "cnn: output channels of each convolution block (1 to 4), e.g. 32, 64.",
-                      HEARTH_FIELD(model.channels)).atLeast(1));
+                      HEARTH_FIELD(model.channels)).atLeast(1).atMost(8192));
     s.push_back(Entry("model.dropout", T::Double, "Model", "Dropout",
                       "Probability of zeroing activations during training (a pretrained transformer keeps its "
                       "config.json's).", HEARTH_FIELD(model.dropout))
@@ -118,14 +120,14 @@ std::vector<ConfigKey> buildSchema() {
                       HEARTH_FIELD(model.pretrained)).nullable("new model").widget(ConfigWidget::Path));
     s.push_back(Entry("model.hidden_size", T::Int, "Model", "Hidden size",
                       "New transformer: width of the hidden states (a multiple of model.num_heads).",
-                      HEARTH_FIELD(model.hidden_size)).atLeast(8));
+                      HEARTH_FIELD(model.hidden_size)).atLeast(8).atMost(16384));
     s.push_back(Entry("model.num_layers", T::Int, "Model", "Layers", "New transformer: encoder layers.",
                       HEARTH_FIELD(model.num_layers)).atLeast(1).atMost(48));
     s.push_back(Entry("model.num_heads", T::Int, "Model", "Attention heads", "New transformer: heads per layer.",
-                      HEARTH_FIELD(model.num_heads)).atLeast(1));
+                      HEARTH_FIELD(model.num_heads)).atLeast(1).atMost(256));
     s.push_back(Entry("model.intermediate_size", T::Int, "Model", "Feed-forward size",
                       "New transformer: width of each layer's feed-forward block.",
-                      HEARTH_FIELD(model.intermediate_size)).atLeast(1));
+                      HEARTH_FIELD(model.intermediate_size)).atLeast(1).atMost(1 << 17));
     s.push_back(Entry("model.gradient_checkpointing", T::Bool, "Memory", "Activation checkpointing",
                       "Keep only each block's input (transformer layer, cnn conv block, mlp hidden layer) and "
                       "recompute its activations in backward: less memory, about one more forward pass.",
@@ -162,36 +164,36 @@ std::vector<ConfigKey> buildSchema() {
                     .atLeast(0));
     // Trainer
     s.push_back(Entry("trainer.max_epochs", T::Int, "Optimization", "Epochs", "Passes over the training data.",
-                      HEARTH_FIELD(trainer.max_epochs)).atLeast(1));
+                      HEARTH_FIELD(trainer.max_epochs)).atLeast(1).atMost(100000));
     s.push_back(Entry("trainer.batch_size", T::Int, "Optimization", "Batch size", "Samples per micro-batch.",
-                      HEARTH_FIELD(trainer.batch_size)).atLeast(1).toggle());
+                      HEARTH_FIELD(trainer.batch_size)).atLeast(1).atMost(1 << 20).toggle());
     s.push_back(Entry("trainer.precision", T::String, "Speed", "Precision",
                       "32-true: float32; 16-mixed: float16 autocast with a gradient scaler (CUDA); bf16-mixed: "
                       "bfloat16 autocast.", HEARTH_FIELD(trainer.precision))
                     .choices({"32-true", "16-mixed", "bf16-mixed"}).toggle());
     s.push_back(Entry("trainer.accumulate_grad_batches", T::Int, "Speed", "Accumulate batches",
                       "Micro-batches per optimizer step (a larger effective batch in the same memory).",
-                      HEARTH_FIELD(trainer.accumulate_grad_batches)).atLeast(1).toggle());
+                      HEARTH_FIELD(trainer.accumulate_grad_batches)).atLeast(1).atMost(65536).toggle());
     s.push_back(Entry("trainer.accelerator", T::String, "Devices", "Accelerator",
                       "auto: the GPU when there is one, else the CPU.", HEARTH_FIELD(trainer.accelerator))
                     .choices({"auto", "cpu", "cuda"}).toggle());
     s.push_back(Entry("trainer.devices", T::Int, "Devices", "Devices",
                       "Devices per node, one process each (CPU: processes); auto: every GPU, or 1 on a CPU.",
-                      HEARTH_FIELD(trainer.devices)).atLeast(1).nullable("auto").zeroMeans("auto").nullWord("auto")
+                      HEARTH_FIELD(trainer.devices)).atLeast(1).atMost(256).nullable("auto").zeroMeans("auto").nullWord("auto")
                     .toggle());
     s.push_back(Entry("trainer.num_nodes", T::Int, "Devices", "Nodes",
                       "Machines in the run, each with trainer.devices processes (started by torchrun or srun "
-                      "on every node).", HEARTH_FIELD(trainer.num_nodes)).atLeast(1).toggle());
+                      "on every node).", HEARTH_FIELD(trainer.num_nodes)).atLeast(1).atMost(4096).toggle());
     s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy", "How several devices share the work.",
                       HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2"}).toggle());
     s.push_back(Entry("trainer.num_workers", T::Int, "Speed", "Loader workers",
                       "Threads preparing batches; 0 loads on the training thread.", HEARTH_FIELD(trainer.num_workers))
-                    .atLeast(0).toggle());
+                    .atLeast(0).atMost(256).toggle());
     s.push_back(Entry("trainer.pin_memory", T::Bool, "Speed", "Pin memory",
                       "Page-locked host buffers for faster, asynchronous copies to the GPU.",
                       HEARTH_FIELD(trainer.pin_memory)).toggle());
     s.push_back(Entry("trainer.prefetch_factor", T::Int, "Speed", "Prefetch per worker",
-                      "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).toggle());
+                      "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).atMost(64).toggle());
     s.push_back(Entry("trainer.persistent_workers", T::Bool, "Speed", "Persistent workers",
                       "Keep loader workers between epochs.", HEARTH_FIELD(trainer.persistent_workers)).toggle());
     s.push_back(Entry("trainer.gradient_clip_val", T::Double, "Optimization", "Clip gradients",
@@ -213,7 +215,7 @@ std::vector<ConfigKey> buildSchema() {
                       HEARTH_FIELD(trainer.profile_every_n_steps)).atLeast(0).zeroMeans("off"));
     s.push_back(Entry("trainer.num_threads", T::Int, "Speed", "CPU threads",
                       "LibTorch intra-op threads; 0: LibTorch's default.", HEARTH_FIELD(trainer.num_threads))
-                    .atLeast(0).zeroMeans("default").toggle());
+                    .atLeast(0).atMost(1024).zeroMeans("default").toggle());
     s.push_back(Entry("trainer.cudnn_benchmark", T::Bool, "Speed", "cuDNN benchmark",
                       "CUDA: let cuDNN time kernels and pick the fastest.", HEARTH_FIELD(trainer.cudnn_benchmark))
                     .toggle());

@@ -157,10 +157,34 @@ private Q_SLOTS:
         c.data.val_fraction = 1.5;
         c.trainer.precision = "fp8";
         const auto issues = validate(c, cpuOnly());
-        QVERIFY(hasIssue(issues, "trainer.batch_size", "at least 1"));
+        QVERIFY(hasIssue(issues, "trainer.batch_size", "in [1, 1048576], got 0"));
         QVERIFY(hasIssue(issues, "optimizer.lr", "greater than 0"));
         QVERIFY(hasIssue(issues, "data.val_fraction", "[0, 1)"));
         QVERIFY(hasIssue(issues, "trainer.precision", "32-true, 16-mixed, bf16-mixed"));
+    }
+
+    // Absurd settings are refused before the run with the allowed range, instead of failing
+    // mid-run with an OS error (thousands of threads) or an allocation the machine cannot make.
+    void absurdSettingsAreRefusedWithTheirRange() {
+        ExperimentConfig c;
+        c.trainer.num_workers = 5000;
+        c.trainer.prefetch_factor = 1000;
+        c.trainer.batch_size = int64_t{1} << 40;
+        c.trainer.num_threads = 100000;
+        c.trainer.max_epochs = 10000000;
+        c.model.channels = {32, 1 << 20};
+        const auto issues = validate(c, cpuOnly());
+        QVERIFY(hasIssue(issues, "trainer.num_workers", "[0, 256], got 5000"));
+        QVERIFY(hasIssue(issues, "trainer.prefetch_factor", "[1, 64]"));
+        QVERIFY(hasIssue(issues, "trainer.batch_size", "[1, 1048576]"));
+        QVERIFY(hasIssue(issues, "trainer.num_threads", "[0, 1024]"));
+        QVERIFY(hasIssue(issues, "trainer.max_epochs", "[1, 100000]"));
+        QVERIFY(hasIssue(issues, "model.channels", "[1, 8192], got 1048576"));
+        // The largest allowed values pass.
+        c = ExperimentConfig{};
+        c.trainer.num_workers = 256;
+        c.trainer.persistent_workers = true;
+        QVERIFY(validate(c, cpuOnly()).empty());
     }
 
     void conflictingSettingsAreFlagged() {
@@ -326,7 +350,7 @@ private Q_SLOTS:
         }
         ExperimentConfig lists;
         lists.model.hidden = {8, 0};
-        QVERIFY(hasIssue(validate(lists, cpuOnly()), "model.hidden", "at least 1, got 0"));
+        QVERIFY(hasIssue(validate(lists, cpuOnly()), "model.hidden", "in [1, 65536], got 0"));
         QCOMPARE(configValueText(*findConfigKey("data.limit"), ExperimentConfig{}), std::string("all samples"));
         QCOMPARE(configValueText(*findConfigKey("model.hidden"), ExperimentConfig{}), std::string("256, 128"));
         QCOMPARE(configValueText(*findConfigKey("trainer.num_threads"), ExperimentConfig{}), std::string("default"));
@@ -354,7 +378,7 @@ private Q_SLOTS:
             QCOMPARE(validate(c, oneGpu()).empty(), offered);
         }
         const std::string listing = describeConfigKeys("trainer.batch");
-        QVERIFY2(listing.find("trainer.batch_size  (integer)  default 64  at least 1") == 0, listing.c_str());
+        QVERIFY2(listing.find("trainer.batch_size  (integer)  default 64  in [1, 1048576]") == 0, listing.c_str());
         QVERIFY(describeConfigKeys("nope").empty());
     }
 
