@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace hearth::report {
 namespace {
@@ -141,7 +142,74 @@ json parsedOr(const std::string& text, const json& fallback) {
     return j.is_discarded() ? fallback : j;
 }
 
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+void flattenConfig(const json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+    if (value.is_object()) {
+        for (const auto& [key, child] : value.items()) flattenConfig(child, prefix.empty() ? key : prefix + "." + key, out);
+        return;
+    }
+    out.emplace_back(prefix, value.is_null() ? "" : value.is_string() ? value.get<std::string>() : value.dump());
+}
+
+std::string isoTime(double unix_s) {
+    if (unix_s <= 0) return "";
+    const auto t = static_cast<std::time_t>(unix_s);
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
 }  // namespace
+
+std::string historyCsv(const std::vector<RunSummary>& runs) {
+    const std::vector<std::string> fixed_columns = {
+        "id", "name", "status", "started_at", "finished_at", "device", "sweep_id", "sweep", "tags", "notes",
+        "epochs_completed", "global_steps", "train_time_s", "total_time_s", "samples_per_sec", "peak_memory_bytes",
+        "best_val_acc", "test_acc", "test_loss", "stop_reason", "failure_kind", "failure_message"};
+    std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+    std::vector<std::string> keys;   // config keys in first-seen order
+    for (const auto& r : runs) {
+        std::vector<std::pair<std::string, std::string>> flat;
+        const json parsed = json::parse(r.config_json, nullptr, /*allow_exceptions=*/false);
+        if (parsed.is_object()) flattenConfig(parsed, "", flat);
+        for (const auto& [key, value] : flat)
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        configs.push_back(std::move(flat));
+    }
+    std::string out;
+    for (size_t i = 0; i < fixed_columns.size(); ++i) out += (i ? "," : "") + fixed_columns[i];
+    for (const auto& key : keys) out += "," + csvField("config." + key);
+    out += "\n";
+    const auto opt = [](const auto& v, int digits) { return v ? fixed(static_cast<double>(*v), digits) : std::string(); };
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const RunSummary& r = runs[i];
+        std::string tags;
+        for (const auto& tag : r.tags) tags += (tags.empty() ? "" : ";") + tag;
+        const std::vector<std::string> row = {
+            std::to_string(r.id), r.name, r.status, isoTime(r.started_at), isoTime(r.finished_at), r.device,
+            r.sweep_id ? std::to_string(*r.sweep_id) : "", r.sweep_name, tags, r.notes,
+            std::to_string(r.epochs_completed), std::to_string(r.global_steps), opt(r.train_time_s, 3),
+            opt(r.total_time_s, 3), opt(r.samples_per_sec, 1),
+            r.peak_memory_bytes ? std::to_string(*r.peak_memory_bytes) : "", opt(r.best_val_accuracy, 6),
+            opt(r.test_accuracy, 6), opt(r.test_loss, 6), r.stop_reason, r.failure_kind, r.failure_message};
+        for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csvField(row[c]);
+        for (const auto& key : keys) {
+            const auto it = std::find_if(configs[i].begin(), configs[i].end(),
+                                         [&key](const auto& kv) { return kv.first == key; });
+            out += "," + (it == configs[i].end() ? std::string() : csvField(it->second));
+        }
+        out += "\n";
+    }
+    return out;
+}
 
 std::string metricsCsv(const RunStore& store, int64_t run_id) {
     const auto steps = store.steps(run_id);

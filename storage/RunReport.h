@@ -58,6 +58,10 @@ std::string comparisonText(const std::vector<StoredRun>& runs);
 // 0-based optimizer step (global_step - 1), as Lightning writes it.
 std::string metricsCsv(const RunStore& store, int64_t run_id);
 std::string runJson(const RunStore& store, int64_t run_id);   // everything stored about the run
+// The history for spreadsheets and pandas: one row per run (RFC 4180 quoting), its summary columns
+// then its requested config flattened ("config.trainer.batch_size"; lists as JSON, null empty).
+// A key that only some runs' configs have (older or newer Hearth) is an empty cell in the others.
+std::string historyCsv(const std::vector<RunSummary>& runs);
 std::string runMarkdown(const StoredRun& run);
 std::string runHtml(const StoredRun& run);
 

@@ -25,7 +25,7 @@ struct CommandError {
 };
 
 struct Options {
-    std::string run, name, text, format, out_path, status, tag;
+    std::string run, name, text, format, out_path, status, tag, csv_path;
     std::vector<std::string> runs, words;
     int64_t limit = 0;
     bool remove = false, yes = false;
@@ -87,6 +87,21 @@ void listRuns(StoreCommandContext& context, const Options& o) {
     filter.text = o.name;
     filter.limit = o.limit;
     const auto runs = store->listRuns(filter);
+    if (!o.csv_path.empty()) {
+        const std::string csv = report::historyCsv(runs);
+        if (o.csv_path == "-") {
+            *context.out << csv;
+            return;
+        }
+        std::ofstream file(o.csv_path, std::ios::binary | std::ios::trunc);
+        file << csv;
+        file.close();
+        if (!file)
+            throw CommandError{kExitBadArguments,
+                               "Cannot write '" + o.csv_path + "': " + std::generic_category().message(errno) + "."};
+        *context.out << "Wrote " << runs.size() << " run(s) to " << o.csv_path << " (one row per run, config flattened)\n";
+        return;
+    }
     if (runs.empty()) {
         *context.out << "No runs match in '" << path << "'.\n";
         return;
@@ -180,6 +195,9 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
     runs->add_option("--tag", o->tag, "Only runs with this tag");
     runs->add_option("--name", o->name, "Only runs whose name, notes or tags contain this text");
     runs->add_option("--limit", o->limit, "At most this many runs")->check(CLI::NonNegativeNumber);
+    runs->add_option("--csv", o->csv_path,
+                     "Write the runs to this CSV file instead ('-': standard output): one row per run, its "
+                     "metrics and its config flattened, for spreadsheets and pandas");
     runs->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { listRuns(context, *o); }); });
 
     auto* show = subcommand(app, context, "show", "Config, environment, timings and report of a run");

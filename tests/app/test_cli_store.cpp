@@ -97,6 +97,34 @@ StoredRunIds writeHistory(const std::string& path) {
     return ids;
 }
 
+// RFC 4180: rows of fields; quoted fields may hold commas, quotes ("") and line breaks.
+std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows(1);
+    std::string field;
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += text[++i];
+            else if (c == '"') quoted = false;
+            else field += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            rows.back().push_back(field);
+            field.clear();
+        } else if (c == '\n') {
+            rows.back().push_back(field);
+            field.clear();
+            rows.emplace_back();
+        } else {
+            field += c;
+        }
+    }
+    if (rows.back().empty()) rows.pop_back();
+    return rows;
+}
+
 }  // namespace
 
 class CliStoreTest : public QObject {
@@ -120,6 +148,7 @@ private Q_SLOTS:
     void unknownOrAmbiguousRunExitsTwo();
     void unreadableDatabaseExitsThree();
     void builtBinaryKeepsExitCodes();
+    void runsCsvIsOneRowPerRunWithTheConfigFlattened();
 };
 
 void CliStoreTest::initTestCase() {
@@ -321,6 +350,45 @@ void CliStoreTest::builtBinaryKeepsExitCodes() {
     QCOMPARE(run({"delete", QString::number(ids_.cnn), "--db", db}), 2);
     QVERIFY(RunStore(db_).run(ids_.cnn).has_value());
     QCOMPARE(run({"runs", "--db", dir_.filePath("notes.txt")}), 3);
+}
+
+void CliStoreTest::runsCsvIsOneRowPerRunWithTheConfigFlattened() {
+    const std::string db = dir_.filePath("csv.sqlite").toStdString();
+    const auto ids = writeHistory(db);
+    RunStore(db).setNotes(ids.mlp, "said \"fast\", then\nslow");
+    const std::string path = dir_.filePath("history.csv").toStdString();
+    const Result r = runCli({"runs", "--db", db, "--csv", path});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("Wrote 3 run(s)"), r.out.c_str());
+    std::ifstream file(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const auto rows = parseCsv(text);
+    QCOMPARE(rows.size(), size_t{4});   // the header and one row per run (the notes' line break is quoted)
+    const auto& header = rows[0];
+    const auto column = [&header](const std::string& name) {
+        return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    for (const char* name : {"id", "name", "status", "tags", "notes", "best_val_acc", "test_acc", "stop_reason",
+                             "config.optimizer.lr", "config.trainer.precision", "config.trainer.max_epochs"})
+        QVERIFY2(column(name) < header.size(), name);
+    for (const auto& row : rows) QCOMPARE(row.size(), header.size());
+    // Newest first, as `runs` lists them.
+    QCOMPARE(rows[1][column("name")], std::string("broken"));
+    QCOMPARE(rows[1][column("status")], std::string("failed"));
+    QCOMPARE(rows[1][column("config.trainer.precision")], std::string());   // its config is {}
+    QCOMPARE(rows[2][column("name")], std::string("fashion-mlp"));
+    QCOMPARE(rows[2][column("notes")], std::string("said \"fast\", then\nslow"));
+    QCOMPARE(rows[2][column("config.trainer.precision")], std::string("bf16-mixed"));
+    QCOMPARE(rows[2][column("config.optimizer.lr")], std::string("0.01"));
+    QCOMPARE(rows[3][column("tags")], std::string("baseline"));
+    QCOMPARE(rows[3][column("config.trainer.precision")], std::string("32-true"));
+    QCOMPARE(rows[3][column("best_val_acc")], std::string("0.875000"));
+    // Filters apply; '-' writes to standard output.
+    const Result filtered = runCli({"runs", "--db", db, "--tag", "baseline", "--csv", "-"});
+    QCOMPARE(parseCsv(filtered.out).size(), size_t{2});
+    const Result unwritable = runCli({"runs", "--db", db, "--csv", "/nonexistent/folder/h.csv"});
+    QCOMPARE(unwritable.code, 2);
+    QVERIFY2(unwritable.errHas("Cannot write '/nonexistent/folder/h.csv'"), unwritable.err.c_str());
 }
 
 QTEST_GUILESS_MAIN(CliStoreTest)
