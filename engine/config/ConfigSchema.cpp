@@ -101,6 +101,13 @@ std::vector<ConfigKey> buildSchema() {
                       "experiments.", HEARTH_FIELD(data.limit)).nullable("all samples").zeroMeans("all samples")
                     .atLeast(1));
     // Model
+    s.push_back(Entry("data.augment.random_crop_padding", T::Int, "Data", "Random crop padding",
+                      "Images: pad each training image by this many pixels, then crop a random window of the "
+                      "original size (per sample, seeded, in the loader workers); 0: off.",
+                      HEARTH_FIELD(data.augment.random_crop_padding)).atLeast(0).atMost(64).zeroMeans("off"));
+    s.push_back(Entry("data.augment.horizontal_flip", T::Bool, "Data", "Random horizontal flip",
+                      "Images: mirror each training image left-right with probability 1/2.",
+                      HEARTH_FIELD(data.augment.horizontal_flip)));
     s.push_back(Entry("model.name", T::String, "Model", "Architecture",
                       "cnn: convolution blocks for images; mlp: fully connected layers for any input; distilbert, "
                       "bert: transformer encoders for text (from model.pretrained or new).",

@@ -78,7 +78,17 @@ void checkTransformer(const ExperimentConfig& cfg, Checker& c) {
                                  "or set model.pretrained to a checkpoint folder that has one");
 }
 
+void checkAugment(const ExperimentConfig& cfg, Checker& c) {
+    const AugmentConfig& a = cfg.data.augment;
+    if (cfg.data.kind == "idx") return;
+    if (a.random_crop_padding > 0)
+        c.fail("data.augment.random_crop_padding", "applies to images (data.kind=idx), not " + cfg.data.kind);
+    if (a.horizontal_flip)
+        c.fail("data.augment.horizontal_flip", "applies to images (data.kind=idx), not " + cfg.data.kind);
+}
+
 void checkModel(const ExperimentConfig& cfg, Checker& c) {
+    checkAugment(cfg, c);
     const ModelConfig& m = cfg.model;
     if (isTransformer(m.name)) {
         checkTransformer(cfg, c);

@@ -12,6 +12,13 @@ namespace hearth {
 
 inline constexpr const char* kDefaultFashionMnistPath = "/usr/share/datasets/fashion-mnist";
 
+// Training-image augmentation in the loader (torchvision's RandomCrop(padding) and
+// RandomHorizontalFlip); images are already normalised with the dataset's statistics.
+struct AugmentConfig {
+    int64_t random_crop_padding = 0;                  // 0: off
+    bool horizontal_flip = false;
+};
+
 struct DataConfig {
     std::string kind = "idx";                         // idx | csv | text_csv | wordnet
     std::string path = kDefaultFashionMnistPath;      // idx: folder; csv/text_csv: training file; wordnet: data.noun
@@ -26,6 +33,7 @@ struct DataConfig {
     double val_fraction = 1.0 / 12.0;                 // of the training file (idx: 5,000 of 60,000)
     double test_fraction = 0.1;                       // csv without test_path only
     std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)
+    AugmentConfig augment;                            // images (idx): training split only
 };
 
 // Text data (token ids for a transformer): text_csv and wordnet.

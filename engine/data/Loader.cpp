@@ -1,8 +1,10 @@
 #include "engine/data/Loader.h"
 
+#include "engine/data/Augment.h"
 #include "engine/data/Permutation.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -48,6 +50,7 @@ struct Loader::Impl {
     bool pin = false;
     bool epoch_started = false;
     double last_wait_ms = 0.0;
+    std::atomic<int64_t> epoch{0};   // the epoch being built (augmentation seeds)
 
     // num_workers == 0: the plan and a cursor, used on the caller's thread only.
     BatchPlan plan;
@@ -148,6 +151,7 @@ BatchPlan Loader::Impl::bucketedBatches(const std::vector<int64_t>& shard, int64
 
 Batch Loader::Impl::build(const std::vector<int64_t>& indices) const {
     Batch batch = dataset->getBatch(indices);
+    if (options.augment) options.augment->apply(batch, options.seed, epoch.load());
     // Page-locked staging lets the host->device copy run asynchronously.
     return pin ? pinned(batch) : batch;
 }
@@ -263,6 +267,7 @@ int64_t Loader::batchesPerEpoch() const {
 void Loader::startEpoch(int64_t epoch) {
     Impl& d = *impl_;
     BatchPlan plan = d.epochPlan(epoch);
+    d.epoch = epoch;
     d.epoch_started = true;
     d.last_wait_ms = 0.0;
     if (d.options.num_workers == 0) {

@@ -11,6 +11,8 @@
 
 namespace hearth {
 
+class ImageAugment;
+
 struct LoaderOptions {
     int64_t batch_size = 64;
     bool shuffle = true;
@@ -29,6 +31,9 @@ struct LoaderOptions {
     bool bucket_by_length = false;
     int64_t rank = 0;                 // this rank's shard of every epoch
     int64_t world_size = 1;
+    // Training images: random crop / flip per sample as each batch is built (on the workers),
+    // seeded by `seed`, the epoch and the sample. Null: batches as the dataset gives them.
+    std::shared_ptr<const ImageAugment> augment;
 };
 
 class Loader {

@@ -11,5 +11,6 @@ target_sources(hearth_engine PRIVATE
   data/CsvDataset.cpp
   data/SplitPlan.cpp
   data/DataModule.cpp
-  data/Loader.cpp)
+  data/Loader.cpp
+  data/Augment.cpp)
 target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)

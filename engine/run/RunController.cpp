@@ -5,6 +5,7 @@
 
 #include "engine/TorchCompat.h"
 #include "engine/config/DeviceInfo.h"
+#include "engine/data/Augment.h"
 #include "engine/data/DataError.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
@@ -64,6 +65,9 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
+    if (const ImageAugment augment(config.data.augment.random_crop_padding, config.data.augment.horizontal_flip);
+        augment.active())
+        sink.onEvent(LogLine{LogLine::Level::Info, "training images augmented in the loader: " + augment.describe()});
     for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
     for (const auto& note : model->notes()) sink.onEvent(LogLine{LogLine::Level::Info, "model: " + note});
     for (const auto& note : ineffectiveToggles(config, device, trainer)) {

@@ -1,5 +1,6 @@
 #include "engine/train/Trainer.h"
 
+#include "engine/data/Augment.h"
 #include "engine/train/Checkpoint.h"
 #include "engine/train/EarlyStopping.h"
 #include "engine/train/MemoryAccounting.h"
@@ -77,6 +78,9 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     const auto& t = config_.trainer;
     strategy_->setupModel(*model_, t.channels_last);
     LoaderOptions train_options = strategy_->loaderOptions(t, true, config_.seed);
+    const AugmentConfig& augment = config_.data.augment;
+    if (augment.random_crop_padding > 0 || augment.horizontal_flip)
+        train_options.augment = std::make_shared<ImageAugment>(augment.random_crop_padding, augment.horizontal_flip);
     // Only text samples differ in length; other data keeps the plain shuffled plan.
     train_options.bucket_by_length = config_.data.bucket_by_length && isTextKind(config_.data.kind);
     train_loader_ = std::make_unique<Loader>(splits_.train, train_options);

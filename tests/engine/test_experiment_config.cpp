@@ -185,6 +185,16 @@ private Q_SLOTS:
         c.trainer.num_workers = 256;
         c.trainer.persistent_workers = true;
         QVERIFY(validate(c, cpuOnly()).empty());
+        // Image augmentation: images only, and a padding within range.
+        c.data.augment.random_crop_padding = 4;
+        c.data.augment.horizontal_flip = true;
+        QVERIFY(validate(c, cpuOnly()).empty());
+        c.data.augment.random_crop_padding = 65;
+        QVERIFY(hasIssue(validate(c, cpuOnly()), "data.augment.random_crop_padding", "[0, 64]"));
+        c.data.augment.random_crop_padding = 4;
+        c.data.kind = "csv";
+        c.model.name = "mlp";
+        QVERIFY(hasIssue(validate(c, cpuOnly()), "data.augment.horizontal_flip", "applies to images"));
     }
 
     void conflictingSettingsAreFlagged() {

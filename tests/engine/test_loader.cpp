@@ -1,12 +1,15 @@
 // Loader: seeded epoch order identical for any worker count, rank shards, drop_last, bounded
 // prefetch, worker errors, and clean stops mid-epoch.
+#include "engine/data/Augment.h"
 #include "engine/data/Loader.h"
 
 #include <QtTest>
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -65,6 +68,35 @@ std::vector<int64_t> epochOrder(Loader& loader, int64_t epoch) {
         }
     }
     return order;
+}
+
+// Sample i: a 1x6x6 image with pixel (y, x) = 1000 + 100 i + 6 y + x, and one black pixel (0).
+class ImageDataset final : public hearth::Dataset {
+public:
+    explicit ImageDataset(int64_t n) : n_(n) {}
+    int64_t size() const override { return n_; }
+    hearth::Sample get(int64_t i) const override { return {image(i), i % 10}; }
+    std::vector<int64_t> sampleShape() const override { return {1, 6, 6}; }
+    const std::vector<std::string>& classNames() const override { return names_; }
+    static torch::Tensor image(int64_t i) {
+        auto t = torch::arange(36, torch::kFloat32).view({1, 6, 6}) + 1000.0f + 100.0f * static_cast<float>(i);
+        t[0][5][5] = 0.0f;
+        return t;
+    }
+
+private:
+    int64_t n_;
+    std::vector<std::string> names_{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+};
+
+// Every sample's image of one epoch, by index.
+std::map<int64_t, torch::Tensor> imagesOfEpoch(Loader& loader, int64_t epoch) {
+    std::map<int64_t, torch::Tensor> images;
+    loader.startEpoch(epoch);
+    while (auto batch = loader.next())
+        for (int64_t i = 0; i < batch->indices.size(0); ++i)
+            images[batch->indices[i].item<int64_t>()] = batch->input()[i].clone();
+    return images;
 }
 
 LoaderOptions options(int64_t batch_size, int64_t workers, uint64_t seed = 5) {
@@ -248,6 +280,67 @@ private Q_SLOTS:
         o.rank = 2;
         o.world_size = 2;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Loader(data, o));
+    }
+
+    // Augmentation is per sample and seeded: the same images for any worker count and batch
+    // size, other images in the next epoch.
+    void augmentationIsPerSampleAndTheSameForAnyWorkers() {
+        auto data = std::make_shared<ImageDataset>(40);
+        auto augment = std::make_shared<hearth::ImageAugment>(2, true);
+        LoaderOptions serial = options(4, 0);
+        serial.augment = augment;
+        LoaderOptions threaded = options(5, 3);
+        threaded.augment = augment;
+        Loader a(data, serial), b(data, threaded);
+        const auto first = imagesOfEpoch(a, 0);
+        const auto same = imagesOfEpoch(b, 0);
+        QCOMPARE(first.size(), size_t{40});
+        int changed = 0;
+        for (const auto& [index, image] : first) {
+            QVERIFY2(torch::equal(image, same.at(index)), qPrintable(QString("sample %1 differs").arg(index)));
+            changed += !torch::equal(image, ImageDataset::image(index));
+        }
+        QVERIFY(changed > 20);   // most samples are moved or mirrored
+        const auto next = imagesOfEpoch(a, 1);
+        int differs = 0;
+        for (const auto& [index, image] : first) differs += !torch::equal(image, next.at(index));
+        QVERIFY(differs > 20);
+        Loader plain(data, options(4, 0));
+        const auto untouched = imagesOfEpoch(plain, 0);
+        for (const auto& [index, image] : untouched) QVERIFY(torch::equal(image, ImageDataset::image(index)));
+    }
+
+    // A crop is a window of the image padded with its darkest value; a flip mirrors it.
+    void cropIsAShiftedWindowAndFlipAMirror() {
+        const int64_t n = 64, p = 1;
+        std::vector<int64_t> ids(n);
+        std::iota(ids.begin(), ids.end(), 0);
+        std::vector<torch::Tensor> originals;
+        for (int64_t i = 0; i < n; ++i) originals.push_back(ImageDataset::image(i));
+        Batch crop(torch::stack(originals), torch::zeros({n}, torch::kInt64), torch::tensor(ids));
+        hearth::ImageAugment(p, false).apply(crop, 9, 0);
+        std::set<std::pair<int64_t, int64_t>> offsets;
+        for (int64_t i = 0; i < n; ++i) {
+            const auto padded = torch::constant_pad_nd(originals[i], {p, p, p, p}, 0.0);   // its darkest value is 0
+            bool found = false;
+            for (int64_t dy = 0; dy <= 2 * p && !found; ++dy)
+                for (int64_t dx = 0; dx <= 2 * p && !found; ++dx)
+                    if (torch::equal(crop.input()[i], padded.narrow(1, dy, 6).narrow(2, dx, 6))) {
+                        offsets.insert({dy, dx});
+                        found = true;
+                    }
+            QVERIFY2(found, qPrintable(QString("sample %1 is not a window of its padded image").arg(i)));
+        }
+        QCOMPARE(offsets.size(), size_t{9});   // every offset of a 3x3 range occurs in 64 samples
+        Batch flip(torch::stack(originals), torch::zeros({n}, torch::kInt64), torch::tensor(ids));
+        hearth::ImageAugment(0, true).apply(flip, 9, 0);
+        int mirrored = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const bool same = torch::equal(flip.input()[i], originals[i]);
+            QVERIFY(same || torch::equal(flip.input()[i], originals[i].flip({2})));
+            mirrored += !same;
+        }
+        QVERIFY(mirrored > 16 && mirrored < 48);   // about half
     }
 };
 
