@@ -151,7 +151,12 @@ std::string csvField(const std::string& text) {
 
 void flattenConfig(const json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
     if (value.is_object()) {
-        for (const auto& [key, child] : value.items()) flattenConfig(child, prefix.empty() ? key : prefix + "." + key, out);
+        for (const auto& [key, child] : value.items()) {
+            std::string path = prefix;
+            if (!path.empty()) path += '.';
+            path += key;
+            flattenConfig(child, path, out);
+        }
         return;
     }
     out.emplace_back(prefix, value.is_null() ? "" : value.is_string() ? value.get<std::string>() : value.dump());

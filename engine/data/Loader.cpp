@@ -236,10 +236,10 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
     if (!dataset) throw std::invalid_argument("Loader: no dataset");
     checkOptions(options);
     impl_->dataset = std::move(dataset);
-    impl_->options = options;
+    impl_->options = std::move(options);
     // pin_memory() needs a CUDA build and device; CPU-only LibTorch throws on it.
-    impl_->pin = options.pin_memory && options.device.is_cuda();
-    impl_->max_in_flight = static_cast<size_t>(options.num_workers * options.prefetch_factor);
+    impl_->pin = impl_->options.pin_memory && impl_->options.device.is_cuda();
+    impl_->max_in_flight = static_cast<size_t>(impl_->options.num_workers * impl_->options.prefetch_factor);
 }
 
 Loader::~Loader() {
