@@ -73,6 +73,20 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
     return out;
 }
 
+// Writes `content` to the file `path`, or to standard output for "-". True when it went to a file.
+bool writeOutput(StoreCommandContext& context, const std::string& path, const std::string& content) {
+    if (path == "-") {
+        *context.out << content;
+        return false;
+    }
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << content;
+    file.close();
+    if (!file)
+        throw CommandError{kExitBadArguments, "Cannot write '" + path + "': " + std::generic_category().message(errno) + "."};
+    return true;
+}
+
 void listRuns(StoreCommandContext& context, const Options& o) {
     const std::string path = context.databasePath();
     std::error_code ec;
@@ -88,18 +102,9 @@ void listRuns(StoreCommandContext& context, const Options& o) {
     filter.limit = o.limit;
     const auto runs = store->listRuns(filter);
     if (!o.csv_path.empty()) {
-        const std::string csv = report::historyCsv(runs);
-        if (o.csv_path == "-") {
-            *context.out << csv;
-            return;
-        }
-        std::ofstream file(o.csv_path, std::ios::binary | std::ios::trunc);
-        file << csv;
-        file.close();
-        if (!file)
-            throw CommandError{kExitBadArguments,
-                               "Cannot write '" + o.csv_path + "': " + std::generic_category().message(errno) + "."};
-        *context.out << "Wrote " << runs.size() << " run(s) to " << o.csv_path << " (one row per run, config flattened)\n";
+        if (writeOutput(context, o.csv_path, report::historyCsv(runs)))
+            *context.out << "Wrote " << runs.size() << " run(s) to " << o.csv_path
+                         << " (one row per run, config flattened)\n";
         return;
     }
     if (runs.empty()) {
@@ -125,17 +130,8 @@ void exportRun(StoreCommandContext& context, const Options& o) {
     else if (o.format == "json") content = report::runJson(*store, id);
     else if (o.format == "md") content = report::runMarkdown(report::loadRun(*store, id));
     else content = report::runHtml(report::loadRun(*store, id));
-    if (o.out_path == "-") {
-        *context.out << content;
-        return;
-    }
-    std::ofstream file(o.out_path, std::ios::binary | std::ios::trunc);
-    file << content;
-    file.close();
-    if (!file)
-        throw CommandError{kExitBadArguments,
-                           "Cannot write '" + o.out_path + "': " + std::generic_category().message(errno) + "."};
-    *context.out << "Exported run #" << id << " (" << o.format << ") to " << o.out_path << "\n";
+    if (writeOutput(context, o.out_path, content))
+        *context.out << "Exported run #" << id << " (" << o.format << ") to " << o.out_path << "\n";
 }
 
 void tagRun(StoreCommandContext& context, const Options& o) {
