@@ -188,6 +188,26 @@ private Q_SLOTS:
         for (const auto& p : m->parameters()) QVERIFY(p.grad().defined());
     }
 
+    // The toggle reaches the layers: every ReLU of the CNN and the MLP works in place, or none does.
+    void inplaceActivationsReachEveryRelu() {
+        for (const char* name : {"cnn", "mlp"}) {
+            for (const bool inplace : {false, true}) {
+                ModelConfig c;
+                c.name = name;
+                c.inplace_activations = inplace;
+                auto m = createModel(c, ModelInput{{1, 16, 16}, 5});
+                int relus = 0;
+                for (const auto& module : m->modules(/*include_self=*/false)) {
+                    if (const auto* relu = module->as<torch::nn::ReLU>()) {
+                        ++relus;
+                        QCOMPARE(relu->options.inplace(), inplace);
+                    }
+                }
+                QCOMPARE(relus, c.name == "cnn" ? 4 : 2);
+            }
+        }
+    }
+
     void inplaceActivationsRefusedForTransformers() {
         ModelConfig c;
         c.name = "distilbert";

@@ -372,11 +372,14 @@ void ExperimentForm::updateApplicability()
     enable("data.label_column", csv || kind == "text_csv");
     enable("data.test_fraction", (csv || textData) && text("data.test_path").isEmpty());
     enable("trainer.prefetch_factor", m_ints.at("trainer.num_workers")->value() > 0);
-    // ddp and zero1 keep gradients in the reducer's buckets and always zero them in place.
-    const std::string strategy = choice("trainer.strategy");
-    const bool severalDevices = m_ints.at("trainer.devices")->value() > 1 || m_ints.at("trainer.num_nodes")->value() > 1;
-    enable("trainer.set_grads_to_none",
-           strategy == "zero2" || (strategy == "auto" && !severalDevices));
+    // The strategy these settings resolve to decides (ddp and zero1 always zero in place).
+    hearth::TrainerConfig trainer;
+    trainer.accelerator = choice("trainer.accelerator");
+    trainer.strategy = choice("trainer.strategy");
+    const int64_t devices = m_ints.at("trainer.devices")->value();   // 0: auto
+    trainer.devices = devices > 0 ? std::optional<int64_t>(devices) : std::nullopt;
+    trainer.num_nodes = m_ints.at("trainer.num_nodes")->value();
+    enable("trainer.set_grads_to_none", hearth::resolveTrainer(trainer, m_caps).set_grads_to_none);
     updateDevices();
 }
 
