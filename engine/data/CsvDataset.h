@@ -2,7 +2,7 @@
 // CsvDataset: a tabular classification set from a CSV file with a header row: one label column
 // (by name), every other column a numeric feature, standardised with training statistics.
 
-#include "engine/data/CsvReader.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/data/Dataset.h"
 
 #include <map>

@@ -2,8 +2,6 @@
 
 #include "engine/data/DataError.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -23,107 +21,7 @@ const std::vector<std::string> kFashionClasses = {"T-shirt/top", "Trouser", "Pul
                                                   "Ankle boot"};
 const std::vector<std::string> kDigitClasses = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The whole (decompressed) content of a file. zlib reads raw files transparently; a gzip stream
-// that ends early keeps what was decoded so the size check can say how much arrived.
-struct FileContent {
-    std::vector<uint8_t> bytes;
-    bool gzip = false;
-    bool stream_truncated = false;
-};
-
-FileContent readContent(const std::string& path) {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-        throw DataError(path + ": no such file");
-    gzFile file = gzopen(path.c_str(), "rb");
-    if (!file) throw DataError(path + ": cannot open: " + std::generic_category().message(errno));
-    gzbuffer(file, 1 << 18);
-    FileContent content;
-    const auto file_size = static_cast<size_t>(fs::file_size(path, ec));
-    content.bytes.reserve(endsWith(path, ".gz") ? file_size * 2 : file_size);
-    constexpr unsigned kChunk = 1u << 20;
-    while (true) {
-        const size_t old = content.bytes.size();
-        content.bytes.resize(old + kChunk);
-        const int got = gzread(file, content.bytes.data() + old, kChunk);
-        content.bytes.resize(old + static_cast<size_t>(std::max(got, 0)));
-        if (got <= 0) break;
-    }
-    int errnum = Z_OK;
-    const char* message = gzerror(file, &errnum);
-    const std::string zlib_message = message ? message : "";
-    content.gzip = gzdirect(file) == 0;
-    gzclose(file);
-    if (errnum == Z_BUF_ERROR) {
-        content.stream_truncated = true;
-    } else if (errnum != Z_OK) {
-        throw DataError(path + ": cannot decompress (zlib: " + zlib_message + ")");
-    }
-    return content;
-}
-
-uint32_t bigEndian32(const uint8_t* p) {
-    return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
-
-std::string hex32(uint32_t value) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", value);
-    return buf;
-}
-
-// "10000 images of 28x28" / "10000 labels": what the header promises, in the user's words.
-std::string promise(const std::vector<int64_t>& dims) {
-    if (dims.size() == 1) return std::to_string(dims[0]) + " labels";
-    std::string text = std::to_string(dims[0]) + (dims.size() == 3 ? " images of " : " items of ");
-    for (size_t i = 1; i < dims.size(); ++i) text += (i > 1 ? "x" : "") + std::to_string(dims[i]);
-    return text;
-}
-
 }  // namespace
-
-IdxFile readIdxFile(const std::string& path, int expected_rank) {
-    FileContent content = readContent(path);
-    const std::string holds = std::to_string(content.bytes.size()) + " bytes" +
-                              (content.gzip ? " (decompressed)" : "");
-    if (content.bytes.size() < 4)
-        throw DataError(path + ": truncated: the file holds " + holds +
-                        ", too few for an IDX header");
-    const uint32_t magic = bigEndian32(content.bytes.data());
-    const uint32_t expected_magic = 0x00000800u | static_cast<uint32_t>(expected_rank);
-    if (magic != expected_magic)
-        throw DataError(path + ": bad magic number " + hex32(magic) + ", expected " +
-                        hex32(expected_magic) + " (IDX " +
-                        (expected_rank == 1 ? "labels" : "images") + " of unsigned bytes)");
-    IdxFile idx;
-    idx.header_size = 4 + 4 * static_cast<size_t>(expected_rank);
-    if (content.bytes.size() < idx.header_size)
-        throw DataError(path + ": truncated: the file holds " + holds + ", the IDX header needs " +
-                        std::to_string(idx.header_size));
-    int64_t payload = 1;
-    for (int d = 0; d < expected_rank; ++d) {
-        const int64_t dim = bigEndian32(content.bytes.data() + 4 + 4 * static_cast<std::ptrdiff_t>(d));
-        if (dim <= 0 || dim > (int64_t{1} << 31) || (d > 0 && dim > 65536))
-            throw DataError(path + ": implausible dimension " + std::to_string(dim) + " in the header");
-        idx.dims.push_back(dim);
-        payload *= dim;
-    }
-    const auto expected = static_cast<int64_t>(idx.header_size) + payload;
-    const auto actual = static_cast<int64_t>(content.bytes.size());
-    if (actual < expected || content.stream_truncated)
-        throw DataError(path + ": truncated: header promises " + promise(idx.dims) + " (" +
-                        std::to_string(expected) + " bytes) but the file holds " + holds +
-                        (content.stream_truncated ? "; the gzip stream ends early" : ""));
-    if (actual > expected)
-        throw DataError(path + ": header promises " + promise(idx.dims) + " (" +
-                        std::to_string(expected) + " bytes) but the file holds " + holds);
-    idx.bytes = std::move(content.bytes);
-    return idx;
-}
 
 IdxDataset::IdxDataset(const std::string& images_path, const std::string& labels_path,
                        std::vector<std::string> class_names)

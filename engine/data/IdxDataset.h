@@ -3,6 +3,7 @@
 // uint8 in memory and converted to normalised float32 when a batch is built (on loader workers).
 
 #include "engine/data/Dataset.h"
+#include "engine/data/formats/IdxFile.h"
 
 #include <cstdint>
 #include <memory>
@@ -10,19 +11,6 @@
 #include <vector>
 
 namespace hearth {
-
-// The decoded content of one IDX file: its dimensions and its bytes (header included).
-struct IdxFile {
-    std::vector<int64_t> dims;
-    std::vector<uint8_t> bytes;
-    size_t header_size = 0;
-    const uint8_t* payload() const { return bytes.data() + header_size; }
-};
-
-// Reads an IDX file of unsigned bytes (magic 0x00000800 | rank), gzip-compressed or raw, and
-// checks the magic, the rank and that the size matches the header. Throws DataError naming
-// `path` and what was expected.
-IdxFile readIdxFile(const std::string& path, int expected_rank);
 
 class IdxDataset final : public Dataset {
 public:

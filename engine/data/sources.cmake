@@ -5,9 +5,10 @@ target_sources(hearth_engine PRIVATE
   data/Dataset.cpp
   data/Permutation.cpp
   data/IdxDataset.cpp
-  data/TextEncoding.cpp
+  data/formats/TextEncoding.cpp
+  data/formats/IdxFile.cpp
   data/WordNetGlosses.cpp
-  data/CsvReader.cpp
+  data/formats/CsvReader.cpp
   data/CsvDataset.cpp
   data/SplitPlan.cpp
   data/DataModule.cpp

@@ -3,6 +3,7 @@ target_sources(hearth_engine PRIVATE
   models/ModelRegistry.cpp
   models/Mlp.cpp
   models/Cnn.cpp
+  models/SafeTensorsHeader.cpp
   models/SafeTensors.cpp
   models/TransformerSpec.cpp
   models/Transformer.cpp

@@ -1,7 +1,7 @@
 #include "engine/text/BertTokenizer.h"
 
 #include "engine/data/DataError.h"
-#include "engine/data/TextEncoding.h"
+#include "engine/data/formats/TextEncoding.h"
 
 #include <nlohmann/json.hpp>
 #include <unicode/normalizer2.h>

@@ -1,6 +1,6 @@
 #include "engine/text/TextCsv.h"
 
-#include "engine/data/CsvReader.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/data/DataError.h"
 
 #include <algorithm>

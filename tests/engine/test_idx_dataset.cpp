@@ -171,6 +171,33 @@ private Q_SLOTS:
         VERIFY_CONTAINS(msg, "header promises 10 labels (18 bytes) but the file holds 20 bytes");
     }
 
+    // A hostile header cannot make the reader allocate: what it promises is checked against what
+    // the file can hold (raw: its size; gzip: the most deflate can inflate to) first.
+    void hostileHeadersAreRefusedBeforeAllocating() {
+        writeGzip(path("huge.gz"), idxBytes(0x803, {0x80000000u, 65536, 65536}, 0, 1));
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readIdxFile(path("huge.gz"), 3); }),
+                        "implausible header: it promises 2147483648 images of 65536x65536, over 1 TiB");
+        writeGzip(path("promise.gz"), idxBytes(0x803, {1000000, 28, 28}, 16, 1));
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readIdxFile(path("promise.gz"), 3); }),
+                        "truncated: header promises 1000000 images of 28x28 (784000016 bytes) but the file holds");
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readIdxFile(path("promise.gz"), 3); }),
+                        "compressed bytes, which cannot inflate to that much");
+        writeRaw(path("promise-raw"), idxBytes(0x803, {1000000, 28, 28}, 16, 1));
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readIdxFile(path("promise-raw"), 3); }),
+                        "truncated: header promises 1000000 images of 28x28 (784000016 bytes) but the file holds 32 bytes");
+    }
+
+    // A small .gz that inflates far past its header's promise (a gzip bomb) is read only up to
+    // the promise plus a bounded count of the rest, never kept.
+    void gzipBombStopsPastThePromise() {
+        std::string bomb = idxBytes(0x801, {10}, 10, 10);
+        bomb += std::string(size_t{80} << 20, '\0');
+        writeGzip(path("bomb.gz"), bomb);
+        QVERIFY(readAll(path("bomb.gz")).size() < (size_t{1} << 20));
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readIdxFile(path("bomb.gz"), 1); }),
+                        "header promises 10 labels (18 bytes) but the file holds more than 67108882 bytes (decompressed)");
+    }
+
     void imageAndLabelCountsMustAgree() {
         writeRaw(path("images3"), idxBytes(0x803, {3, 28, 28}, 3 * 784, 256));
         writeRaw(path("labels4"), idxBytes(0x801, {4}, 4, 10));

@@ -1,6 +1,6 @@
 // UTF-8 validation and Windows-1252 decoding for user files.
 
-#include "engine/data/TextEncoding.h"
+#include "engine/data/formats/TextEncoding.h"
 
 #include <cstdint>
 

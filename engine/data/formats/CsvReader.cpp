@@ -1,7 +1,7 @@
-#include "engine/data/CsvReader.h"
+#include "engine/data/formats/CsvReader.h"
 
 #include "engine/data/DataError.h"
-#include "engine/data/TextEncoding.h"
+#include "engine/data/formats/TextEncoding.h"
 
 #include <cerrno>
 #include <cstring>
