@@ -154,8 +154,9 @@ ExperimentConfig configFromJson(const std::string& json_text) {
     Json j;
     try {
         j = Json::parse(json_text);
-    } catch (const Json::parse_error& e) {
-        // nlohmann's message carries line and column ("syntax error while parsing ... at line 3, column 5").
+    } catch (const Json::exception& e) {
+        // nlohmann's message carries line and column ("syntax error while parsing ... at line 3, column 5"),
+        // or names the number it cannot hold ("number overflow parsing '5e605'").
         std::string what = e.what();
         const auto pos = what.find("] ");
         throw ConfigError("", "not valid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
@@ -214,8 +215,8 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment) {
     Json value;
     try {
         value = Json::parse(text);
-    } catch (const Json::parse_error&) {
-        value = text;   // bare words are strings: trainer.precision=bf16-mixed
+    } catch (const Json::exception&) {
+        value = text;   // bare words are strings: trainer.precision=bf16-mixed (and 1e999, which no number holds)
     }
     // A string field keeps the literal text even when it parses as JSON (name=123); a key whose
     // null is spelled as a word ("auto") is not a string field.

@@ -117,6 +117,14 @@ private Q_SLOTS:
         } catch (const ConfigError& e) {
             QVERIFY2(std::string(e.what()).find("line 3") != std::string::npos, e.what());
         }
+        // A number no double holds is a ConfigError too (found by fuzz_config), not an escape.
+        try {
+            configFromJson(R"({"optimizer": {"lr": 5e605}})");
+            QFAIL("an overflowing number was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(std::string(e.what()).find("not valid JSON: number overflow parsing '5e605'") != std::string::npos,
+                     e.what());
+        }
     }
 
     void overrideSetsNestedValues() {
@@ -148,6 +156,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer.max_epochs"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer.max_epochs=many"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "trainer=3"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, applyOverride(c, "optimizer.lr=1e999"));   // the key's type error
     }
 
     void outOfRangeValuesAreFlagged() {
