@@ -13,4 +13,6 @@ target_sources(hearth_storage PRIVATE
   TextTable.cpp
   RunFormat.cpp
   RunProfileText.cpp
-  RunExport.cpp)
+  RunExport.cpp
+  tensorboard/EventFile.cpp
+  tensorboard/TensorBoardExport.cpp)

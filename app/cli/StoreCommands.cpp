@@ -3,6 +3,7 @@
 #include "storage/ProcessIdentity.h"
 #include "storage/RunReport.h"
 #include "storage/RunStore.h"
+#include "storage/tensorboard/TensorBoardExport.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -125,6 +126,20 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
 void exportRun(StoreCommandContext& context, const Options& o) {
     const auto store = openStore(context);
     const int64_t id = resolve(*store, o.run);
+    if (o.format == "tensorboard") {
+        if (o.out_path == "-")
+            throw CommandError{kExitBadArguments, "--format tensorboard writes a directory of event files; give one with --out DIR."};
+        report::TensorBoardExport written;
+        try {
+            written = report::exportTensorBoard(*store, id, o.out_path);
+        } catch (const report::ExportError& e) {
+            throw CommandError{kExitBadArguments, e.what()};
+        }
+        *context.out << "Exported run #" << id << " for TensorBoard to " << written.run_dir << " (" << written.step_points
+                     << " steps, " << written.epoch_points << " epochs, " << written.hparams
+                     << " hyperparameters)\nView it with: tensorboard --logdir " << o.out_path << "\n";
+        return;
+    }
     std::string content;
     if (o.format == "csv") content = report::metricsCsv(*store, id);
     else if (o.format == "json") content = report::runJson(*store, id);
@@ -209,12 +224,15 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
     compare->add_option("runs", o->runs, "Two or more run ids or name prefixes")->required();
     compare->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { compareRuns(context, *o); }); });
 
-    auto* exporter = subcommand(app, context, "export", "Write a run as CSV metrics, JSON, Markdown or HTML");
+    auto* exporter = subcommand(app, context, "export", "Write a run as CSV metrics, JSON, Markdown, HTML or TensorBoard events");
     exporter->add_option("run", o->run, "Run id or unique name prefix")->required();
-    exporter->add_option("--format", o->format, "csv (Lightning metrics.csv layout) | json | md | html")
+    exporter->add_option("--format", o->format, "csv (Lightning metrics.csv layout) | json | md | html | tensorboard")
         ->required()
-        ->check(CLI::IsMember({"csv", "json", "md", "html"}));
-    exporter->add_option("--out", o->out_path, "Output file ('-' for standard output)")->required();
+        ->check(CLI::IsMember({"csv", "json", "md", "html", "tensorboard"}));
+    exporter->add_option("--out", o->out_path,
+                         "Output file ('-' for standard output); for tensorboard a directory, where the run "
+                         "becomes the subdirectory <id>-<name>")
+        ->required();
     exporter->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { exportRun(context, *o); }); });
 }
 

@@ -5,7 +5,9 @@
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -143,6 +145,7 @@ private Q_SLOTS:
     void compareListsDifferingKeysMetricsAndSpeedup();
     void exportCsvFollowsLightningLayout();
     void exportJsonMarkdownAndHtml();
+    void exportTensorBoardWritesARunDirectory();
     void tagNoteAndRenameEditTheRun();
     void deleteAsksAndRefusesWithoutAnswer();
     void unknownOrAmbiguousRunExitsTwo();
@@ -263,6 +266,25 @@ void CliStoreTest::exportJsonMarkdownAndHtml() {
     const Result unwritable = runCli({"export", id(ids_.cnn), "--format", "csv", "--out", "/proc/no/such/file", "--db", db_});
     QCOMPARE(unwritable.code, 2);
     QVERIFY(unwritable.errHas("/proc/no/such/file"));
+}
+
+void CliStoreTest::exportTensorBoardWritesARunDirectory() {
+    const QString out = dir_.filePath("tb");
+    const Result r = runCli({"export", id(ids_.cnn), "--format", "tensorboard", "--out", out.toStdString(), "--db", db_});
+    QCOMPARE(r.code, 0);
+    const QString run_dir = out + "/" + QString::fromStdString(id(ids_.cnn)) + "-fashion-cnn";
+    QVERIFY(r.has("Exported run #" + id(ids_.cnn) + " for TensorBoard to " + run_dir.toStdString() + " (30 steps, 2 epochs"));
+    QVERIFY(r.has("tensorboard --logdir " + out.toStdString()));
+    const QStringList files = QDir(run_dir).entryList({"events.out.tfevents.*"}, QDir::Files);
+    QCOMPARE(files.size(), 1);
+    QVERIFY(QFileInfo(run_dir + "/" + files[0]).size() > 30 * 50);
+
+    const Result to_stdout = runCli({"export", id(ids_.cnn), "--format", "tensorboard", "--out", "-", "--db", db_});
+    QCOMPARE(to_stdout.code, 2);
+    QVERIFY(to_stdout.errHas("--out DIR"));
+    const Result unwritable = runCli({"export", id(ids_.cnn), "--format", "tensorboard", "--out", "/proc/no/such", "--db", db_});
+    QCOMPARE(unwritable.code, 2);
+    QVERIFY(unwritable.errHas("Cannot create the directory '/proc/no/such/"));
 }
 
 void CliStoreTest::tagNoteAndRenameEditTheRun() {
