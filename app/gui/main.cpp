@@ -15,7 +15,7 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("Hearth"));
     QApplication::setApplicationDisplayName(QStringLiteral("Hearth"));
     QApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("hearth"));
+    QApplication::setDesktopFileName(QStringLiteral("org.hearth_workbench.Hearth"));   // the installed .desktop (installer/)
     Q_INIT_RESOURCE(hearth);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/hearth.png")));
 
