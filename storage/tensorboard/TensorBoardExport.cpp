@@ -55,7 +55,12 @@ struct HParam {
 
 void addLeaves(const json& node, const std::string& prefix, std::vector<HParam>& out) {
     if (node.is_object()) {
-        for (const auto& [key, value] : node.items()) addLeaves(value, prefix.empty() ? key : prefix + "." + key, out);
+        for (const auto& [key, value] : node.items()) {
+            std::string name = prefix;
+            if (!name.empty()) name += '.';
+            name += key;
+            addLeaves(value, name, out);
+        }
         return;
     }
     if (node.is_null()) return;   // unset (auto) keys have no value to show
@@ -97,7 +102,7 @@ int sessionStatus(const std::string& status) {
 
 class EventLog {
 public:
-    void add(double wall_time, int64_t step, std::vector<std::string> values) {
+    void add(double wall_time, int64_t step, const std::vector<std::string>& values) {
         m_data += tb::tfRecord(tb::event(wall_time, step, values));
     }
     void addRaw(const std::string& event) { m_data += tb::tfRecord(event); }
@@ -194,7 +199,7 @@ TensorBoardExport exportTensorBoard(const RunStore& store, int64_t run_id, const
             values.push_back(tb::scalarValue("epoch/val_accuracy", m.val_accuracy));
         }
         if (scaled) values.push_back(tb::scalarValue("epoch/skipped_steps", static_cast<double>(m.skipped_steps)));
-        log.add(wall, m.global_step, std::move(values));
+        log.add(wall, m.global_step, values);
         last_step = std::max(last_step, m.global_step);
         ++result.epoch_points;
     };
@@ -208,7 +213,7 @@ TensorBoardExport exportTensorBoard(const RunStore& store, int64_t run_id, const
                                            tb::scalarValue("speed/step_time_ms", m.step_time_ms),
                                            tb::scalarValue("speed/data_wait_ms", m.data_wait_ms)};
         if (scaled) values.push_back(tb::scalarValue("train/loss_scale", m.loss_scale));
-        log.add(wall, m.global_step, std::move(values));
+        log.add(wall, m.global_step, values);
         last_step = std::max(last_step, m.global_step);
         ++result.step_points;
     }

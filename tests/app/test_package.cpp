@@ -45,8 +45,8 @@ void PackageTest::initTestCase() {
     for (const char* tool : {"cpack", "dpkg-deb", "dpkg-shlibdeps"})
         if (QStandardPaths::findExecutable(tool).isEmpty())
             QSKIP(qPrintable(QString("%1 is not installed (scripts/install-deps installs it)").arg(tool)));
-    const Ran cpack = run("cpack", {"-G", "DEB", "--config", HEARTH_BUILD_DIR "/CPackConfig.cmake", "-B", dir_.path()},
-                          HEARTH_BUILD_DIR);
+    const QString config = QStringLiteral(HEARTH_BUILD_DIR) + "/CPackConfig.cmake";
+    const Ran cpack = run("cpack", {"-G", "DEB", "--config", config, "-B", dir_.path()}, HEARTH_BUILD_DIR);
     QVERIFY2(cpack.code == 0, qPrintable(cpack.out));
     const QStringList debs = QDir(dir_.path()).entryList({"hearth_*_amd64.deb"}, QDir::Files);
     QCOMPARE(debs.size(), 1);
