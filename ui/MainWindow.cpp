@@ -121,6 +121,8 @@ void MainWindow::buildMenus()
     file->addAction(tr("Save Experiment &As…"), QKeySequence::SaveAs, m_panel, &ExperimentPanel::saveAsInteractively);
     file->addSeparator();
     file->addAction(tr("&Export Report…"), m_report, &ReportView::exportInteractively);
+    file->addAction(tr("Export for &TensorBoard…"), m_report, &ReportView::exportTensorBoardInteractively)
+        ->setStatusTip(tr("The shown run's scalars, hyperparameters and report as TensorBoard event files."));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

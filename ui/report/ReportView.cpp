@@ -1,6 +1,7 @@
 #include "ui/report/ReportView.h"
 
 #include "storage/RunStore.h"
+#include "storage/tensorboard/TensorBoardExport.h"
 #include "ui/report/ConfusionMatrixView.h"
 #include "ui/report/SampleBrowser.h"
 #include "engine/metrics/RunProfile.h"
@@ -9,6 +10,7 @@
 #include "ui/widgets/Format.h"
 #include "ui/widgets/PlotTheme.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -54,7 +56,7 @@ ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
 }  // namespace
 
 ReportView::ReportView(const QString& dbPath, QWidget* parent)
-    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_title(new QLabel), m_subtitle(new QLabel),
+    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_exportLoader(new StoreLoader(dbPath, this)), m_title(new QLabel), m_subtitle(new QLabel),
       m_export(new QPushButton(tr("Export Report…"))), m_savePlots(new QPushButton(tr("Save Plots…"))),
       m_tabs(new QTabWidget), m_table(new QTableWidget), m_matrix(new ConfusionMatrixView), m_curves(new QCustomPlot),
       m_samples(new SampleBrowser), m_profile(new ProfileBars), m_details(new QTreeWidget)
@@ -312,6 +314,44 @@ void ReportView::exportInteractively()
     QString error;
     if (!path.isEmpty() && !exportReport(m_report, path, &error))
         QMessageBox::warning(this, tr("Cannot Export Report"), error);
+}
+
+void ReportView::exportTensorBoard(const QString& dir)
+{
+    if (m_runId <= 0) {
+        Q_EMIT tensorBoardExportFailed(tr("No run is shown."));
+        return;
+    }
+    const qint64 runId = m_runId;
+    const std::string out = dir.toStdString();
+    m_exportLoader->load(
+        [runId, out](const hearth::RunStore& store) { return hearth::report::exportTensorBoard(store, runId, out); },
+        [this](const hearth::report::TensorBoardExport& written) {
+            Q_EMIT tensorBoardExported(QString::fromStdString(written.run_dir));
+        },
+        [this](const QString& message) { Q_EMIT tensorBoardExportFailed(message); });
+}
+
+void ReportView::exportTensorBoardInteractively()
+{
+    if (m_runId <= 0)
+        return;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export for TensorBoard: choose the log folder"),
+        QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation));
+    if (dir.isEmpty())
+        return;
+    auto* context = new QObject(this);   // one answer, then the connections go
+    connect(this, &ReportView::tensorBoardExported, context, [this, dir, context](const QString& runDir) {
+        context->deleteLater();
+        QMessageBox::information(this, tr("Exported for TensorBoard"),
+            tr("The run's event files are in\n%1\n\nView them with:\ntensorboard --logdir %2")
+                .arg(QDir::toNativeSeparators(runDir), QDir::toNativeSeparators(dir)));
+    });
+    connect(this, &ReportView::tensorBoardExportFailed, context, [this, context](const QString& message) {
+        context->deleteLater();
+        QMessageBox::warning(this, tr("Cannot Export for TensorBoard"), message);
+    });
+    exportTensorBoard(dir);
 }
 
 void ReportView::savePlotsInteractively()

@@ -55,10 +55,16 @@ public Q_SLOTS:
     void reload();
     void exportInteractively();
     void savePlotsInteractively();
+    // TensorBoard event files of the run shown, into `dir`/<id>-<name>/ (off the GUI thread):
+    // tensorBoardExported with that folder, or tensorBoardExportFailed with the reason.
+    void exportTensorBoard(const QString& dir);
+    void exportTensorBoardInteractively();   // asks for the folder; says where it went or why not
 
 Q_SIGNALS:
     void loaded(qint64 runId);
     void loadFailed(qint64 runId, const QString& message);
+    void tensorBoardExported(const QString& runDir);
+    void tensorBoardExportFailed(const QString& message);
 
 private:
     void display(const Loaded& data);
@@ -69,6 +75,7 @@ private:
     void clearAll(const QString& message);
 
     StoreLoader* m_loader;
+    StoreLoader* m_exportLoader;   // its own, so that an export never drops a display load
     qint64 m_runId = 0;
     RunReport m_report;
     QLabel* m_title;

@@ -14,6 +14,7 @@
 #include "ui/report/ReportView.h"
 #include "ui/report/SampleBrowser.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -129,6 +130,21 @@ private Q_SLOTS:
         QCOMPARE(view.classificationTable()->rowCount(), 3 + 3);   // cat, dog, bird + summaries
         QCOMPARE(view.curves()->graph(0)->dataCount(), 40);         // the step curve
         QVERIFY(view.sampleBrowser()->visibleCount() > 0);          // mistakes from the loader
+
+        // File > Export for TensorBoard: the shown run's event file, written off the GUI thread.
+        QSignalSpy exported(&view, &ReportView::tensorBoardExported);
+        QSignalSpy failed(&view, &ReportView::tensorBoardExportFailed);
+        view.exportTensorBoard(m_dir.filePath("tb"));
+        QTRY_COMPARE(exported.count(), 1);
+        const QString runDir = exported.at(0).at(0).toString();
+        QCOMPARE(runDir, m_dir.filePath("tb") + QStringLiteral("/%1-second").arg(ids[1]));
+        QCOMPARE(QDir(runDir).entryList({QStringLiteral("events.out.tfevents.*")}, QDir::Files).size(), 1);
+        QFile blocker(m_dir.filePath("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        view.exportTensorBoard(blocker.fileName());
+        QTRY_COMPARE(failed.count(), 1);
+        QVERIFY(failed.at(0).at(0).toString().startsWith(QStringLiteral("Cannot create the directory")));
     }
 
     void idxReaderDecodesFashionMnistTestImages()
