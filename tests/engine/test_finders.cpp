@@ -40,6 +40,14 @@ std::vector<double> stepLosses(const testing::RecordingSink& sink) {
     return out;
 }
 
+// "128: 312 MiB fits, 256: ..." for failure messages (the peaks are measured, so noisy).
+QString trialsText(const BatchSizeResult& r) {
+    QStringList parts;
+    for (const auto& t : r.trials)
+        parts << QString("%1: %2 MiB %3").arg(t.batch_size).arg(t.peak_bytes >> 20).arg(t.fits ? "fits" : "over");
+    return parts.join(", ");
+}
+
 const BatchSizeTrial* trialOf(const BatchSizeResult& r, int64_t batch) {
     for (const auto& t : r.trials)
         if (t.batch_size == batch) return &t;
@@ -115,7 +123,9 @@ private Q_SLOTS:
         std::vector<int64_t> reported;
         limited.on_trial = [&](const BatchSizeTrial& t) { reported.push_back(t.batch_size); };
         const auto found = findBatchSize(config, limited, stop);
-        QVERIFY2(found.batch_size >= 256 && found.batch_size < 512, qPrintable(QString::number(found.batch_size)));
+        QVERIFY2(found.batch_size >= 256 && found.batch_size < 512,
+                 qPrintable(QString("limit %1 MiB; first search %2; second %3")
+                                .arg(limited.memory_limit_bytes >> 20).arg(trialsText(measured), trialsText(found))));
         QCOMPARE(found.first_failure, found.batch_size + 1);
         const auto* fit = trialOf(found, found.batch_size);
         const auto* over = trialOf(found, found.first_failure);
