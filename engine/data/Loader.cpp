@@ -264,9 +264,12 @@ int64_t Loader::batchesPerEpoch() const {
     return impl_->options.drop_last ? samples / bs : (samples + bs - 1) / bs;
 }
 
-void Loader::startEpoch(int64_t epoch) {
+void Loader::startEpoch(int64_t epoch, int64_t first_batch) {
     Impl& d = *impl_;
     BatchPlan plan = d.epochPlan(epoch);
+    // The plan is the same for every start; a resumed epoch drops the batches it already had.
+    const auto skip = static_cast<size_t>(std::clamp<int64_t>(first_batch, 0, static_cast<int64_t>(plan.size())));
+    plan.erase(plan.begin(), plan.begin() + static_cast<std::ptrdiff_t>(skip));
     d.epoch = epoch;
     d.epoch_started = true;
     d.last_wait_ms = 0.0;

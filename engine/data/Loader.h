@@ -45,7 +45,9 @@ public:
 
     int64_t batchesPerEpoch() const;
     int64_t samplesPerEpoch() const;   // this rank's share
-    void startEpoch(int64_t epoch);    // (re)starts iteration; stops any unfinished epoch
+    // (Re)starts iteration at batch `first_batch` of the epoch's plan (a resumed epoch skips the
+    // batches it already trained, without building them); stops any unfinished epoch.
+    void startEpoch(int64_t epoch, int64_t first_batch = 0);
     // Next batch on options.device, or nullopt at the end of the epoch. Rethrows worker errors.
     std::optional<Batch> next();
     double lastWaitMs() const;         // how long the last next() blocked for data

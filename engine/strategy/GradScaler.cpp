@@ -16,7 +16,7 @@ bool hasNativeKernels(const torch::Device& device) {
 
 }  // namespace
 
-GradScaler::GradScaler(GradScalerOptions options) : options_(options) {
+GradScaler::GradScaler(GradScalerOptions options) : options_(options), initial_{options.init_scale, 0} {
     if (options_.init_scale <= 0.0 || options_.growth_factor <= 1.0 || options_.backoff_factor <= 0.0 ||
         options_.backoff_factor >= 1.0 || options_.growth_interval < 1) {
         throw std::invalid_argument(
@@ -30,8 +30,8 @@ void GradScaler::lazyInit(const torch::Device& device) {
         return;
     }
     const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-    scale_ = torch::full({1}, options_.init_scale, f32);
-    growth_tracker_ = torch::zeros({1}, f32.dtype(torch::kInt32));
+    scale_ = torch::full({1}, initial_.scale, f32);
+    growth_tracker_ = torch::full({1}, initial_.growth_tracker, f32.dtype(torch::kInt32));
     found_inf_ = torch::zeros({1}, f32);
 }
 
@@ -132,11 +132,19 @@ void GradScaler::updateOnDevice() {
 }
 
 double GradScaler::currentScale() const {
-    return scale_.defined() ? scale_.item<double>() : options_.init_scale;
+    return scale_.defined() ? scale_.item<double>() : initial_.scale;
 }
 
 int64_t GradScaler::growthTracker() const {
-    return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : 0;
+    return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : initial_.growth_tracker;
+}
+
+void GradScaler::loadState(const GradScalerState& state) {
+    initial_ = state;
+    if (scale_.defined()) {
+        scale_.fill_(state.scale);
+        growth_tracker_.fill_(state.growth_tracker);
+    }
 }
 
 }  // namespace hearth

@@ -20,6 +20,12 @@ struct GradScalerOptions {
     int64_t growth_interval = 2000;  // consecutive good steps before the scale grows
 };
 
+// What a training state keeps of a scaler, to continue it exactly.
+struct GradScalerState {
+    double scale = 65536.0;
+    int64_t growth_tracker = 0;   // consecutive good steps since the scale last changed
+};
+
 class GradScaler final {
 public:
     explicit GradScaler(GradScalerOptions options = {});
@@ -38,6 +44,9 @@ public:
 
     double currentScale() const;    // host copy (syncs)
     int64_t growthTracker() const;  // host copy (syncs)
+    GradScalerState state() const { return {currentScale(), growthTracker()}; }
+    // Continues from `state` (before the first step: from then on, on the loss's device).
+    void loadState(const GradScalerState& state);
     const GradScalerOptions& options() const { return options_; }
 
 private:
@@ -47,6 +56,7 @@ private:
     void updateOnDevice();
 
     GradScalerOptions options_;
+    GradScalerState initial_;       // what lazyInit creates: the options' scale, or a loaded state
     torch::Tensor scale_;           // float32 [1]
     torch::Tensor growth_tracker_;  // int32 [1]
     torch::Tensor found_inf_;       // float32 [1]: > 0 when this step saw inf/nan

@@ -53,9 +53,9 @@ private:
     mutable std::mutex mutex_;
 };
 
-std::vector<int64_t> epochOrder(Loader& loader, int64_t epoch) {
+std::vector<int64_t> epochOrder(Loader& loader, int64_t epoch, int64_t first_batch = 0) {
     std::vector<int64_t> order;
-    loader.startEpoch(epoch);
+    loader.startEpoch(epoch, first_batch);
     while (auto batch = loader.next()) {
         const auto n = batch->indices.size(0);
         for (int64_t i = 0; i < n; ++i) {
@@ -126,6 +126,23 @@ private Q_SLOTS:
         std::sort(sorted.begin(), sorted.end());
         QVERIFY(sorted != a);   // shuffled
         QCOMPARE(epochOrder(serial, 1), epochOrder(threaded, 1));
+    }
+
+    // A resumed epoch (startEpoch(e, k)) delivers exactly the batches the whole epoch would have
+    // delivered after its k-th, for any worker count, and builds none of the skipped ones.
+    void resumedEpochDeliversTheRestOfItsPlan() {
+        auto data = std::make_shared<CountingDataset>(103);
+        for (const int64_t workers : {0, 2}) {
+            Loader whole(data, options(10, workers));
+            Loader resumed(data, options(10, workers));
+            const std::vector<int64_t> all = epochOrder(whole, 3);
+            const int64_t before = data->started.load();
+            const std::vector<int64_t> rest = epochOrder(resumed, 3, 4);
+            QCOMPARE(rest, std::vector<int64_t>(all.begin() + 40, all.end()));
+            QCOMPARE(data->started.load() - before, int64_t{7});   // batches 5..11 only
+            QVERIFY(epochOrder(resumed, 3, 11).empty());          // past the end: nothing left
+            QCOMPARE(epochOrder(resumed, 4), epochOrder(whole, 4));   // the next epoch starts whole
+        }
     }
 
     void nextEpochAndOtherSeedShuffleDifferently() {

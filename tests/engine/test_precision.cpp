@@ -64,6 +64,38 @@ private Q_SLOTS:
         QCOMPARE(scaler.growthTracker(), int64_t(0));
     }
 
+    // A training state keeps the scale and the growth tracker; a new scaler given them (before its
+    // first step, as on resume) continues exactly like the one that never stopped.
+    void scalerStateContinuesExactly() {
+        TinyProblem p;
+        GradScaler scaler(smallScaler());
+        p.backward(scaler, true);   // backs off to 512
+        scaler.step(p.opt);
+        scaler.update();
+        p.backward(scaler, false);
+        scaler.step(p.opt);
+        scaler.update();
+        const GradScalerState saved = scaler.state();
+        QCOMPARE(saved.scale, 512.0);
+        QCOMPARE(saved.growth_tracker, int64_t(1));
+        GradScaler resumed(smallScaler());
+        resumed.loadState(saved);
+        QCOMPARE(resumed.currentScale(), 512.0);
+        for (int i = 0; i < 2; ++i) {   // two more good steps: both grow to 1024 at the third
+            for (GradScaler* s : {&scaler, &resumed}) {
+                p.backward(*s, false);
+                s->step(p.opt);
+                s->update();
+            }
+            QCOMPARE(resumed.currentScale(), scaler.currentScale());
+            QCOMPARE(resumed.growthTracker(), scaler.growthTracker());
+        }
+        QCOMPARE(resumed.currentScale(), 1024.0);
+        resumed.loadState({4096.0, 2});   // also once the scale exists
+        QCOMPARE(resumed.currentScale(), 4096.0);
+        QCOMPARE(resumed.growthTracker(), int64_t(2));
+    }
+
     void scalerGrowsAfterGrowthInterval() {
         TinyProblem p;
         GradScaler scaler(smallScaler());

@@ -1,0 +1,223 @@
+#include "engine/train/TrainingState.h"
+
+#include "engine/strategy/CheckpointFile.h"
+
+#include <ATen/core/Generator.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+namespace hearth {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr const char* kMagic = "hearth-training-state";
+
+std::string shapeText(const torch::Tensor& t) {
+    std::string out;
+    for (int64_t i = 0; i < t.dim(); ++i) out += (i ? "x" : "") + std::to_string(t.size(i));
+    return out.empty() ? "scalar" : out;
+}
+
+Json progressToJson(const TrainingState& s) {
+    Json j;
+    j["loop"] = Json::parse(loopStateToJson(s.loop));
+    j["epoch"] = {{"loss_sum", s.epoch.loss_sum}, {"correct", s.epoch.correct},       {"samples", s.epoch.samples},
+                  {"batches", s.epoch.batches},   {"local_samples", s.epoch.local_samples},
+                  {"skipped_steps", s.epoch.skipped_steps}, {"wait_ms", s.epoch.wait_ms},
+                  {"train_time_s", s.epoch.train_time_s}};
+    j["elapsed_s"] = s.elapsed_s;
+    if (s.scaler) j["scaler"] = {{"scale", s.scaler->scale}, {"growth_tracker", s.scaler->growth_tracker}};
+    j["callbacks"] = Json::parse(s.callbacks_json);
+    return j;
+}
+
+void progressFromJson(const Json& j, TrainingState& s) {
+    s.loop = loopStateFromJson(j.at("loop").dump());
+    const Json& e = j.at("epoch");
+    s.epoch.loss_sum = e.at("loss_sum").get<double>();
+    s.epoch.correct = e.at("correct").get<int64_t>();
+    s.epoch.samples = e.at("samples").get<int64_t>();
+    s.epoch.batches = e.at("batches").get<int64_t>();
+    s.epoch.local_samples = e.at("local_samples").get<int64_t>();
+    s.epoch.skipped_steps = e.at("skipped_steps").get<int64_t>();
+    s.epoch.wait_ms = e.at("wait_ms").get<double>();
+    s.epoch.train_time_s = e.at("train_time_s").get<double>();
+    s.elapsed_s = j.at("elapsed_s").get<double>();
+    if (j.contains("scaler"))
+        s.scaler = GradScalerState{j["scaler"].at("scale").get<double>(), j["scaler"].at("growth_tracker").get<int64_t>()};
+    s.callbacks_json = j.at("callbacks").dump();
+}
+
+std::string readString(torch::serialize::InputArchive& archive, const char* key) {
+    c10::IValue value;
+    if (!archive.try_read(key, value) || !value.isString()) throw std::runtime_error(std::string("no '") + key + "'");
+    return value.toStringRef();
+}
+
+int64_t readInt(torch::serialize::InputArchive& archive, const char* key) {
+    c10::IValue value;
+    if (!archive.try_read(key, value) || !value.isInt()) throw std::runtime_error(std::string("no '") + key + "'");
+    return value.toInt();
+}
+
+// The first difference between two signatures, in words.
+std::string signatureDifference(const std::string& file, const std::string& model) {
+    auto split = [](const std::string& s) {
+        std::vector<std::string> out;
+        size_t start = 0;
+        while (start < s.size()) {
+            const size_t end = s.find(';', start);
+            out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+            if (end == std::string::npos) break;
+            start = end + 1;
+        }
+        return out;
+    };
+    const auto a = split(file), b = split(model);
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+        if (i >= a.size()) return "the model has " + b[i] + ", which the file lacks";
+        if (i >= b.size()) return "the file has " + a[i] + ", which the model lacks";
+        if (a[i] != b[i]) return "the file has " + a[i] + " where the model has " + b[i];
+    }
+    return "";
+}
+
+// Where the model lives: the state's tensors are read onto that device.
+torch::Device modelDevice(const torch::nn::Module& model) {
+    const auto params = model.parameters();
+    return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+}
+
+// The optimizer's archive from its bytes, its tensors on `device` (next to the parameters).
+void loadOptimizerOn(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer, torch::Device device) {
+    const auto host = bytes.to(torch::kCPU).contiguous();
+    std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
+                                      static_cast<size_t>(host.numel())));
+    torch::serialize::InputArchive archive;
+    archive.load_from(in, device);
+    optimizer.load(archive);
+}
+
+}  // namespace
+
+bool EpochProgress::operator==(const EpochProgress& o) const {
+    return loss_sum == o.loss_sum && correct == o.correct && samples == o.samples && batches == o.batches &&
+           local_samples == o.local_samples && skipped_steps == o.skipped_steps && wait_ms == o.wait_ms &&
+           train_time_s == o.train_time_s;
+}
+
+torch::Tensor cpuRngState() {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void setCpuRngState(const torch::Tensor& state) {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
+
+std::string modelSignature(const torch::nn::Module& model) {
+    std::string out;
+    for (const auto& p : model.named_parameters()) out += p.key() + ":" + shapeText(p.value()) + ";";
+    for (const auto& b : model.named_buffers()) out += b.key() + ":" + shapeText(b.value()) + ";";
+    if (!out.empty()) out.pop_back();
+    return out;
+}
+
+void saveTrainingState(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
+                       torch::optim::Optimizer& optimizer) {
+    const std::string temporary = path + ".partial";
+    try {
+        torch::serialize::OutputArchive archive;
+        archive.write("magic", c10::IValue(std::string(kMagic)));
+        archive.write("format", c10::IValue(state.format));
+        archive.write("signature", c10::IValue(modelSignature(model)));
+        archive.write("progress", c10::IValue(progressToJson(state).dump()));
+        torch::serialize::OutputArchive model_archive;
+        model.save(model_archive);
+        archive.write("model", model_archive);
+        archive.write("optimizer", optimizerBytes(optimizer));
+        archive.write("cpu_rng", state.cpu_rng.defined() ? state.cpu_rng : cpuRngState());
+        archive.save_to(temporary);
+    } catch (const std::exception& e) {
+        std::remove(temporary.c_str());
+        throw TrainingStateError("Cannot write the training state '" + path + "': " + e.what());
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::remove(temporary.c_str());
+        throw TrainingStateError("Cannot write the training state '" + path + "': " + ec.message());
+    }
+}
+
+TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+    const torch::Device device = modelDevice(model);
+    torch::serialize::InputArchive archive;
+    std::string magic, signature, progress;
+    TrainingState state;
+    try {
+        archive.load_from(path, device);
+        magic = readString(archive, "magic");
+        state.format = readInt(archive, "format");
+        signature = readString(archive, "signature");
+        progress = readString(archive, "progress");
+    } catch (const std::exception&) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) throw TrainingStateError("There is no training state '" + path + "'.");
+        throw TrainingStateError("'" + path + "' is not a Hearth training state, or it is damaged (it cannot be read).");
+    }
+    if (magic != kMagic)
+        throw TrainingStateError("'" + path + "' is not a Hearth training state (it holds '" + magic + "').");
+    if (state.format > kTrainingStateFormat)
+        throw TrainingStateError("'" + path + "' was written by a newer Hearth (training state format " +
+                                 std::to_string(state.format) + "; this Hearth reads up to " +
+                                 std::to_string(kTrainingStateFormat) + "). Update Hearth to resume it.");
+    const std::string expected = modelSignature(model);
+    if (signature != expected)
+        throw TrainingStateError("'" + path + "' belongs to another model: " + signatureDifference(signature, expected) +
+                                 ".");
+    torch::Tensor optimizer_bytes, rng;
+    try {
+        progressFromJson(Json::parse(progress), state);
+        archive.read("optimizer", optimizer_bytes);
+        archive.read("cpu_rng", rng);
+        rng = rng.to(torch::kCPU);
+    } catch (const std::exception& e) {
+        throw TrainingStateError("'" + path + "' is damaged: " + e.what() + ".");
+    }
+    // Everything checked: now change the model and the optimizer (a copy first, so that a
+    // failure half-way leaves them as they were).
+    std::vector<torch::Tensor> before;
+    {
+        torch::NoGradGuard no_grad;
+        for (const auto& t : model.parameters()) before.push_back(t.detach().clone());
+        for (const auto& t : model.buffers()) before.push_back(t.detach().clone());
+    }
+    const torch::Tensor optimizer_before = optimizerBytes(optimizer);
+    try {
+        torch::serialize::InputArchive model_archive;
+        archive.read("model", model_archive);
+        model.load(model_archive);
+        loadOptimizerOn(optimizer_bytes, optimizer, device);
+    } catch (const std::exception& e) {
+        torch::NoGradGuard no_grad;
+        size_t i = 0;
+        for (auto& t : model.parameters()) t.copy_(before[i++]);
+        for (auto& t : model.buffers()) t.copy_(before[i++]);
+        loadOptimizerOn(optimizer_before, optimizer, device);
+        throw TrainingStateError("'" + path + "' is damaged: " + e.what() + ".");
+    }
+    state.cpu_rng = rng;
+    return state;
+}
+
+}  // namespace hearth
