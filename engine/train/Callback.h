@@ -41,6 +41,9 @@ public:
     // From an epoch hook: this is the last epoch, and the fit ends as completed (the best
     // checkpoint is tested) with `reason` recorded (early stopping).
     virtual void finishEarly(const std::string& reason) = 0;
+    // Writes the fit's whole state (TrainingState) to `path`, from onTrainBatchEnd: false (nothing
+    // written) inside an accumulation group or in a data-parallel fit. Throws TrainingStateError.
+    virtual bool saveState(const std::string& path) = 0;
 };
 
 class Callback {
@@ -55,6 +58,12 @@ public:
     virtual void onFitEnd(TrainerContext&) {}
     // Before the test split is evaluated (the best checkpoint puts its weights back here).
     virtual void onTestStart(TrainerContext&) {}
+
+    // Resume: the callback's own state in a training state, under stateKey() (empty: nothing to
+    // keep), and back; loadState runs after the model and the loop state were restored.
+    virtual std::string stateKey() const { return {}; }
+    virtual std::string stateJson() const { return "{}"; }
+    virtual void loadState(TrainerContext&, const std::string& /*json*/) {}
 };
 
 }  // namespace hearth

@@ -2,6 +2,8 @@
 
 #include "engine/strategy/Strategy.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <filesystem>
 
@@ -100,6 +102,41 @@ void BestCheckpoint::restore(torch::nn::Module& model) const {
             b->copy_(tensor);
         }
     }
+}
+
+std::string BestCheckpoint::stateJson() const {
+    nlohmann::json j;
+    j["best"] = best_ ? nlohmann::json(*best_) : nlohmann::json(nullptr);
+    j["best_epoch"] = best_epoch_;
+    return j.dump();
+}
+
+void BestCheckpoint::loadState(TrainerContext& ctx, const std::string& json) {
+    const auto j = nlohmann::json::parse(json);
+    best_ = j.at("best").is_null() ? std::nullopt : std::optional<double>(j.at("best").get<double>());
+    best_epoch_ = j.at("best_epoch").get<int64_t>();
+    state_.clear();
+    const std::string file = path();
+    std::error_code ec;
+    if (!best_ || file.empty() || !std::filesystem::exists(file, ec)) {
+        if (best_) ctx.log(LogLine::Level::Warning, "the best checkpoint's weights were not kept (no best.pt): the "
+                                                    "test uses the best epoch after resuming, or the last");
+        best_.reset();   // the next validated epoch becomes the best
+        return;
+    }
+    // The snapshot as it was: best.pt's model part, read through the model itself (whose own
+    // tensors, the resumed ones, are put back afterwards).
+    auto& model = ctx.model();
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> current;
+    for (const auto& t : model.parameters()) current.push_back(t.detach().clone());
+    for (const auto& t : model.buffers()) current.push_back(t.detach().clone());
+    loadCheckpointFile(file, model);
+    for (const auto& p : model.named_parameters()) state_.emplace_back(p.key(), p.value().detach().clone());
+    for (const auto& b : model.named_buffers()) state_.emplace_back(b.key(), b.value().detach().clone());
+    size_t i = 0;
+    for (auto& t : model.parameters()) t.copy_(current[i++]);
+    for (auto& t : model.buffers()) t.copy_(current[i++]);
 }
 
 }  // namespace hearth

@@ -34,6 +34,11 @@ public:
     // Copies the best snapshot back into the model (same architecture).
     void restore(torch::nn::Module& model) const;
 
+    // Resume: the best value and epoch; the snapshot itself is read back from best.pt.
+    std::string stateKey() const override { return "best_checkpoint"; }
+    std::string stateJson() const override;
+    void loadState(TrainerContext& ctx, const std::string& json) override;
+
 private:
     bool isBetter(double value) const;
     void keep(TrainerContext& ctx, double value);

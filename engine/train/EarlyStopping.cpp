@@ -1,5 +1,7 @@
 #include "engine/train/EarlyStopping.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 
@@ -48,6 +50,21 @@ void EarlyStopping::onValidationEnd(TrainerContext& ctx, EpochEnd& epoch) {
     if (!epoch.has_val) return;
     const double value = config_.monitor == "val_loss" ? epoch.val_loss : epoch.val_accuracy;
     if (auto reason = observe(value, ctx.state().epoch)) ctx.finishEarly(*reason);
+}
+
+std::string EarlyStopping::stateJson() const {
+    nlohmann::json j;
+    j["best"] = best_ ? nlohmann::json(*best_) : nlohmann::json(nullptr);
+    j["best_epoch"] = best_epoch_;
+    j["epochs_without_improvement"] = epochs_without_improvement_;
+    return j.dump();
+}
+
+void EarlyStopping::loadState(TrainerContext& /*ctx*/, const std::string& json) {
+    const auto j = nlohmann::json::parse(json);
+    best_ = j.at("best").is_null() ? std::nullopt : std::optional<double>(j.at("best").get<double>());
+    best_epoch_ = j.at("best_epoch").get<int64_t>();
+    epochs_without_improvement_ = j.at("epochs_without_improvement").get<int64_t>();
 }
 
 }  // namespace hearth

@@ -23,6 +23,10 @@ public:
     std::optional<std::string> observe(double value, int64_t epoch);
     bool lowerIsBetter() const { return lower_is_better_; }
 
+    std::string stateKey() const override { return "early_stopping"; }
+    std::string stateJson() const override;   // {"best", "best_epoch", "epochs_without_improvement"}
+    void loadState(TrainerContext& ctx, const std::string& json) override;
+
 private:
     EarlyStoppingConfig config_;
     bool lower_is_better_ = true;

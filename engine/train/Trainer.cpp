@@ -7,6 +7,8 @@
 #include "engine/train/RankReport.h"
 #include "engine/train/TrainingError.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <sstream>
 
@@ -141,8 +143,7 @@ FitResult Trainer::fit() {
     FitResult result;
     fit_start_ = Clock::now();
     interval_start_ = fit_start_;
-    double pure_train_s = 0.0;
-    int64_t samples = 0;
+    fit_totals_ = FitTotals{};
     RankTotals rank_totals;
     // The memory breakdown's baseline: what the process (or the device) holds before training.
     monitor_.resetPeak();
@@ -150,14 +151,26 @@ FitResult Trainer::fit() {
     baseline_tensor_bytes_ = monitor_.tensorBytes();
     model_->train();
     forEachCallback([this](Callback& c) { c.onFitStart(*this); });
-    for (state_.epoch = 0; state_.epoch < config_.trainer.max_epochs; ++state_.epoch) {
+    EpochStats resumed;
+    int64_t first_batch = 0;
+    if (resume_) {
+        applyResume(result, resumed);
+        first_batch = state_.batch_in_epoch;
+    } else {
+        state_.epoch = 0;
+    }
+    for (; state_.epoch < config_.trainer.max_epochs; ++state_.epoch) {
         EpochStats stats;
-        const bool finished = trainEpoch(stats);
-        pure_train_s += stats.train_time_s;
-        samples += stats.totals.samples;
-        rank_totals.samples += stats.local_samples;
-        rank_totals.train_time_s += stats.train_time_s;
-        rank_totals.data_wait_s += stats.wait_ms / 1000.0;
+        if (first_batch > 0) stats = resumed;   // the interrupted epoch's totals so far
+        current_epoch_ = &stats;
+        const bool finished = trainEpoch(stats, first_batch);
+        first_batch = 0;
+        current_epoch_ = nullptr;
+        fit_totals_.train_s += stats.train_time_s;
+        fit_totals_.samples += stats.totals.samples;
+        fit_totals_.rank_samples += stats.local_samples;
+        fit_totals_.rank_train_s += stats.train_time_s;
+        fit_totals_.rank_wait_s += stats.wait_ms / 1000.0;
         if (!finished) {
             result.stopped = true;
             break;
@@ -185,6 +198,9 @@ FitResult Trainer::fit() {
     }
     forEachCallback([this](Callback& c) { c.onFitEnd(*this); });
     monitor_.poll(sink_, /*force=*/true);
+    rank_totals.samples = fit_totals_.rank_samples;
+    rank_totals.train_time_s = fit_totals_.rank_train_s;
+    rank_totals.data_wait_s = fit_totals_.rank_wait_s;
     rank_totals.peak_memory_bytes = monitor_.peakBytes();
     memory_.device = strategy_->device().str();
     memory_.peak_bytes = monitor_.peakBytes();
@@ -212,15 +228,95 @@ FitResult Trainer::fit() {
     result.epochs_completed = state_.epochs_completed;
     result.global_steps = state_.global_step;
     result.train_time_s = secondsSince(fit_start_);
-    result.samples_per_sec = pure_train_s > 0.0 ? static_cast<double>(samples) / pure_train_s : 0.0;
+    result.samples_per_sec =
+        fit_totals_.train_s > 0.0 ? static_cast<double>(fit_totals_.samples) / fit_totals_.train_s : 0.0;
     return result;
 }
 
+void Trainer::resumeFrom(const std::string& path) {
+    if (strategy_->worldSize() > 1)
+        throw TrainingStateError("Resuming a data-parallel run is not supported yet (" + strategy_->name() + ", " +
+                                 std::to_string(strategy_->worldSize()) + " processes).");
+    TrainingState state = loadTrainingState(path, *model_, *optimizer_);
+    if (state.scaler.has_value() != strategy_->precision().scalesLoss())
+        throw TrainingStateError("'" + path + "' was written with another precision than this run's (" +
+                                 strategy_->precision().name() + ").");
+    resume_ = std::move(state);
+}
+
+// The saved position: the loop, the epoch's totals so far and the fit's, the scaler, the
+// generator and the callbacks, applied as fit() starts (after onFitStart).
+void Trainer::applyResume(FitResult& result, EpochStats& stats) {
+    const TrainingState& r = *resume_;
+    state_ = r.loop;
+    fit_totals_ = r.fit;
+    result.best_val_accuracy = r.fit.best_val_accuracy;
+    stats.totals.loss_sum = r.epoch.loss_sum;
+    stats.totals.correct = r.epoch.correct;
+    stats.totals.samples = r.epoch.samples;
+    stats.totals.batches = r.epoch.batches;
+    stats.local_samples = r.epoch.local_samples;
+    stats.skipped_steps = r.epoch.skipped_steps;
+    stats.wait_ms = r.epoch.wait_ms;
+    stats.train_time_s = r.epoch.train_time_s;
+    fit_start_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r.elapsed_s));
+    if (auto* scaler = strategy_->precision().scaler(); scaler && r.scaler) scaler->loadState(*r.scaler);
+    const auto callbacks = nlohmann::json::parse(r.callbacks_json);
+    for (const auto& callback : callbacks_) {
+        const std::string key = callback->stateKey();
+        if (!key.empty() && callbacks.contains(key)) callback->loadState(*this, callbacks[key].dump());
+    }
+    setCpuRngState(r.cpu_rng);
+    log(LogLine::Level::Info, "resumed at epoch " + std::to_string(state_.epoch + 1) + ", micro-batch " +
+                                  std::to_string(state_.batch_in_epoch) + " (optimizer step " +
+                                  std::to_string(state_.global_step) + ")");
+    resume_.reset();
+}
+
+TrainingState Trainer::captureState() const {
+    TrainingState s;
+    s.loop = state_;
+    s.fit = fit_totals_;
+    if (current_epoch_) {
+        const EpochStats& e = *current_epoch_;
+        s.epoch.loss_sum = e.totals.loss_sum;
+        s.epoch.correct = e.totals.correct;
+        s.epoch.samples = e.totals.samples;
+        s.epoch.batches = e.totals.batches;
+        s.epoch.local_samples = e.local_samples;
+        s.epoch.skipped_steps = e.skipped_steps;
+        s.epoch.wait_ms = e.wait_ms;
+        s.epoch.train_time_s = secondsSince(e.start);
+    }
+    s.elapsed_s = secondsSince(fit_start_);
+    if (strategy_->precision().scalesLoss())
+        s.scaler = strategy_->precision().scaler()->state();
+    nlohmann::json callbacks = nlohmann::json::object();
+    for (const auto& callback : callbacks_) {
+        const std::string key = callback->stateKey();
+        if (!key.empty()) callbacks[key] = nlohmann::json::parse(callback->stateJson());
+    }
+    s.callbacks_json = callbacks.dump();
+    s.cpu_rng = cpuRngState();
+    return s;
+}
+
+bool Trainer::saveState(const std::string& path) {
+    // Between optimizer steps, with the last interval logged: the state then holds everything.
+    if (!current_epoch_ || strategy_->worldSize() > 1 || state_.batch_in_epoch % groupSize() != 0 ||
+        !interval_meter_.empty())
+        return false;
+    saveTrainingState(path, captureState(), *model_, *optimizer_);
+    return true;
+}
+
 // Returns false when stopped part-way.
-bool Trainer::trainEpoch(EpochStats& stats) {
-    stats.start = Clock::now();
-    state_.batch_in_epoch = 0;
-    train_loader_->startEpoch(state_.epoch);
+bool Trainer::trainEpoch(EpochStats& stats, int64_t first_batch) {
+    // A resumed epoch goes on from its next micro-batch, its clock counting the time before.
+    stats.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(stats.train_time_s));
+    state_.batch_in_epoch = first_batch;
+    train_loader_->startEpoch(state_.epoch, first_batch);
     forEachCallback([this](Callback& c) { c.onTrainEpochStart(*this); });
     bool stopped = false;
     while (true) {
@@ -430,6 +526,7 @@ bool Trainer::validateEpoch(const EpochStats& stats, FitResult& result, bool int
     }
     forEachCallback([this, &end](Callback& c) { c.onValidationEnd(*this, end); });
     result.best_val_accuracy = std::max(result.best_val_accuracy, end.val_accuracy);
+    fit_totals_.best_val_accuracy = result.best_val_accuracy;
     EpochMetrics e;
     e.epoch = state_.epoch;
     e.global_step = state_.global_step;

@@ -25,6 +25,7 @@
 #include "engine/train/Schedulers.h"
 #include "engine/train/StepProfiler.h"
 #include "engine/train/Task.h"
+#include "engine/train/TrainingState.h"
 
 #include <atomic>
 #include <chrono>
@@ -73,6 +74,12 @@ public:
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;
 
+    // Resume: fit() continues from the training state at `path` (written by saveState): the same
+    // epoch, the next micro-batch, the same curves, losses and weights as if never stopped.
+    // Call before fit(). Throws TrainingStateError, with nothing changed, when it cannot be used.
+    void resumeFrom(const std::string& path);
+    bool resuming() const { return resume_.has_value(); }
+
     FitResult fit();
     // Evaluates the test split (callbacks' onTestStart first: the best checkpoint's weights).
     TestResult test();
@@ -99,8 +106,11 @@ private:
     void requestStop(const std::string& reason) override;
     bool stopRequested() const override;
     void finishEarly(const std::string& reason) override;
+    bool saveState(const std::string& path) override;
+    TrainingState captureState() const;
+    void applyResume(FitResult& result, EpochStats& stats);
 
-    bool trainEpoch(EpochStats& stats);
+    bool trainEpoch(EpochStats& stats, int64_t first_batch);
     void trainMicroBatch(const Batch& batch, EpochStats& stats);
     void emitStepMetrics(EpochStats& stats);
     MeterTotals reducedTotals(const MeterTotals& local) const;
@@ -148,6 +158,12 @@ private:
     double interval_wait_ms_ = 0.0;
     std::chrono::steady_clock::time_point interval_start_;
     std::chrono::steady_clock::time_point fit_start_;
+
+    // Resume: the state read by resumeFrom (applied when fit() starts), the totals of the fit's
+    // completed epochs and the epoch in progress (what saveState writes).
+    std::optional<TrainingState> resume_;
+    FitTotals fit_totals_;
+    const EpochStats* current_epoch_ = nullptr;
 };
 
 }  // namespace hearth

@@ -31,6 +31,9 @@ Json progressToJson(const TrainingState& s) {
                   {"batches", s.epoch.batches},   {"local_samples", s.epoch.local_samples},
                   {"skipped_steps", s.epoch.skipped_steps}, {"wait_ms", s.epoch.wait_ms},
                   {"train_time_s", s.epoch.train_time_s}};
+    j["fit"] = {{"train_s", s.fit.train_s},           {"samples", s.fit.samples},
+                {"rank_samples", s.fit.rank_samples}, {"rank_train_s", s.fit.rank_train_s},
+                {"rank_wait_s", s.fit.rank_wait_s},   {"best_val_accuracy", s.fit.best_val_accuracy}};
     j["elapsed_s"] = s.elapsed_s;
     if (s.scaler) j["scaler"] = {{"scale", s.scaler->scale}, {"growth_tracker", s.scaler->growth_tracker}};
     j["callbacks"] = Json::parse(s.callbacks_json);
@@ -48,6 +51,13 @@ void progressFromJson(const Json& j, TrainingState& s) {
     s.epoch.skipped_steps = e.at("skipped_steps").get<int64_t>();
     s.epoch.wait_ms = e.at("wait_ms").get<double>();
     s.epoch.train_time_s = e.at("train_time_s").get<double>();
+    const Json& f = j.at("fit");
+    s.fit.train_s = f.at("train_s").get<double>();
+    s.fit.samples = f.at("samples").get<int64_t>();
+    s.fit.rank_samples = f.at("rank_samples").get<int64_t>();
+    s.fit.rank_train_s = f.at("rank_train_s").get<double>();
+    s.fit.rank_wait_s = f.at("rank_wait_s").get<double>();
+    s.fit.best_val_accuracy = f.at("best_val_accuracy").get<double>();
     s.elapsed_s = j.at("elapsed_s").get<double>();
     if (j.contains("scaler"))
         s.scaler = GradScalerState{j["scaler"].at("scale").get<double>(), j["scaler"].at("growth_tracker").get<int64_t>()};
@@ -110,6 +120,11 @@ bool EpochProgress::operator==(const EpochProgress& o) const {
     return loss_sum == o.loss_sum && correct == o.correct && samples == o.samples && batches == o.batches &&
            local_samples == o.local_samples && skipped_steps == o.skipped_steps && wait_ms == o.wait_ms &&
            train_time_s == o.train_time_s;
+}
+
+bool FitTotals::operator==(const FitTotals& o) const {
+    return train_s == o.train_s && samples == o.samples && rank_samples == o.rank_samples &&
+           rank_train_s == o.rank_train_s && rank_wait_s == o.rank_wait_s && best_val_accuracy == o.best_val_accuracy;
 }
 
 torch::Tensor cpuRngState() {

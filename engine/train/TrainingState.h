@@ -43,10 +43,23 @@ struct EpochProgress {
     bool operator==(const EpochProgress& o) const;
 };
 
+// The fit's totals over its completed epochs (its samples/s and per-rank report continue).
+struct FitTotals {
+    double train_s = 0.0;            // pure training time
+    int64_t samples = 0;             // training samples, summed over ranks
+    int64_t rank_samples = 0;        // this rank's
+    double rank_train_s = 0.0;
+    double rank_wait_s = 0.0;
+    double best_val_accuracy = 0.0;
+
+    bool operator==(const FitTotals& o) const;
+};
+
 struct TrainingState {
     int64_t format = kTrainingStateFormat;
     LoopState loop;
     EpochProgress epoch;
+    FitTotals fit;
     double elapsed_s = 0.0;                 // the fit's time so far: the curves' time axis continues
     std::optional<GradScalerState> scaler;   // 16-mixed only
     std::string callbacks_json = "{}";      // {"<callback>": {...}}, each callback's own

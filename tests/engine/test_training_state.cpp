@@ -3,6 +3,8 @@
 // and a damaged file, one from another model or from a newer Hearth is refused with a message
 // while the model and the optimizer stay as they were.
 
+#include "TrainTestSupport.h"
+#include "engine/train/Trainer.h"
 #include "engine/train/TrainingState.h"
 
 #include <QTemporaryDir>
@@ -12,6 +14,7 @@
 #include <iterator>
 
 using namespace hearth;
+using hearth::testing::RecordingSink;
 
 namespace {
 
@@ -63,10 +66,56 @@ TrainingState someState() {
     s.loop.best_epoch = 1;
     s.loop.lr = 0.000731;
     s.epoch = {12.345678901234567, 150, 224, 7, 224, 1, 3.25, 0.875};
+    s.fit = {20.5, 1800, 1800, 20.5, 0.75, 0.8125};
     s.elapsed_s = 41.0625;
     s.scaler = GradScalerState{32768.0, 17};
     s.callbacks_json = R"({"early_stopping":{"wait":2,"best":0.41}})";
     return s;
+}
+
+// Saves the training state at optimizer step `step` (where it can: a logged group boundary),
+// then stops the fit: an interruption at an exact point.
+class SaveAndStop final : public Callback {
+public:
+    SaveAndStop(int64_t step, std::string path) : step_(step), path_(std::move(path)) {}
+    void onTrainBatchEnd(TrainerContext& ctx) override {
+        if (saved_ || ctx.state().global_step < step_) return;
+        saved_ = ctx.saveState(path_);
+        if (saved_) ctx.requestStop("test interruption");
+    }
+    bool saved_ = false;
+
+private:
+    int64_t step_;
+    std::string path_;
+};
+
+ExperimentConfig resumeConfig(int64_t workers) {
+    ExperimentConfig c;
+    c.model.name = "mlp";
+    c.model.hidden = {32};
+    c.model.dropout = 0.2;                  // the generator matters
+    c.optimizer.name = "adam";
+    c.optimizer.lr = 0.01;
+    c.scheduler.name = "cosine";            // the learning rate follows the step
+    c.trainer.max_epochs = 3;
+    c.trainer.batch_size = 16;              // 10 micro-batches per epoch
+    c.trainer.accumulate_grad_batches = 2;  // 5 optimizer steps per epoch
+    c.trainer.num_workers = workers;
+    c.trainer.log_every_n_steps = 1;
+    c.trainer.deterministic = true;
+    return c;
+}
+
+std::shared_ptr<ClassifierImpl> modelFor(const ExperimentConfig& c, const DataSplits& s, uint64_t seed) {
+    torch::manual_seed(seed);
+    return createModel(c.model, ModelInput{s.train->sampleShape(), static_cast<int64_t>(s.class_names.size())});
+}
+
+torch::Tensor flatWeights(ClassifierImpl& m) {
+    std::vector<torch::Tensor> parts;
+    for (const auto& p : m.parameters()) parts.push_back(p.detach().flatten());
+    return torch::cat(parts);
 }
 
 }  // namespace
@@ -82,6 +131,9 @@ private Q_SLOTS:
     void damagedFileIsRefusedAndChangesNothing();
     void otherModelIsRefusedNamingTheDifference();
     void newerFormatIsRefused();
+    void resumedFitEqualsTheUninterruptedOne_data();
+    void resumedFitEqualsTheUninterruptedOne();
+    void stateIsOnlyWrittenBetweenSteps();
 };
 
 void TestTrainingState::resumedStepsAreBitIdenticalToUninterruptedOnes() {
@@ -123,6 +175,7 @@ void TestTrainingState::progressRoundTripsExactly() {
     QCOMPARE(back.format, kTrainingStateFormat);
     QVERIFY(back.loop == saved.loop);
     QVERIFY(back.epoch == saved.epoch);
+    QVERIFY(back.fit == saved.fit);
     QCOMPARE(back.elapsed_s, saved.elapsed_s);
     QVERIFY(back.scaler.has_value());
     QCOMPARE(back.scaler->scale, 32768.0);
@@ -195,6 +248,120 @@ void TestTrainingState::newerFormatIsRefused() {
                                             "up to 1)"),
                  e.what());
     }
+}
+
+void TestTrainingState::resumedFitEqualsTheUninterruptedOne_data() {
+    QTest::addColumn<int64_t>("workers");
+    QTest::addColumn<int64_t>("stop_step");
+    QTest::newRow("workers 0, mid-epoch") << int64_t{0} << int64_t{7};
+    QTest::newRow("workers 2, mid-epoch") << int64_t{2} << int64_t{7};
+    QTest::newRow("workers 2, epoch end") << int64_t{2} << int64_t{10};
+}
+
+// A fit stopped at an optimizer step and resumed from its training state (a new Trainer, a new
+// model with other weights) ends bit-identical to the same fit never stopped: every logged loss,
+// accuracy and learning rate, every epoch's metrics, the final weights and the test result.
+void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
+    QFETCH(int64_t, workers);
+    QFETCH(int64_t, stop_step);
+    const auto c = resumeConfig(workers);
+    const auto splits = hearth::testing::blobSplits(160, 48, 48);
+    const QString tag = QString("w%1s%2").arg(workers).arg(stop_step);
+    std::atomic<bool> no_stop{false};
+
+    RecordingSink whole_sink;
+    auto whole_model = modelFor(c, splits, 5);
+    Trainer whole(c, torch::kCPU, whole_model, splits, path(qPrintable(tag + "-whole")), whole_sink, no_stop);
+    const FitResult whole_fit = whole.fit();
+    const TestResult whole_test = whole.test();
+    QVERIFY(!whole_fit.stopped);
+
+    const std::string dir = path(qPrintable(tag + "-cut"));
+    const std::string state_path = path(qPrintable(tag + "-state.pt"));
+    RecordingSink cut_sink;
+    auto model = modelFor(c, splits, 5);
+    TrainerParts parts = defaultTrainerParts(c, torch::kCPU, dir);
+    auto save_and_stop = std::make_shared<SaveAndStop>(stop_step, state_path);
+    parts.callbacks.push_back(save_and_stop);
+    Trainer cut(c, std::move(parts), model, splits, cut_sink, no_stop);
+    QVERIFY(cut.fit().stopped);
+    QVERIFY(save_and_stop->saved_);
+
+    auto other_model = modelFor(c, splits, 99);   // other weights: the state must replace them
+    torch::manual_seed(1234);                     // another generator position
+    RecordingSink resumed_sink;
+    Trainer resumed(c, torch::kCPU, other_model, splits, dir, resumed_sink, no_stop);
+    resumed.resumeFrom(state_path);
+    const FitResult fit = resumed.fit();
+    const TestResult test = resumed.test();
+
+    // The run's record: what the interrupted fit logged up to its state, then the resumed fit's
+    // (the store drops what came after the state when a run is resumed).
+    RecordingSink sink;
+    int64_t saved_epoch = -1;
+    for (const auto& e : cut_sink.all<StepMetrics>())
+        if (e.global_step <= stop_step) {
+            sink.events.emplace_back(e);
+            saved_epoch = e.epoch;
+        }
+    for (const auto& e : cut_sink.all<EpochMetrics>())
+        if (e.epoch < saved_epoch) sink.events.emplace_back(e);
+    for (const auto& e : resumed_sink.events) sink.events.push_back(e);
+    QVERIFY(!fit.stopped);
+    QCOMPARE(fit.global_steps, whole_fit.global_steps);
+    QCOMPARE(fit.epochs_completed, whole_fit.epochs_completed);
+    QCOMPARE(fit.best_val_accuracy, whole_fit.best_val_accuracy);
+    const auto steps = sink.all<StepMetrics>(), whole_steps = whole_sink.all<StepMetrics>();
+    QCOMPARE(steps.size(), whole_steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+        QCOMPARE(steps[i].global_step, whole_steps[i].global_step);
+        QCOMPARE(steps[i].epoch, whole_steps[i].epoch);
+        QCOMPARE(steps[i].batch, whole_steps[i].batch);
+        QCOMPARE(steps[i].loss, whole_steps[i].loss);
+        QCOMPARE(steps[i].accuracy, whole_steps[i].accuracy);
+        QCOMPARE(steps[i].lr, whole_steps[i].lr);
+    }
+    QVERIFY(steps[static_cast<size_t>(stop_step)].elapsed_s >= steps[static_cast<size_t>(stop_step) - 1].elapsed_s);
+    const auto epochs = sink.all<EpochMetrics>(), whole_epochs = whole_sink.all<EpochMetrics>();
+    QCOMPARE(epochs.size(), whole_epochs.size());
+    for (size_t i = 0; i < epochs.size(); ++i) {
+        QCOMPARE(epochs[i].train_loss, whole_epochs[i].train_loss);
+        QCOMPARE(epochs[i].train_accuracy, whole_epochs[i].train_accuracy);
+        QCOMPARE(epochs[i].val_loss, whole_epochs[i].val_loss);
+        QCOMPARE(epochs[i].val_accuracy, whole_epochs[i].val_accuracy);
+        QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
+    }
+    QVERIFY(torch::equal(flatWeights(*other_model), flatWeights(*whole_model)));
+    QCOMPARE(test.loss, whole_test.loss);
+    QCOMPARE(test.accuracy, whole_test.accuracy);
+}
+
+// Inside an accumulation group (partial gradients) or with a step not yet logged, there is no
+// consistent state to write: saveState declines.
+void TestTrainingState::stateIsOnlyWrittenBetweenSteps() {
+    auto c = resumeConfig(0);
+    c.trainer.log_every_n_steps = 2;
+    const auto splits = hearth::testing::blobSplits(160, 48, 48);
+    struct Probe final : Callback {
+        std::vector<std::pair<int64_t, bool>> tries;   // (micro-batch, written)
+        std::string path;
+        void onTrainBatchEnd(TrainerContext& ctx) override {
+            if (ctx.state().epoch == 0) tries.emplace_back(ctx.state().batch_in_epoch, ctx.saveState(path));
+        }
+    };
+    auto probe = std::make_shared<Probe>();
+    probe->path = path("probe.pt");
+    TrainerParts parts = defaultTrainerParts(c, torch::kCPU, "");
+    parts.callbacks.push_back(probe);
+    RecordingSink sink;
+    std::atomic<bool> no_stop{false};
+    Trainer trainer(c, std::move(parts), modelFor(c, splits, 5), splits, sink, no_stop);
+    trainer.fit();
+    // Micro-batches 2 and 6 close steps 1 and 3 (not logged), 4 and 8 close logged steps 2 and 4,
+    // and 10 ends the epoch (logged at its end).
+    const std::vector<std::pair<int64_t, bool>> expected = {{1, false}, {2, false}, {3, false}, {4, true},  {5, false},
+                                                            {6, false}, {7, false}, {8, true},  {9, false}, {10, true}};
+    QCOMPARE(probe->tries, expected);
 }
 
 QTEST_GUILESS_MAIN(TestTrainingState)
