@@ -1,7 +1,8 @@
 """Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/) from the test fixtures
 and small hand-made files. Run with the project's Python: .deps/python/bin/python fuzz/make_corpus.py
-The fuzzers' own finds stay out of git (they go to build/fuzz-work/); regression inputs for fixed
-findings are added here by name."""
+The corpora also hold what the 10-minute runs found that adds coverage, merged in with
+`build/dev/fuzz/fuzz_<t> -merge=1 fuzz/corpus/fuzz_<t> build/fuzz-work/fuzz_<t>/new`; regression
+inputs for fixed findings are named regression-*."""
 import gzip
 import json
 import pathlib
