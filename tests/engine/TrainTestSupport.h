@@ -5,6 +5,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Dataset.h"
 #include "engine/events/Events.h"
+#include "engine/models/ModelRegistry.h"
 
 #include <fstream>
 #include <functional>
@@ -106,6 +107,19 @@ inline ExperimentConfig blobCsvConfig(const std::string& csv_path) {
     c.trainer.num_workers = 0;
     c.trainer.log_every_n_steps = 1;
     return c;
+}
+
+// A model for `c` on `s`, its initial weights drawn after manual_seed(seed).
+inline std::shared_ptr<ClassifierImpl> seededModel(const ExperimentConfig& c, const DataSplits& s, uint64_t seed = 5) {
+    torch::manual_seed(seed);
+    return createModel(c.model, ModelInput{s.train->sampleShape(), static_cast<int64_t>(s.class_names.size())});
+}
+
+// Every parameter, flattened into one tensor (to compare two models' weights).
+inline torch::Tensor flatWeights(ClassifierImpl& m) {
+    std::vector<torch::Tensor> parts;
+    for (const auto& p : m.parameters()) parts.push_back(p.detach().flatten());
+    return torch::cat(parts);
 }
 
 // Records every event; an optional hook sees each one first (on the engine thread).

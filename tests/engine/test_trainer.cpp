@@ -38,17 +38,6 @@ ExperimentConfig mlpConfig() {
     return c;
 }
 
-std::shared_ptr<ClassifierImpl> seededModel(const ExperimentConfig& c, const DataSplits& s, uint64_t seed = 5) {
-    torch::manual_seed(seed);
-    return createModel(c.model, ModelInput{s.train->sampleShape(), static_cast<int64_t>(s.class_names.size())});
-}
-
-torch::Tensor flatWeights(ClassifierImpl& m) {
-    std::vector<torch::Tensor> parts;
-    for (const auto& p : m.parameters()) parts.push_back(p.detach().flatten());
-    return torch::cat(parts);
-}
-
 struct FitRun {
     std::shared_ptr<ClassifierImpl> model;
     RecordingSink sink;

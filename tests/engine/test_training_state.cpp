@@ -107,17 +107,6 @@ ExperimentConfig resumeConfig(int64_t workers) {
     return c;
 }
 
-std::shared_ptr<ClassifierImpl> modelFor(const ExperimentConfig& c, const DataSplits& s, uint64_t seed) {
-    torch::manual_seed(seed);
-    return createModel(c.model, ModelInput{s.train->sampleShape(), static_cast<int64_t>(s.class_names.size())});
-}
-
-torch::Tensor flatWeights(ClassifierImpl& m) {
-    std::vector<torch::Tensor> parts;
-    for (const auto& p : m.parameters()) parts.push_back(p.detach().flatten());
-    return torch::cat(parts);
-}
-
 }  // namespace
 
 class TestTrainingState : public QObject {
@@ -270,7 +259,7 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
     std::atomic<bool> no_stop{false};
 
     RecordingSink whole_sink;
-    auto whole_model = modelFor(c, splits, 5);
+    auto whole_model = hearth::testing::seededModel(c, splits, 5);
     Trainer whole(c, torch::kCPU, whole_model, splits, path(qPrintable(tag + "-whole")), whole_sink, no_stop);
     const FitResult whole_fit = whole.fit();
     const TestResult whole_test = whole.test();
@@ -279,7 +268,7 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
     const std::string dir = path(qPrintable(tag + "-cut"));
     const std::string state_path = path(qPrintable(tag + "-state.pt"));
     RecordingSink cut_sink;
-    auto model = modelFor(c, splits, 5);
+    auto model = hearth::testing::seededModel(c, splits, 5);
     TrainerParts parts = defaultTrainerParts(c, torch::kCPU, dir);
     auto save_and_stop = std::make_shared<SaveAndStop>(stop_step, state_path);
     parts.callbacks.push_back(save_and_stop);
@@ -287,7 +276,7 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
     QVERIFY(cut.fit().stopped);
     QVERIFY(save_and_stop->saved_);
 
-    auto other_model = modelFor(c, splits, 99);   // other weights: the state must replace them
+    auto other_model = hearth::testing::seededModel(c, splits, 99);   // other weights: the state must replace them
     torch::manual_seed(1234);                     // another generator position
     RecordingSink resumed_sink;
     Trainer resumed(c, torch::kCPU, other_model, splits, dir, resumed_sink, no_stop);
@@ -331,7 +320,7 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
         QCOMPARE(epochs[i].val_accuracy, whole_epochs[i].val_accuracy);
         QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
     }
-    QVERIFY(torch::equal(flatWeights(*other_model), flatWeights(*whole_model)));
+    QVERIFY(torch::equal(hearth::testing::flatWeights(*other_model), hearth::testing::flatWeights(*whole_model)));
     QCOMPARE(test.loss, whole_test.loss);
     QCOMPARE(test.accuracy, whole_test.accuracy);
 }
@@ -355,7 +344,7 @@ void TestTrainingState::stateIsOnlyWrittenBetweenSteps() {
     parts.callbacks.push_back(probe);
     RecordingSink sink;
     std::atomic<bool> no_stop{false};
-    Trainer trainer(c, std::move(parts), modelFor(c, splits, 5), splits, sink, no_stop);
+    Trainer trainer(c, std::move(parts), hearth::testing::seededModel(c, splits, 5), splits, sink, no_stop);
     trainer.fit();
     // Micro-batches 2 and 6 close steps 1 and 3 (not logged), 4 and 8 close logged steps 2 and 4,
     // and 10 ends the epoch (logged at its end).
