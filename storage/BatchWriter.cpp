@@ -37,7 +37,7 @@ double unixNow() {
 std::vector<BatchWriter::FileDigest> BatchWriter::digestCheckpoints(const std::vector<QueuedEvent>& batch) {
     std::vector<FileDigest> digests(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)
-        if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event))
+        if (const auto* c = std::get_if<CheckpointSaved>(&batch[i].event); c && !c->path.empty())
             digests[i].sha256 = Sha256::ofFile(c->path, &digests[i].bytes);
         else if (const auto* r = std::get_if<RankSummary>(&batch[i].event); r && r->final && !r->log_path.empty())
             digests[i].sha256 = Sha256::ofFile(r->log_path, &digests[i].bytes);
@@ -200,19 +200,32 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql");
             .bind(6, p.confidence).run();
 }
 
+namespace {
+
+std::string absolutePath(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    return ec ? path : absolute.lexically_normal().string();
+}
+
+}  // namespace
+
 void BatchWriter::onCheckpoint(int64_t run_id, const CheckpointSaved& e, const FileDigest& digest) {
+    for (const auto& removed : e.removed)
+        db_.cached("DELETE FROM artifacts WHERE run_id = ?1 AND path = ?2").bind(1, run_id).bind(2, absolutePath(removed))
+            .run();
+    if (e.path.empty()) return;   // only a record of deleted files
     // The size as hashed; the event's size when the file could not be read.
     const int64_t bytes = digest.bytes >= 0 ? digest.bytes : e.bytes;
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(e.path, ec);
-    const std::string path = ec ? e.path : absolute.lexically_normal().string();
+    const std::string path = absolutePath(e.path);
+    const std::string kind = e.kind == "state" ? "state" : "checkpoint";
     db_.cached(R"sql(
 INSERT INTO artifacts (run_id, kind, path, bytes, sha256, epoch, monitor, value, created_at)
-VALUES (?1, 'checkpoint', ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+VALUES (?1, ?9, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
 ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256,
     epoch = excluded.epoch, monitor = excluded.monitor, value = excluded.value, created_at = excluded.created_at)sql")
         .bind(1, run_id).bind(2, path).bind(3, bytes).bind(4, digest.sha256).bind(5, e.epoch)
-        .bind(6, e.monitor).bind(7, e.value).bind(8, unixNow())
+        .bind(6, e.monitor).bind(7, e.value).bind(8, unixNow()).bind(9, kind)
         .run();
 }
 

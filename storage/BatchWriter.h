@@ -37,6 +37,8 @@ public:
     // rolled back, the runs in the batch stop being written and are marked failed when
     // possible; the returned message (empty on success) says what happened.
     std::string write(const std::vector<QueuedEvent>& batch, const std::vector<FileDigest>& digests);
+    // A run reopened for a resume: its open step block and any earlier write failure are forgotten.
+    void forget(int64_t run_id) { runs_.erase(run_id); }
 
 private:
     struct RunState {

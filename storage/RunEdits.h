@@ -23,6 +23,14 @@ int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::
 void rename(sqlite::Connection& db, int64_t run_id, const std::string& name);
 void setTags(sqlite::Connection& db, int64_t run_id, const std::vector<std::string>& tags);
 void setNotes(sqlite::Connection& db, int64_t run_id, const std::string& notes);
+// Resume: a stopped, failed or interrupted run becomes this process's `running` run again,
+// continuing from optimizer step `global_step` in (0-based) epoch `epoch`: what was stored after
+// that point goes (the steps logged after it, the epochs from `epoch` on, the test report and
+// predictions, the end-of-run summary, rank records and memory breakdown, device samples after
+// `elapsed_s`); the log and the artifacts stay. Refuses a completed run and one whose writer still
+// lives (StoreError, nothing changed).
+void reopenRun(sqlite::Connection& db, int64_t run_id, int64_t global_step, int64_t epoch, double elapsed_s);
+
 // The rows (children by ON DELETE CASCADE), then the run's own artifacts folder.
 void deleteRun(sqlite::Connection& db, int64_t run_id);
 

@@ -23,7 +23,10 @@ constexpr size_t kEarlyWriteQueueLength = 50000;
 
 bool forcesCommit(const Event& event) {
     return std::holds_alternative<EpochMetrics>(event) || std::holds_alternative<RunFinished>(event) ||
-           std::holds_alternative<RunFailed>(event) || std::holds_alternative<EvalReport>(event);
+           std::holds_alternative<RunFailed>(event) || std::holds_alternative<EvalReport>(event) ||
+           // A training state: the steps logged up to it are committed with it (a resume after
+           // kill -9 continues from there and keeps them).
+           std::holds_alternative<CheckpointSaved>(event);
 }
 
 }  // namespace
@@ -159,6 +162,13 @@ int64_t RunWriter::createRun(const std::string& name, const std::string& config_
                              std::optional<int64_t> sweep_id) {
     std::lock_guard lock(impl_->db_mutex);
     return runedits::createRun(*impl_->db, name, config_json, sweep_id);
+}
+
+void RunWriter::reopenRun(int64_t run_id, int64_t global_step, int64_t epoch, double elapsed_s) {
+    flush();   // this writer's own events of the run first
+    std::lock_guard lock(impl_->db_mutex);
+    runedits::reopenRun(*impl_->db, run_id, global_step, epoch, elapsed_s);
+    impl_->batch_writer->forget(run_id);
 }
 
 int64_t RunWriter::createSweep(const std::string& name, const std::string& kind) {

@@ -51,6 +51,10 @@ public:
     int64_t createRun(const std::string& name, const std::string& config_json,
                       std::optional<int64_t> sweep_id = std::nullopt);
     int64_t createSweep(const std::string& name, const std::string& kind);
+    // Synchronous: a stopped, failed or interrupted run becomes this process's running run again,
+    // continuing after optimizer step `global_step` in epoch `epoch` (runedits::reopenRun: what
+    // was stored after that point goes). Throws StoreError (a completed or live run), nothing changed.
+    void reopenRun(int64_t run_id, int64_t global_step, int64_t epoch, double elapsed_s);
     // Folder for this run's files (checkpoints, exports): "<db>.artifacts/<run id>/", created.
     std::string artifactsDir(int64_t run_id) const;
 

@@ -108,7 +108,8 @@ json encode(const Event& event) {
             },
             [](const CheckpointSaved& e) {
                 return json{{"event", "checkpoint"}, {"path", e.path}, {"epoch", e.epoch},
-                            {"monitor", e.monitor}, {"value", e.value}, {"bytes", e.bytes}};
+                            {"monitor", e.monitor}, {"value", e.value}, {"bytes", e.bytes}, {"kind", e.kind},
+                            {"removed", e.removed}};
             },
             [](const DeviceSample& e) {
                 return json{{"event", "device"}, {"elapsed_s", e.elapsed_s}, {"device", e.device},
@@ -207,7 +208,10 @@ std::optional<Event> decode(const json& j) {
     if (kind == "checkpoint") {
         CheckpointSaved e;
         read(j, "path", e.path); read(j, "epoch", e.epoch); read(j, "monitor", e.monitor);
-        read(j, "value", e.value); read(j, "bytes", e.bytes);
+        read(j, "value", e.value); read(j, "bytes", e.bytes); read(j, "kind", e.kind);
+        if (const auto removed = j.find("removed"); removed != j.end() && removed->is_array())
+            for (const auto& path : *removed)
+                if (path.is_string()) e.removed.push_back(path.get<std::string>());
         return e;
     }
     if (kind == "device") {

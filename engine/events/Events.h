@@ -106,6 +106,10 @@ struct CheckpointSaved {
     std::string monitor;
     double value = 0.0;
     int64_t bytes = 0;
+    // "checkpoint": the best weights (best.pt); "state": a safety checkpoint, the fit's whole
+    // training state (hearth-cli resume continues from it).
+    std::string kind = "checkpoint";
+    std::vector<std::string> removed;    // files of this kind deleted with this save (keep_last)
 };
 
 struct DeviceSample {

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void stepsAreCommittedWithinASecondWithoutFlush();
     void enqueueDoesNotWaitForALockedDatabase();
     void artifactsDirIsAbsoluteForRelativeDatabase();
+    void reopenedRunContinuesAfterTheResumePoint();
 };
 
 void RunStoreTest::roundTripKeepsEveryEventType() {
@@ -71,7 +72,7 @@ void RunStoreTest::roundTripKeepsEveryEventType() {
     recorder.onEvent(reportEvent("val", 100));
     recorder.onEvent(reportEvent("test", 120));
     recorder.onEvent(predictionsEvent("test", 120));
-    recorder.onEvent(CheckpointSaved{checkpoint, 1, "val_acc", 0.875, 1});
+    recorder.onEvent(CheckpointSaved{checkpoint, 1, "val_acc", 0.875, 1, "checkpoint", {}});
     recorder.onEvent(DeviceSample{1.5, -1, "host", 1000, 2000, 3000, 4000, 0.5});
     DeviceSample gpu{2.5, 0, "cuda:0", 5000, 6000, 7000, 8000, -1.0};
     gpu.driver_used_bytes = 6500;
@@ -388,7 +389,7 @@ void RunStoreTest::deleteRunRemovesRowsAndArtifactFiles() {
     for (int64_t i = 0; i < 50; ++i) writer.enqueue(gone, stepEvent(i));
     writer.enqueue(gone, epochEvent(0, 0.5));
     writer.enqueue(gone, predictionsEvent("test", 30));
-    writer.enqueue(gone, CheckpointSaved{file, 0, "val_acc", 0.5, 7});
+    writer.enqueue(gone, CheckpointSaved{file, 0, "val_acc", 0.5, 7, "checkpoint", {}});
     writer.enqueue(gone, finishedEvent());
     writer.flush();
 
@@ -502,6 +503,86 @@ void RunStoreTest::artifactsDirIsAbsoluteForRelativeDatabase() {
     QCOMPARE(dir, dir_.filePath("relative.sqlite.artifacts/" + QString::number(id) + "/").toStdString());
     QCOMPARE(from_store, dir);
     QVERIFY(std::filesystem::is_directory(dir));
+}
+
+// Resume: the run becomes running again and loses what was stored after the resume point (the
+// step block holding it is cut); its new steps follow in order. Completed and live runs refuse.
+void RunStoreTest::reopenedRunContinuesAfterTheResumePoint() {
+    const std::string path = freshPath();
+    RunWriter writer(path);
+    const int64_t id = writer.createRun("resumable", "{}");
+    writer.enqueue(id, startedEvent("resumable"));
+    for (int64_t i = 0; i < 2500; ++i) writer.enqueue(id, stepEvent(i));   // 3 blocks, epochs 0..2
+    writer.enqueue(id, epochEvent(0, 0.5));
+    writer.enqueue(id, epochEvent(1, 0.9));
+    writer.enqueue(id, reportEvent("test", 30));
+    writer.enqueue(id, predictionsEvent("test", 30));
+    const std::string state = writer.artifactsDir(id) + "state-000001500.pt";
+    std::ofstream(state) << "state";
+    CheckpointSaved saved;
+    saved.kind = "state";
+    saved.path = state;
+    writer.enqueue(id, saved);
+    RunFinished stopped = finishedEvent();
+    stopped.status = "stopped";
+    writer.enqueue(id, stopped);
+    writer.flush();
+    {
+        const RunStore store(path);
+        QCOMPARE(store.run(id)->status, std::string("stopped"));
+        QCOMPARE(store.artifacts(id).back().kind, std::string("state"));
+    }
+
+    writer.reopenRun(id, 1500, 1, 0.0125 * 1499);
+    {
+        const RunStore store(path);
+        const auto run = store.run(id);
+        QCOMPARE(run->status, std::string("running"));
+        QCOMPARE(run->pid, static_cast<int64_t>(getpid()));
+        QCOMPARE(run->global_steps, int64_t{1500});
+        QCOMPARE(run->epochs_completed, int64_t{1});
+        QVERIFY(!run->test_accuracy.has_value());
+        QCOMPARE(run->best_val_accuracy.value_or(-1), 0.5);   // of the epochs kept
+        const auto steps = store.steps(id);
+        QCOMPARE(steps.size(), size_t{1500});
+        QCOMPARE(steps.back().global_step, int64_t{1500});
+        QCOMPARE(store.epochs(id).size(), size_t{1});
+        QVERIFY(!store.report(id, "test").has_value());
+        QVERIFY(store.predictions(id, "test").empty());
+        QCOMPARE(store.artifacts(id).size(), size_t{1});   // files stay (the state resumed from)
+    }
+    // The continuation: its steps follow, and the deleted state's record goes with it.
+    for (int64_t i = 1500; i < 2600; ++i) writer.enqueue(id, stepEvent(i));
+    CheckpointSaved removed;
+    removed.kind = "state";
+    removed.removed = {state};
+    writer.enqueue(id, removed);
+    writer.enqueue(id, finishedEvent());
+    writer.flush();
+    QVERIFY2(writer.lastError().empty(), writer.lastError().c_str());
+    {
+        const RunStore store(path);
+        QCOMPARE(store.run(id)->status, std::string("completed"));
+        const auto steps = store.steps(id);
+        QCOMPARE(steps.size(), size_t{2600});
+        for (size_t i = 0; i < steps.size(); ++i) QCOMPARE(steps[i].global_step, static_cast<int64_t>(i + 1));
+        QVERIFY(store.artifacts(id).empty());
+    }
+    // A completed run, and one whose writer lives (this process), are refused unchanged.
+    try {
+        writer.reopenRun(id, 10, 0, 0.0);
+        QFAIL("a completed run was reopened");
+    } catch (const StoreError& e) {
+        QVERIFY2(std::string(e.what()).find("completed") != std::string::npos, e.what());
+    }
+    QCOMPARE(RunStore(path).steps(id).size(), size_t{2600});
+    const int64_t live = writer.createRun("live", "{}");
+    try {
+        writer.reopenRun(live, 0, 0, 0.0);
+        QFAIL("a live run was reopened");
+    } catch (const StoreError& e) {
+        QVERIFY2(std::string(e.what()).find("still running") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(RunStoreTest)
