@@ -6,6 +6,7 @@
 #include "engine/config/DeviceInfo.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/events/EventJson.h"
+#include "engine/train/StateFiles.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
@@ -52,6 +53,31 @@ public:
 private:
     double wait_share_sum_ = 0.0;
     int64_t epochs_ = 0;
+};
+
+// The run's recorder for a resume: it holds the events back until the run was reopened (its
+// state read and checked), and records no failure before that: the run then stays as it was.
+class GatedRecorder final : public EventSink {
+public:
+    GatedRecorder(std::shared_ptr<RunWriter> writer, int64_t run_id, bool open)
+        : recorder_(std::move(writer), run_id), open_(open) {}
+    void onEvent(const Event& event) override {
+        if (open_) {
+            recorder_.onEvent(event);
+        } else if (!std::holds_alternative<RunFailed>(event)) {
+            pending_.push_back(event);
+        }
+    }
+    void open() {
+        open_ = true;
+        for (const auto& event : pending_) recorder_.onEvent(event);
+        pending_.clear();
+    }
+    bool isOpen() const { return open_; }
+private:
+    RunRecorder recorder_;
+    bool open_;
+    std::vector<Event> pending_;
 };
 
 // A data-parallel rank other than 0 (torchrun / srun started it): it trains its share, and rank
@@ -196,22 +222,35 @@ StoredRun storeFailure(const std::shared_ptr<RunWriter>& writer, StoredRun resul
 }  // namespace
 
 StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
-                        std::optional<int64_t> sweep_id, bool quiet, bool events) {
+                        std::optional<int64_t> sweep_id, bool quiet, bool events, const ResumeTarget* resume) {
     StoredRun result;
     RunOptions run_options;
     const std::string store_error_before = writer->lastError();
     try {
-        result.run_id = writer->createRun(config.name, configToJson(config), sweep_id);
+        result.run_id = resume ? resume->run_id : writer->createRun(config.name, configToJson(config), sweep_id);
         run_options.artifacts_dir = writer->artifactsDir(result.run_id);
     } catch (const std::exception& e) {
+        if (resume) {   // the stored run is left as it was
+            result.outcome = RunOutcome{RunStatus::Failed, FailureKind::Data, e.what()};
+            result.recorded = false;
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return result;
+        }
         return storeFailure(writer, std::move(result), e.what());
+    }
+    auto recorder = std::make_shared<GatedRecorder>(writer, result.run_id, /*open=*/resume == nullptr);
+    if (resume) {
+        run_options.resume_from = resume->state_path;
+        run_options.on_resume = [writer, recorder, id = result.run_id](const ResumePoint& point) {
+            writer->reopenRun(id, point.loop.global_step, point.loop.epoch, point.elapsed_s);
+            recorder->open();
+        };
     }
 
     // Quiet: the printer still collects the report and the outcome, it just prints nothing.
     auto printer = std::make_shared<ProgressPrinter>(quiet ? nullptr : stderr, isatty(STDERR_FILENO) != 0);
     auto tally = std::make_shared<EpochTally>();
-    std::vector<std::shared_ptr<EventSink>> sinks{std::make_shared<RunRecorder>(writer, result.run_id), tally,
-                                                  printer};
+    std::vector<std::shared_ptr<EventSink>> sinks{recorder, tally, printer};
     if (events) {
         std::printf("%s\n", eventjson::runLine(result.run_id).c_str());
         std::fflush(stdout);
@@ -227,6 +266,7 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     std::signal(SIGTERM, SIG_DFL);
 
     writer->flush();
+    result.recorded = recorder->isOpen();
     if (quiet && result.outcome.status == RunStatus::Failed)
         std::fprintf(stderr, "error: %s\n", result.outcome.message.c_str());
     result.finished = printer->finished();
@@ -243,6 +283,16 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
         }
     }
     return result;
+}
+
+void printResumeHint(const RunWriter& writer, const StoredRun& run) {
+    if (run.outcome.status == RunStatus::Completed || run.run_id <= 0) return;
+    try {
+        if (trainingStatesIn(writer.artifactsDir(run.run_id)).empty()) return;
+    } catch (const StoreError&) {
+        return;
+    }
+    std::fprintf(stderr, "Continue it where it ended: hearth-cli resume %lld\n", static_cast<long long>(run.run_id));
 }
 
 void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_code) {
@@ -277,9 +327,11 @@ int runCommand(const RunCommandOptions& options) {
     const bool quiet = options.quiet || options.events;
     const StoredRun run = trainAndStore(*config, writer, options.sweep_id, quiet, options.events);
     if (options.quiet && !options.events && run.test) std::printf("%s", run.test->report.toText().c_str());
-    if (run.run_id > 0)
+    if (run.run_id > 0) {
         std::fprintf(stderr, "Run #%lld stored in %s (hearth-cli show %lld)\n", static_cast<long long>(run.run_id),
                      db_path.c_str(), static_cast<long long>(run.run_id));
+        printResumeHint(*writer, run);
+    }
     return exitCodeFor(run.outcome);
 }
 

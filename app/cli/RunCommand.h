@@ -43,13 +43,25 @@ struct StoredRun {
     std::optional<RunFinished> finished;
     std::optional<EvalReport> test;
     double data_wait_share = 0.0;   // mean over epochs
+    bool recorded = true;           // false: a resume that failed before its run was reopened
+};
+
+// A stored run to continue (hearth-cli resume) from a training state.
+struct ResumeTarget {
+    int64_t run_id = 0;
+    std::string state_path;
 };
 
 // Trains `config` with progress on stderr, records it through `writer`; Ctrl+C stops cleanly.
 // events: also writes the run's id and every event as JSON lines to stdout (eventjson).
+// resume: continues that run instead of creating one; nothing is recorded (the run stays as it
+// was) until its state has been read and checked and the run reopened.
 StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<RunWriter>& writer,
-                        std::optional<int64_t> sweep_id, bool quiet, bool events = false);
+                        std::optional<int64_t> sweep_id, bool quiet, bool events = false,
+                        const ResumeTarget* resume = nullptr);
 int exitCodeFor(const RunOutcome& outcome);
+// "Continue it where it ended: hearth-cli resume N" for a stopped or failed run with a training state.
+void printResumeHint(const RunWriter& writer, const StoredRun& run);
 // Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
 std::shared_ptr<RunWriter> openWriter(const std::string& path);
 

@@ -1,6 +1,7 @@
 // hearth-cli: the headless twin of the workbench (servers, CI, GPU machines).
 #include "LocalLauncher.h"
 #include "PredictCommand.h"
+#include "ResumeCommand.h"
 #include "RunCommand.h"
 #include "StoreCommands.h"
 #include "SweepCommand.h"
@@ -37,6 +38,8 @@ int runCli(int argc, char** argv) {
                    "Run database (default: $HEARTH_DB, else $XDG_DATA_HOME/hearth/runs.sqlite)")
         ->envname("HEARTH_DB");
     hearth::cli::registerRunCommand(app, run_options, exit_code);
+    hearth::cli::ResumeCommandOptions resume_options;
+    hearth::cli::registerResumeCommand(app, run_options, resume_options, exit_code);
     std::string keys_prefix;
     auto* keys = app.add_subcommand("keys", "List every config key: type, default, allowed values and what it does");
     keys->add_option("prefix", keys_prefix, "Only keys starting with this, e.g. trainer or data.");

@@ -250,6 +250,19 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.early_stopping.min_delta", T::Double, "Optimization", "Minimum improvement",
                       "A change smaller than this does not count as an improvement.",
                       HEARTH_FIELD(trainer.early_stopping.min_delta)).atLeast(0));
+    s.push_back(Entry("trainer.safety_checkpoint.every_n_steps", T::Int, "Optimization", "Save state every (steps)",
+                      "Write the whole training state (model, optimizer, scaler, random generators, the position "
+                      "in the epoch) every this many optimizer steps, so the run can be resumed "
+                      "(hearth-cli resume); 0: not by steps.",
+                      HEARTH_FIELD(trainer.safety_checkpoint.every_n_steps)).atLeast(0).zeroMeans("off"));
+    s.push_back(Entry("trainer.safety_checkpoint.every_n_minutes", T::Double, "Optimization",
+                      "Save state every (minutes)",
+                      "Write the training state at least this often; 0: not by time. A stop always writes one.",
+                      HEARTH_FIELD(trainer.safety_checkpoint.every_n_minutes)).atLeast(0).atMost(10080).zeroMeans("off"));
+    s.push_back(Entry("trainer.safety_checkpoint.keep_last", T::Int, "Optimization", "Saved states kept",
+                      "The newest training states kept (a completed run deletes them); 0: none (the run cannot "
+                      "be resumed).", HEARTH_FIELD(trainer.safety_checkpoint.keep_last))
+                    .atLeast(0).atMost(1000).zeroMeans("off"));
     s.push_back(Entry("trainer.ddp.backend", T::String, "Devices", "Backend",
                       "ddp: how processes talk. auto: nccl on CUDA, gloo on CPU; gloo also runs several ranks "
                       "on one GPU.", HEARTH_FIELD(trainer.ddp.backend)).choices({"auto", "gloo", "nccl"}).toggle());

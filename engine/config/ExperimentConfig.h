@@ -89,6 +89,16 @@ struct EarlyStoppingConfig {
     double min_delta = 0.0;
 };
 
+// Safety checkpoints: the fit's whole training state (model, optimizer, scaler, generators, the
+// position inside the epoch) written every N optimizer steps and/or M minutes, and when the run is
+// stopped, so a stopped, interrupted or failed run can be resumed (hearth-cli resume). The last
+// `keep_last` are kept; a run that completes deletes them.
+struct SafetyCheckpointConfig {
+    int64_t every_n_steps = 0;                        // 0: not by steps
+    double every_n_minutes = 10.0;                    // 0: not by time
+    int64_t keep_last = 1;                            // 0: no safety checkpoints (and no resume)
+};
+
 // Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.
 struct DdpConfig {
     std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
@@ -122,6 +132,7 @@ struct TrainerConfig {
     bool channels_last = false;
     CheckpointConfig checkpoint;
     EarlyStoppingConfig early_stopping;
+    SafetyCheckpointConfig safety_checkpoint;
     DdpConfig ddp;
 };
 

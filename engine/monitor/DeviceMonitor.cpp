@@ -50,6 +50,11 @@ int64_t DeviceMonitor::reservedPeakBytes() const {
     return 0;
 }
 
+void DeviceMonitor::continueFrom(double elapsed_s) {
+    start_ = std::chrono::steady_clock::now() -
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(elapsed_s));
+}
+
 void DeviceMonitor::resetPeak() {
 #ifdef HEARTH_WITH_CUDA
     if (device_.is_cuda()) {

@@ -34,6 +34,8 @@ public:
     // Starts the peaks over from now (the CUDA allocator's peaks, or the process's VmHWM and the
     // CPU tensor peak).
     void resetPeak();
+    // A resumed run: samples' elapsed_s continue from the time trained before the interruption.
+    void continueFrom(double elapsed_s);
     // The data-parallel rank its samples are marked with.
     void setRank(int64_t rank) { rank_ = rank; }
     // Every sample emitted so far, thinned to about kHistory (when full, every other poll's

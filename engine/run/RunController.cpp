@@ -10,6 +10,7 @@
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/run/RunSetup.h"
+#include "engine/train/StateFiles.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainingError.h"
 
@@ -63,6 +64,12 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     const DataSplits& splits = prepared.splits;
     auto model = prepared.model;
     Trainer trainer(config, device, model, splits, options.artifacts_dir, sink, stop);
+    double resumed_elapsed_s = 0.0;
+    if (!options.resume_from.empty()) {
+        const ResumePoint point = trainer.resumeFrom(options.resume_from);
+        resumed_elapsed_s = point.elapsed_s;
+        if (options.on_resume) options.on_resume(point);
+    }
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
     if (const ImageAugment augment(config.data.augment.random_crop_padding, config.data.augment.horizontal_flip);
@@ -82,7 +89,9 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     RunFinished done;
     done.status = stopped ? "stopped" : "completed";
     done.train_time_s = fit.train_time_s;
-    done.total_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // A resumed run's time before the interruption counts (its set-up time then is not known).
+    done.total_time_s =
+        resumed_elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     done.best_val_accuracy = fit.best_val_accuracy;
     done.test_accuracy = test.accuracy;
     done.test_loss = test.loss;
@@ -92,6 +101,16 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.epochs_completed = fit.epochs_completed;
     done.global_steps = fit.global_steps;
     done.stop_reason = fit.stop_reason;
+    // A completed run cannot be resumed: its training states go (they can be large).
+    if (!stopped) {
+        const auto removed = removeTrainingStates(options.artifacts_dir);
+        if (!removed.empty()) {
+            CheckpointSaved gone;   // no new file: the record of the deleted ones
+            gone.kind = "state";
+            gone.removed = removed;
+            sink.onEvent(gone);
+        }
+    }
     sink.onEvent(done);
     RunOutcome outcome;
     outcome.status = stopped ? RunStatus::Stopped : RunStatus::Completed;
@@ -139,6 +158,9 @@ RunOutcome runExperiment(const ExperimentConfig& config, const RunOptions& optio
         outcome = fail(sink, FailureKind::Config, e.what(), "fix " + key + " and run again");
     } catch (const DataError& e) {
         outcome = fail(sink, FailureKind::Data, e.what(), "check data.path and the data files");
+    } catch (const TrainingStateError& e) {
+        outcome = fail(sink, FailureKind::Data, e.what(),
+                       "resume from another training state (hearth-cli resume RUN --from FILE), or start the run anew");
     } catch (const TrainingError& e) {
         outcome = fail(sink, FailureKind::Training, e.what(), e.suggestion());
     } catch (const c10::OutOfMemoryError& e) {

@@ -4,8 +4,10 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
+#include "engine/train/LoopState.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -14,7 +16,12 @@
 namespace hearth {
 
 struct RunOptions {
-    std::string artifacts_dir;         // where the best checkpoint goes; empty = no checkpoint file
+    std::string artifacts_dir;         // where the best checkpoint and training states go; empty = none
+    // Resume: the training state (a safety checkpoint) the fit continues from; empty = a new fit.
+    std::string resume_from;
+    // Called once the state was read and checked, before the run's first event (RunStarted): the
+    // caller reopens the stored run there. Throwing fails the run with nothing trained.
+    std::function<void(const ResumePoint&)> on_resume;
 };
 
 enum class RunStatus { Completed, Stopped, Failed };

@@ -208,6 +208,19 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["trainer.log_every_n_steps"] = std::to_string(t.log_every_n_steps) + " optimizer steps";
     e["trainer.checkpoint"] = t.checkpoint.monitor + " (" + t.checkpoint.mode + ") -> " +
                               (checkpoint_path.empty() ? "in memory only" : checkpoint_path);
+    {
+        const SafetyCheckpointConfig& sc = t.safety_checkpoint;
+        std::string when;
+        if (sc.every_n_steps > 0) when = "every " + std::to_string(sc.every_n_steps) + " optimizer steps";
+        if (sc.every_n_minutes > 0.0) when += (when.empty() ? "every " : " or ") + number(sc.every_n_minutes) + " min";
+        when += when.empty() ? "at a stop" : " and at a stop";
+        e["trainer.safety_checkpoint"] =
+            sc.keep_last <= 0 || checkpoint_path.empty() ? "off (the run cannot be resumed)"
+            : trainer.strategyInUse().worldSize() > 1
+                ? "off (data-parallel runs cannot be resumed yet)"
+                : when + ", last " + std::to_string(sc.keep_last) + " kept -> " +
+                      (std::filesystem::path(checkpoint_path).parent_path() / "state-<step>.pt").string();
+    }
     e["scheduler.name"] = trainer.schedule().describe();
     e["optimizer.name"] = config.optimizer.name + " (lr " + number(config.optimizer.lr) + ", weight_decay " +
                           number(config.optimizer.weight_decay) + ")";

@@ -53,6 +53,9 @@ public:
     virtual void onTrainEpochStart(TrainerContext&) {}
     // After each micro-batch (state().batch_in_epoch already counts it).
     virtual void onTrainBatchEnd(TrainerContext&) {}
+    // A stop ends the fit part-way through an epoch, after the micro-batch's metrics were logged:
+    // the last moment to save a training state there (saveState declines inside a group).
+    virtual void onTrainStopped(TrainerContext&) {}
     // After validation of a completed epoch, before EpochMetrics is emitted.
     virtual void onValidationEnd(TrainerContext&, EpochEnd&) {}
     virtual void onFitEnd(TrainerContext&) {}

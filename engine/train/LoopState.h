@@ -23,6 +23,14 @@ struct LoopState {
     bool operator!=(const LoopState& o) const { return !(*this == o); }
 };
 
+// Where a resumed fit continues: the training state it was read from, its loop position and the
+// fit's time before the interruption.
+struct ResumePoint {
+    std::string path;
+    LoopState loop;
+    double elapsed_s = 0.0;
+};
+
 // {"epoch": 2, "batch_in_epoch": 0, ...}; best_value null when there is none.
 std::string loopStateToJson(const LoopState& state);
 // Throws std::invalid_argument naming the key that is missing or of the wrong type.

@@ -5,6 +5,7 @@
 #include "engine/train/EarlyStopping.h"
 #include "engine/train/MemoryAccounting.h"
 #include "engine/train/RankReport.h"
+#include "engine/train/SafetyCheckpoint.h"
 #include "engine/train/TrainingError.h"
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,8 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
     // After the checkpoint: the epoch that ends the fit has already been considered as the best.
     if (config.trainer.early_stopping.monitor != "none")
         parts.callbacks.push_back(std::make_shared<EarlyStopping>(config.trainer.early_stopping));
+    if (!artifacts_dir.empty() && config.trainer.safety_checkpoint.keep_last > 0)
+        parts.callbacks.push_back(std::make_shared<SafetyCheckpoint>(config.trainer.safety_checkpoint, artifacts_dir));
     return parts;
 }
 
@@ -233,7 +236,7 @@ FitResult Trainer::fit() {
     return result;
 }
 
-void Trainer::resumeFrom(const std::string& path) {
+ResumePoint Trainer::resumeFrom(const std::string& path) {
     if (strategy_->worldSize() > 1)
         throw TrainingStateError("Resuming a data-parallel run is not supported yet (" + strategy_->name() + ", " +
                                  std::to_string(strategy_->worldSize()) + " processes).");
@@ -241,7 +244,9 @@ void Trainer::resumeFrom(const std::string& path) {
     if (state.scaler.has_value() != strategy_->precision().scalesLoss())
         throw TrainingStateError("'" + path + "' was written with another precision than this run's (" +
                                  strategy_->precision().name() + ").");
+    ResumePoint point{path, state.loop, state.elapsed_s};
     resume_ = std::move(state);
+    return point;
 }
 
 // The saved position: the loop, the epoch's totals so far and the fit's, the scaler, the
@@ -260,6 +265,7 @@ void Trainer::applyResume(FitResult& result, EpochStats& stats) {
     stats.wait_ms = r.epoch.wait_ms;
     stats.train_time_s = r.epoch.train_time_s;
     fit_start_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r.elapsed_s));
+    monitor_.continueFrom(r.elapsed_s);
     if (auto* scaler = strategy_->precision().scaler(); scaler && r.scaler) scaler->loadState(*r.scaler);
     const auto callbacks = nlohmann::json::parse(r.callbacks_json);
     for (const auto& callback : callbacks_) {
@@ -363,6 +369,7 @@ bool Trainer::trainEpoch(EpochStats& stats, int64_t first_batch) {
         if (!interval_meter_.empty()) {
             emitStepMetrics(stats);
         }
+        forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
     }
     stats.train_time_s = secondsSince(stats.start);
     if (step_profiler_) {

@@ -77,7 +77,7 @@ public:
     // Resume: fit() continues from the training state at `path` (written by saveState): the same
     // epoch, the next micro-batch, the same curves, losses and weights as if never stopped.
     // Call before fit(). Throws TrainingStateError, with nothing changed, when it cannot be used.
-    void resumeFrom(const std::string& path);
+    ResumePoint resumeFrom(const std::string& path);
     bool resuming() const { return resume_.has_value(); }
 
     FitResult fit();

@@ -12,6 +12,9 @@
 #include <mutex>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace hearth {
 namespace {
 
@@ -165,6 +168,11 @@ void saveTrainingState(const std::string& path, const TrainingState& state, cons
     } catch (const std::exception& e) {
         std::remove(temporary.c_str());
         throw TrainingStateError("Cannot write the training state '" + path + "': " + e.what());
+    }
+    // On disk before it replaces the previous state: a power loss leaves one of the two whole.
+    if (const int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
     }
     std::error_code ec;
     std::filesystem::rename(temporary, path, ec);

@@ -7,8 +7,12 @@ target_sources(hearth_engine PRIVATE
   train/TrainingState.cpp
   train/Checkpoint.cpp
   train/EarlyStopping.cpp
+  train/SafetyCheckpoint.cpp
   train/Evaluation.cpp
   train/RankReport.cpp
   train/StepProfiler.cpp
   train/MemoryAccounting.cpp
   train/Trainer.cpp)
+# The safety checkpoints' file names (torch-free: hearth-cli and the workbench look for them).
+target_sources(hearth_engine_api PRIVATE
+  train/StateFiles.cpp)

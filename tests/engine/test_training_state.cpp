@@ -4,6 +4,7 @@
 // while the model and the optimizer stay as they were.
 
 #include "TrainTestSupport.h"
+#include "engine/train/StateFiles.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainingState.h"
 
@@ -90,6 +91,18 @@ private:
     std::string path_;
 };
 
+// Asks the fit to stop after micro-batch `n`.
+class StopAfter final : public Callback {
+public:
+    explicit StopAfter(int64_t n) : n_(n) {}
+    void onTrainBatchEnd(TrainerContext& ctx) override {
+        if (ctx.state().micro_batches == n_) ctx.requestStop("test interruption");
+    }
+
+private:
+    int64_t n_;
+};
+
 ExperimentConfig resumeConfig(int64_t workers) {
     ExperimentConfig c;
     c.model.name = "mlp";
@@ -123,6 +136,7 @@ private Q_SLOTS:
     void resumedFitEqualsTheUninterruptedOne_data();
     void resumedFitEqualsTheUninterruptedOne();
     void stateIsOnlyWrittenBetweenSteps();
+    void safetyCheckpointsFollowTheirCadenceAndSaveAtAStop();
 };
 
 void TestTrainingState::resumedStepsAreBitIdenticalToUninterruptedOnes() {
@@ -355,3 +369,49 @@ void TestTrainingState::stateIsOnlyWrittenBetweenSteps() {
 
 QTEST_GUILESS_MAIN(TestTrainingState)
 #include "test_training_state.moc"
+
+// trainer.safety_checkpoint: a state falls due every 4 optimizer steps and is written at the next
+// logged step (logging every 3, and at the epoch's end); the last 2 are kept; a stop between two
+// logged steps logs the partial interval and saves where it stopped; that state resumes there.
+void TestTrainingState::safetyCheckpointsFollowTheirCadenceAndSaveAtAStop() {
+    auto c = resumeConfig(0);
+    c.trainer.accumulate_grad_batches = 1;   // 10 optimizer steps per epoch
+    c.trainer.log_every_n_steps = 3;
+    c.trainer.safety_checkpoint.every_n_steps = 4;
+    c.trainer.safety_checkpoint.every_n_minutes = 0;
+    c.trainer.safety_checkpoint.keep_last = 2;
+    const auto splits = hearth::testing::blobSplits(160, 48, 48);
+    QTemporaryDir artifacts;
+    const std::string dir = artifacts.path().toStdString();
+    TrainerParts parts = defaultTrainerParts(c, torch::kCPU, dir);
+    parts.callbacks.insert(parts.callbacks.begin(), std::make_shared<StopAfter>(17));
+    RecordingSink sink;
+    std::atomic<bool> no_stop{false};
+    Trainer trainer(c, std::move(parts), hearth::testing::seededModel(c, splits, 5), splits, sink, no_stop);
+    QVERIFY(trainer.fit().stopped);
+
+    std::vector<int64_t> saved, removed;
+    for (const auto& e : sink.all<CheckpointSaved>()) {
+        if (e.kind != "state") continue;
+        saved.push_back(trainingStateStep(e.path));
+        for (const auto& r : e.removed) removed.push_back(trainingStateStep(r));
+    }
+    QCOMPARE(saved, (std::vector<int64_t>{6, 10, 15, 17}));
+    QCOMPARE(removed, (std::vector<int64_t>{6, 10}));
+    const auto files = trainingStatesIn(dir);
+    QCOMPARE(files.size(), size_t{2});
+    QCOMPARE(trainingStateStep(files[0]), int64_t{17});
+    QCOMPARE(trainingStateStep(files[1]), int64_t{15});
+    QCOMPARE(sink.all<StepMetrics>().back().global_step, int64_t{17});   // the partial interval was logged
+
+    RecordingSink resumed_sink;
+    Trainer resumed(c, torch::kCPU, hearth::testing::seededModel(c, splits, 9), splits, dir, resumed_sink, no_stop);
+    const ResumePoint point = resumed.resumeFrom(files[0]);
+    QCOMPARE(point.loop.global_step, int64_t{17});
+    QCOMPARE(point.loop.epoch, int64_t{1});
+    QCOMPARE(point.loop.batch_in_epoch, int64_t{7});
+    const FitResult fit = resumed.fit();
+    QVERIFY(!fit.stopped);
+    QCOMPARE(fit.global_steps, int64_t{30});
+    QCOMPARE(resumed_sink.all<StepMetrics>().front().global_step, int64_t{18});
+}

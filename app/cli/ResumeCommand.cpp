@@ -1,0 +1,104 @@
+#include "ResumeCommand.h"
+
+#include "engine/config/DeviceInfo.h"
+#include "engine/train/StateFiles.h"
+#include "storage/RunStore.h"
+#include "storage/RunWriter.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace hearth::cli {
+namespace {
+
+int fail(int code, const std::string& message) {
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return code;
+}
+
+}  // namespace
+
+void registerResumeCommand(CLI::App& app, const RunCommandOptions& run_options, ResumeCommandOptions& options,
+                           int& exit_code) {
+    auto* resume = app.add_subcommand(
+        "resume", "Continue a stopped, interrupted or failed run from its newest saved training state");
+    resume->add_option("run", options.run, "The run: its id or a unique prefix of its name")->required();
+    resume->add_option("--from", options.from,
+                       "Continue from this training state (a state-<step>.pt of the run) instead of the newest")
+        ->check(CLI::ExistingFile);
+    resume->add_flag("-q,--quiet", options.quiet, "No live progress; print only the final report");
+    resume->add_flag("--events", options.events,
+                     "Write the run's id and every event as JSON lines to standard output (implies --quiet)");
+    resume->callback([&run_options, &options, &exit_code] { exit_code = resumeCommand(run_options, options); });
+}
+
+int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptions& options) {
+    const std::string db_path = resolveDbPath(run_options);
+    std::error_code ec;
+    if (!std::filesystem::exists(db_path, ec))
+        return fail(kExitBadData, "There is no run database at '" + db_path + "' (choose another with --db).");
+    int64_t run_id = 0;
+    RunSummary run;
+    std::string artifacts;
+    try {
+        const RunStore store(db_path);
+        try {
+            run_id = store.resolveRun(options.run);
+        } catch (const StoreError& e) {
+            return fail(kExitBadConfig, e.what());
+        }
+        run = *store.run(run_id);
+        artifacts = store.artifactsDir(run_id);
+    } catch (const StoreError& e) {
+        return fail(kExitBadData, e.what());
+    }
+    const std::string which = "run #" + std::to_string(run_id) + " '" + run.name + "'";
+    if (run.status == "completed")
+        return fail(kExitBadConfig, which + " completed: there is nothing to resume (start a new run instead).");
+    if (run.status == "running")
+        return fail(kExitBadConfig, which + " is still running (pid " + std::to_string(run.pid) + " on " +
+                                        run.hostname + "): stop it first.");
+
+    std::string state = options.from;
+    if (state.empty()) {
+        const auto states = trainingStatesIn(artifacts);
+        if (states.empty())
+            return fail(kExitBadData,
+                        which + " has no saved training state in '" + artifacts +
+                            "': it ended before its first safety checkpoint (trainer.safety_checkpoint) or was "
+                            "stored by an older Hearth. Start it anew.");
+        state = states.front();
+    }
+
+    ExperimentConfig config;
+    try {
+        config = configFromJson(run.config_json);
+    } catch (const ConfigError& e) {
+        return fail(kExitBadConfig, which + ": its stored config cannot be read: " + std::string(e.what()));
+    }
+    const auto issues = validate(config, queryDeviceCapabilities());
+    for (const auto& issue : issues)
+        std::fprintf(stderr, "error: %s: %s: %s\n", which.c_str(), issue.key.c_str(), issue.message.c_str());
+    if (!issues.empty()) return kExitBadConfig;
+    if (resolveTrainer(config.trainer, queryDeviceCapabilities()).strategy != "auto")
+        return fail(kExitBadConfig, which + " trained with trainer.strategy=" + config.trainer.strategy +
+                                        ": resuming a data-parallel run is not supported yet.");
+
+    const auto writer = openWriter(db_path);
+    if (!writer) return kExitBadData;
+    const bool quiet = options.quiet || options.events;
+    if (!options.events)
+        std::fprintf(stderr, "Resuming %s (%s) from %s\n", which.c_str(), run.status.c_str(), state.c_str());
+    const ResumeTarget target{run_id, state};
+    const StoredRun result = trainAndStore(config, writer, std::nullopt, quiet, options.events, &target);
+    if (options.quiet && !options.events && result.test) std::printf("%s", result.test->report.toText().c_str());
+    if (result.recorded) {
+        std::fprintf(stderr, "Run #%lld stored in %s (hearth-cli show %lld)\n", static_cast<long long>(run_id),
+                     db_path.c_str(), static_cast<long long>(run_id));
+        printResumeHint(*writer, result);
+    } else
+        std::fprintf(stderr, "Run #%lld was left as it was.\n", static_cast<long long>(run_id));
+    return exitCodeFor(result.outcome);
+}
+
+}  // namespace hearth::cli

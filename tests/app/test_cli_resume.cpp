@@ -1,0 +1,250 @@
+// hearth-cli resume as a user meets it: a run stopped with Ctrl+C, or killed with kill -9, is
+// resumed and ends bit for bit as the same run never stopped (CPU, trainer.deterministic; loader
+// workers 0 and 2); a damaged state, another model's state, a completed run and a run without a
+// state are refused with a clear message, and the stored run stays as it was.
+#include "CliTestSupport.h"
+
+#include "engine/train/StateFiles.h"
+#include "storage/RunStore.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using hearth::RunStore;
+using hearth::test::CliResult;
+
+namespace {
+
+QStringList experiment(const QString& name, int workers) {
+    return {"--set", "name=" + name, "--set", "data.limit=2400", "--set", "trainer.max_epochs=2",
+            "--set", "trainer.batch_size=32", "--set", "trainer.deterministic=true",
+            "--set", "trainer.log_every_n_steps=1", "--set", "trainer.num_workers=" + QString::number(workers),
+            "--set", "trainer.safety_checkpoint.every_n_steps=4", "--set", "trainer.safety_checkpoint.keep_last=2"};
+}
+
+// What must come out the same whether the run was interrupted or not.
+struct Outcome {
+    QString status;
+    std::vector<hearth::StepMetrics> steps;
+    std::vector<hearth::EpochMetrics> epochs;
+    double test_loss = 0.0, test_accuracy = 0.0;
+    std::vector<hearth::Prediction> predictions;
+    QStringList log;
+};
+
+Outcome readRun(const QString& db, int64_t id) {
+    RunStore store(db.toStdString());
+    Outcome o;
+    o.status = QString::fromStdString(store.run(id)->status);
+    o.steps = store.steps(id);
+    o.epochs = store.epochs(id);
+    if (const auto report = store.report(id, "test")) {
+        o.test_loss = report->loss;
+        o.test_accuracy = report->report.accuracy;
+    }
+    o.predictions = store.predictions(id, "test");
+    for (const auto& line : store.logLines(id)) o.log << QString::fromStdString(line);
+    return o;
+}
+
+}  // namespace
+
+class TestCliResume : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    Outcome m_reference;
+
+    QString db() const { return m_dir.filePath("runs.sqlite"); }
+    CliResult cli(const QStringList& args, int timeout_ms = 300000) {
+        return hearth::test::runCli(QStringList{"--db", db()} + args, timeout_ms);
+    }
+    QString artifacts(int64_t id) const { return m_dir.filePath("runs.sqlite.artifacts/" + QString::number(id)); }
+
+    // Starts `run --events`, waits for the step event `after_step`, then sends `signal`. Returns
+    // the run's id (0 on failure).
+    int64_t interruptedRun(const QStringList& settings, int after_step, int signal) {
+        QProcess p;
+        p.start(HEARTH_CLI_PATH, QStringList{"--db", db(), "run", "--events"} + settings);
+        if (!p.waitForStarted()) return 0;
+        int64_t id = 0;
+        bool sent = false;
+        QByteArray pending;
+        QElapsedTimer clock;
+        clock.start();
+        while (!sent && clock.elapsed() < 120000 && p.state() == QProcess::Running) {
+            p.waitForReadyRead(1000);
+            pending += p.readAllStandardOutput();
+            while (pending.contains('\n')) {
+                const int end = pending.indexOf('\n');
+                const QJsonObject e = QJsonDocument::fromJson(pending.left(end)).object();
+                pending.remove(0, end + 1);
+                if (e.value("event").toString() == "run") id = e.value("run_id").toInteger();
+                if (!sent && e.value("event").toString() == "step" && e.value("global_step").toInt() >= after_step) {
+                    ::kill(static_cast<pid_t>(p.processId()), signal);
+                    sent = true;
+                }
+            }
+        }
+        p.waitForFinished(120000);
+        if (!sent) qWarning("the run ended before it could be interrupted: %s", p.readAllStandardError().constData());
+        return sent ? id : 0;
+    }
+
+    void compareWithReference(const Outcome& got) {
+        QCOMPARE(got.status, QString("completed"));
+        QCOMPARE(got.steps.size(), m_reference.steps.size());
+        for (size_t i = 0; i < got.steps.size(); ++i) {
+            const auto& a = got.steps[i];
+            const auto& b = m_reference.steps[i];
+            QCOMPARE(a.global_step, b.global_step);
+            QCOMPARE(a.epoch, b.epoch);
+            QCOMPARE(a.batch, b.batch);
+            if (a.loss != b.loss || a.accuracy != b.accuracy || a.lr != b.lr)
+                QFAIL(qPrintable(QString("step %1 differs: loss %2 vs %3, accuracy %4 vs %5")
+                                     .arg(a.global_step).arg(a.loss, 0, 'g', 17).arg(b.loss, 0, 'g', 17)
+                                     .arg(a.accuracy).arg(b.accuracy)));
+        }
+        QCOMPARE(got.epochs.size(), m_reference.epochs.size());
+        for (size_t i = 0; i < got.epochs.size(); ++i) {
+            QCOMPARE(got.epochs[i].train_loss, m_reference.epochs[i].train_loss);
+            QCOMPARE(got.epochs[i].train_accuracy, m_reference.epochs[i].train_accuracy);
+            QCOMPARE(got.epochs[i].val_loss, m_reference.epochs[i].val_loss);
+            QCOMPARE(got.epochs[i].val_accuracy, m_reference.epochs[i].val_accuracy);
+        }
+        QCOMPARE(got.test_loss, m_reference.test_loss);
+        QCOMPARE(got.test_accuracy, m_reference.test_accuracy);
+        QCOMPARE(got.predictions.size(), m_reference.predictions.size());
+        for (size_t i = 0; i < got.predictions.size(); ++i) {
+            QCOMPARE(got.predictions[i].predicted, m_reference.predictions[i].predicted);
+            QCOMPARE(got.predictions[i].confidence, m_reference.predictions[i].confidence);   // the final weights
+        }
+        QVERIFY2(got.log.filter("resumed at epoch").size() == 1, qPrintable(got.log.join('\n')));
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        const CliResult r = cli(QStringList{"run", "-q"} + experiment("reference", 0));
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        m_reference = readRun(db(), 1);
+        QVERIFY(m_reference.steps.size() > 60);
+        QVERIFY(m_reference.test_accuracy > 0.3);
+        // A completed run keeps no training state.
+        QVERIFY(hearth::trainingStatesIn(artifacts(1).toStdString()).empty());
+    }
+
+    void ctrlCThenResumeIsBitIdenticalWithoutWorkers() {
+        const int64_t id = interruptedRun(experiment("ctrl-c", 0), 10, SIGINT);
+        QVERIFY(id > 0);
+        const Outcome stopped = readRun(db(), id);
+        QCOMPARE(stopped.status, QString("stopped"));
+        QVERIFY(stopped.steps.size() < m_reference.steps.size());
+        // The stop itself saved a state at the step it ended on.
+        const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
+        QVERIFY(!states.empty());
+        QCOMPARE(hearth::trainingStateStep(states.front()), stopped.steps.back().global_step);
+
+        const CliResult r = cli({"resume", QString::number(id), "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("Resuming run #" + QString::number(id)), qPrintable(r.out));
+        compareWithReference(readRun(db(), id));
+        QVERIFY(hearth::trainingStatesIn(artifacts(id).toStdString()).empty());
+    }
+
+    void killThenResumeIsBitIdenticalWithTwoWorkers() {
+        const int64_t id = interruptedRun(experiment("killed", 2), 14, SIGKILL);
+        QVERIFY(id > 0);
+        const Outcome killed = readRun(db(), id);
+        QCOMPARE(killed.status, QString("interrupted"));
+        const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
+        QVERIFY(!states.empty());
+        QVERIFY(states.size() <= 2);   // keep_last
+        const int64_t saved_at = hearth::trainingStateStep(states.front());
+        QVERIFY(saved_at >= 8 && saved_at % 4 == 0);
+
+        const CliResult r = cli({"resume", QString::number(id), "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        const Outcome resumed = readRun(db(), id);
+        compareWithReference(resumed);
+        QVERIFY(resumed.log.filter("resumed at epoch 1, micro-batch " + QString::number(saved_at)).size() == 1);
+    }
+
+    void damagedOrForeignStatesAreRefusedAndTheRunStaysAsItWas() {
+        const int64_t id = interruptedRun(experiment("to-damage", 0), 6, SIGINT);
+        QVERIFY(id > 0);
+        const Outcome before = readRun(db(), id);
+        const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
+        QVERIFY(!states.empty());
+        const QString newest = QString::fromStdString(states.front());
+        QFile file(newest);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray good = file.readAll();
+        file.close();
+
+        // Damaged: cut in half.
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(good.left(good.size() / 2));
+        file.close();
+        CliResult r = cli({"resume", QString::number(id)});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains(QFileInfo(newest).fileName()), qPrintable(r.out));
+        QVERIFY2(r.out.contains("left as it was"), qPrintable(r.out));
+        Outcome after = readRun(db(), id);
+        QCOMPARE(after.status, QString("stopped"));
+        QCOMPARE(after.steps.size(), before.steps.size());
+        QCOMPARE(after.log.size(), before.log.size());
+
+        // Another model's state (an MLP's, for this CNN run).
+        const int64_t mlp = interruptedRun(experiment("mlp", 0) + QStringList{"--set", "model.name=mlp",
+                                                                              "--set", "data.limit=12000"},
+                                           6, SIGINT);
+        QVERIFY(mlp > 0);
+        const auto mlp_states = hearth::trainingStatesIn(artifacts(mlp).toStdString());
+        QVERIFY(!mlp_states.empty());
+        r = cli({"resume", QString::number(id), "--from", QString::fromStdString(mlp_states.front())});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("another model") || r.out.contains("other model"), qPrintable(r.out));
+        after = readRun(db(), id);
+        QCOMPARE(after.status, QString("stopped"));
+        QCOMPARE(after.steps.size(), before.steps.size());
+
+        // The good state back: the run resumes.
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(good);
+        file.close();
+        r = cli({"resume", QString::number(id), "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QCOMPARE(readRun(db(), id).status, QString("completed"));
+    }
+
+    void completedRunsAndRunsWithoutStateAreRefused() {
+        CliResult r = cli({"resume", "1"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("completed") && r.out.contains("nothing to resume"), qPrintable(r.out));
+
+        // A stopped run whose states were removed.
+        const int64_t id = interruptedRun(experiment("no-state", 0), 5, SIGINT);
+        QVERIFY(id > 0);
+        QDir(artifacts(id)).removeRecursively();
+        r = cli({"resume", QString::number(id)});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("no saved training state"), qPrintable(r.out));
+        QCOMPARE(readRun(db(), id).status, QString("stopped"));
+
+        r = cli({"resume", "no-such-run"});
+        QCOMPARE(r.exit_code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliResume)
+#include "test_cli_resume.moc"
