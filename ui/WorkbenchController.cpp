@@ -1,5 +1,6 @@
 #include "ui/WorkbenchController.h"
 
+#include "engine/train/StateFiles.h"
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/history/HistoryModel.h"
@@ -7,6 +8,7 @@
 #include "ui/live/LiveView.h"
 #include "ui/report/ReportView.h"
 #include "ui/session/LadderRunner.h"
+#include "ui/session/StoreLoader.h"
 #include "ui/session/TrainingSession.h"
 
 namespace hearth::ui {
@@ -20,12 +22,16 @@ WorkbenchController::WorkbenchController(TrainingSession* session, LadderRunner*
     connect(m_views.panel, &ExperimentPanel::validityChanged, this, [this] { Q_EMIT canStartChanged(canStart()); });
     connect(m_views.history, &HistoryView::openReportRequested, this, &WorkbenchController::openReport);
     connect(m_views.history, &HistoryView::compareRequested, this, &WorkbenchController::compareRuns);
+    connect(m_views.history, &HistoryView::resumeRequested, this, &WorkbenchController::resumeRun);
 }
 
 void WorkbenchController::connectSession()
 {
     connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString& name) {
         m_views.live->beginRun(runId, name);
+        if (m_resumed && m_resumed->runId == runId)
+            m_views.live->showHistory(m_resumed->steps, m_resumed->epochs);
+        m_resumed.reset();
         Q_EMIT runStatusChanged(tr("Running run %1").arg(runId));
         Q_EMIT tabRequested(WorkbenchTab::Live);
     });
@@ -152,6 +158,67 @@ void WorkbenchController::stopRun()
     m_ladder->stop();   // no further ladder steps (does nothing outside a ladder)
     m_session->stop();
     Q_EMIT runStatusChanged(tr("Stopping after this step…"));
+}
+
+void WorkbenchController::resumeRun(qint64 runId)
+{
+    if (isBusy()) {
+        Q_EMIT statusMessage(tr("Run %1 can be resumed once the run in progress has ended.").arg(runId), 10000);
+        return;
+    }
+    if (!m_loader)
+        m_loader = new StoreLoader(m_session->dbPath(), this);
+    Q_EMIT statusMessage(tr("Resuming run %1…").arg(runId), 0);
+    m_loader->load(
+        [runId](const hearth::RunStore& store) {
+            ResumeHistory h;
+            h.runId = runId;
+            const auto run = store.run(runId);
+            if (!run)
+                throw hearth::StoreError("Run #" + std::to_string(runId) + " is not in the store any more.");
+            h.name = QString::fromStdString(run->name);
+            h.status = run->status;
+            const auto states = hearth::trainingStatesIn(store.artifactsDir(runId));
+            h.stateStep = states.empty() ? -1 : hearth::trainingStateStep(states.front());
+            // What stays of the run once it is reopened at that step (runedits::reopenRun).
+            for (const auto& step : store.steps(runId))
+                if (step.global_step <= h.stateStep) h.steps.push_back(step);
+            const int64_t epoch = h.steps.empty() ? 0 : h.steps.back().epoch;
+            for (const auto& e : store.epochs(runId))
+                if (e.epoch < epoch) h.epochs.push_back(e);
+            return h;
+        },
+        [this](ResumeHistory h) { onResumeHistory(std::move(h)); },
+        [this, runId](const QString& message) {
+            m_views.live->showProblem(tr("Run %1 could not be resumed").arg(runId), message);
+            Q_EMIT tabRequested(WorkbenchTab::Live);
+        });
+}
+
+void WorkbenchController::onResumeHistory(ResumeHistory history)
+{
+    const qint64 runId = history.runId;
+    QString problem;
+    if (history.status != "stopped" && history.status != "interrupted" && history.status != "failed")
+        problem = tr("Run %1 is %2: only a stopped, interrupted or failed run can be resumed.")
+                      .arg(runId)
+                      .arg(QString::fromStdString(history.status));
+    else if (history.stateStep < 0)
+        problem = tr("Run %1 has no saved training state: it ended before its first safety checkpoint "
+                     "(trainer.safety_checkpoint), or was stored by an older Hearth. Start it anew.")
+                      .arg(runId);
+    QString error;
+    if (problem.isEmpty()) {
+        const QString name = history.name;
+        m_resumed = std::move(history);
+        if (m_session->resume(runId, name, &error))
+            return;   // runStarted draws the history, then the new steps follow
+        m_resumed.reset();
+        problem = error;
+    }
+    m_views.live->showProblem(tr("Run %1 could not be resumed").arg(runId), problem);
+    Q_EMIT statusMessage(QString(), 0);
+    Q_EMIT tabRequested(WorkbenchTab::Live);
 }
 
 void WorkbenchController::openReport(qint64 runId)

@@ -4,6 +4,7 @@
 // technique ladder opens in Compare, and the run's state is reported for the status bar.
 // MainWindow builds the widgets and hands them here; the decisions live in this class.
 
+#include "engine/events/Events.h"
 #include "engine/run/TechniqueLadder.h"
 
 #include <QList>
@@ -12,6 +13,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace hearth::ui {
 
@@ -21,6 +24,7 @@ class HistoryView;
 class LadderRunner;
 class LiveView;
 class ReportView;
+class StoreLoader;
 class TrainingSession;
 
 enum class WorkbenchTab { Live, Report, History, Compare };
@@ -50,6 +54,9 @@ public:
     // The memory ladder of the panel's experiment (each memory toggle turned on in turn).
     bool startMemoryLadder();
     void stopRun();
+    // Continues a stopped, interrupted or failed run (hearth-cli resume): what it logged before
+    // is read first and drawn in the Live tab, then its new steps follow.
+    void resumeRun(qint64 runId);
     void openReport(qint64 runId);
     void compareRuns(const QList<qint64>& runIds);
     // A run or a technique ladder is in progress.
@@ -71,9 +78,22 @@ private:
     void onRunEnded(qint64 runId, int status, const QString& message);
     void updateBusy();
 
+    // What a resumed run logged up to its newest training state (drawn when it starts).
+    struct ResumeHistory {
+        qint64 runId = 0;
+        QString name;
+        std::string status;
+        int64_t stateStep = -1;   // the optimizer step of the newest training state; -1 none
+        std::vector<hearth::StepMetrics> steps;
+        std::vector<hearth::EpochMetrics> epochs;
+    };
+    void onResumeHistory(ResumeHistory history);
+
     TrainingSession* m_session;
     LadderRunner* m_ladder;
     WorkbenchViews m_views;
+    StoreLoader* m_loader = nullptr;   // created at the first resume
+    std::optional<ResumeHistory> m_resumed;
 };
 
 }  // namespace hearth::ui

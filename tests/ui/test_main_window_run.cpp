@@ -156,6 +156,48 @@ private Q_SLOTS:
         QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Stopped")));
     }
 
+    // History → Resume on a stopped run: hearth-cli resume continues the same run; the Live tab
+    // shows the steps it kept, then the new ones; it completes with every step stored once.
+    void resumeFromHistoryContinuesAStoppedRun()
+    {
+#ifndef HEARTH_CLI_PATH
+        QSKIP("this build has no hearth-cli");
+#else
+        qputenv("HEARTH_CLI", HEARTH_CLI_PATH);
+        MainWindow window(options());
+        auto config = hearth::test::tinyExperiment("resumed-run");
+        config.data.limit = 4000;
+        config.trainer.max_epochs = 3;
+        window.experimentPanel()->setConfig(config);
+        QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
+        const qint64 runId = window.session()->currentRunId();
+        QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 5, 120000);
+        window.stopAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
+        const auto kept = hearth::RunStore(m_db.toStdString()).steps(runId);
+        QVERIFY(!kept.empty());
+
+        HistoryView* history = window.historyView();
+        auto* resume = history->findChild<QPushButton*>(QStringLiteral("historyResume"));
+        QVERIFY(resume);
+        history->selectRuns({runId});
+        QTRY_VERIFY_WITH_TIMEOUT(history->selectedRunIds() == QList<qint64>{runId} && resume->isEnabled(), 30000);
+        resume->click();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->isRunning(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 180000);
+        const hearth::RunStore store(m_db.toStdString());
+        QCOMPARE(store.run(runId)->status, std::string("completed"));
+        const auto steps = store.steps(runId);
+        QVERIFY(steps.size() > kept.size());
+        for (size_t i = 0; i < steps.size(); ++i)
+            QCOMPARE(steps[i].global_step, static_cast<int64_t>(i + 1));
+        // The live loss curve: the kept steps drawn first, then every new one.
+        QCOMPARE(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss), static_cast<int>(steps.size()));
+        QTRY_VERIFY_WITH_TIMEOUT(!resume->isEnabled(), 10000);   // completed: nothing to resume
+#endif
+    }
+
     void failedRunShowsMessageAndWindowStaysUsable()
     {
         MainWindow window(options());

@@ -26,7 +26,7 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
       m_table(new QTableView), m_status(new QLabel), m_search(new QLineEdit), m_statusFilter(new QComboBox),
       m_tag(new QComboBox),
       m_open(new QPushButton(tr("Open Report"))), m_compare(new QPushButton(tr("Compare"))),
-      m_delete(new QPushButton(tr("Delete…")))
+      m_delete(new QPushButton(tr("Delete…"))), m_resume(new QPushButton(tr("Resume")))
 {
     m_filter->setSourceModel(m_model);
     m_table->setObjectName(QStringLiteral("historyTable"));
@@ -60,6 +60,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     bar->addWidget(m_statusFilter);
     bar->addWidget(m_tag);
     bar->addStretch(1);
+    m_resume->setObjectName(QStringLiteral("historyResume"));
+    m_resume->setToolTip(tr("Continue the selected stopped, interrupted or failed run from its last saved "
+                            "training state."));
+    bar->addWidget(m_resume);
     bar->addWidget(m_open);
     bar->addWidget(m_compare);
     bar->addWidget(m_delete);
@@ -74,6 +78,8 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     connect(m_tag, &QComboBox::currentIndexChanged, this, [this] { m_filter->setTag(m_tag->currentData().toString()); });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryView::updateActions);
     connect(m_model, &HistoryModel::modelReset, this, &HistoryView::updateActions);
+    // A refresh that only changed statuses (a resumed run now completed) updates rows in place.
+    connect(m_model, &HistoryModel::dataChanged, this, &HistoryView::updateActions);
     connect(m_model, &HistoryModel::refreshed, this, &HistoryView::updateTagFilter);
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         Q_EMIT openReportRequested(index.data(HistoryModel::RunIdRole).toLongLong());
@@ -85,6 +91,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     });
     connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRunIds()); });
     connect(m_delete, &QPushButton::clicked, this, &HistoryView::deleteSelected);
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        if (const qint64 id = resumableSelection())
+            Q_EMIT resumeRequested(id);
+    });
     connect(m_model, &HistoryModel::storeError, this, [this](const QString& message) { showStatus(message, true); });
     connect(m_model, &HistoryModel::refreshed, this, [this] {
         if (!m_status->property("problem").toBool())
@@ -139,8 +149,21 @@ void HistoryView::selectRuns(const QList<qint64>& ids)
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+qint64 HistoryView::resumableSelection() const
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.size() != 1)
+        return 0;
+    const int row = m_model->rowOf(ids.first());
+    if (row < 0)
+        return 0;
+    const std::string& status = m_model->run(row).status;
+    return status == "stopped" || status == "interrupted" || status == "failed" ? ids.first() : 0;
+}
+
 void HistoryView::updateActions()
 {
+    m_resume->setEnabled(resumableSelection() != 0);
     const int n = static_cast<int>(selectedRunIds().size());
     m_open->setEnabled(n >= 1);
     m_compare->setEnabled(n >= 2);
@@ -174,6 +197,9 @@ void HistoryView::showContextMenu(const QPoint& pos)
     menu.addAction(tr("Open Report"), this, [this, ids] { Q_EMIT openReportRequested(ids.first()); });
     QAction* compare = menu.addAction(tr("Compare Selected"), this, [this, ids] { Q_EMIT compareRequested(ids); });
     compare->setEnabled(ids.size() >= 2);
+    const qint64 resumable = resumableSelection();
+    menu.addAction(tr("Resume"), this, [this, resumable] { Q_EMIT resumeRequested(resumable); })
+        ->setEnabled(resumable != 0);
     menu.addSeparator();
     menu.addAction(tr("Rename…"), this, &HistoryView::renameSelected)->setEnabled(ids.size() == 1);
     menu.addAction(tr("Edit Tags…"), this, &HistoryView::editTags);

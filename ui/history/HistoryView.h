@@ -37,6 +37,8 @@ public:
 Q_SIGNALS:
     void openReportRequested(qint64 runId);
     void compareRequested(const QList<qint64>& runIds);
+    // Resume on a stopped, interrupted or failed run.
+    void resumeRequested(qint64 runId);
 
 public Q_SLOTS:
     void editTags();
@@ -45,6 +47,8 @@ public Q_SLOTS:
     void deleteSelected();
 
 private:
+    // The one selected run, when it can be resumed (stopped, interrupted or failed); else 0.
+    qint64 resumableSelection() const;
     void updateActions();
     void updateTagFilter();
     void showContextMenu(const QPoint& pos);
@@ -60,6 +64,7 @@ private:
     QPushButton* m_open;
     QPushButton* m_compare;
     QPushButton* m_delete;
+    QPushButton* m_resume;
     QList<qint64> m_selectWhenLoaded;
 };
 

@@ -64,6 +64,18 @@ void LiveView::beginRun(qint64 runId, const QString& name)
     m_progress->begin(runId, name);
 }
 
+void LiveView::showHistory(const std::vector<hearth::StepMetrics>& steps,
+                           const std::vector<hearth::EpochMetrics>& epochs)
+{
+    if (!steps.empty()) {
+        m_plots->appendSteps(steps);
+        m_breakdown->appendSteps(steps);
+        m_progress->setStep(steps.back());
+    }
+    for (const auto& e : epochs)
+        m_plots->appendEpoch(e);
+}
+
 void LiveView::showProblem(const QString& title, const QString& message, const QString& suggestion)
 {
     m_banner->showProblem(title, message, suggestion);

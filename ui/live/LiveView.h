@@ -34,6 +34,8 @@ public:
 
 public Q_SLOTS:
     void beginRun(qint64 runId, const QString& name);
+    // A resumed run: what it logged before the interruption, drawn before its new steps.
+    void showHistory(const std::vector<hearth::StepMetrics>& steps, const std::vector<hearth::EpochMetrics>& epochs);
     void handleEvents(const hearth::ui::EventBatch& batch);
     void showProblem(const QString& title, const QString& message, const QString& suggestion = {});
 

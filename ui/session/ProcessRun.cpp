@@ -68,6 +68,23 @@ bool ProcessRun::start(const hearth::ExperimentConfig& config, std::optional<int
     QStringList args{"--db", m_dbPath, "run", "--config", m_config.fileName(), "--events"};
     if (sweepId)
         args << "--sweep" << QString::number(*sweepId);
+    return launch(cli, args, error);
+}
+
+bool ProcessRun::resume(qint64 runId, QString* error)
+{
+    const QString cli = cliPath();
+    if (cli.isEmpty()) {
+        if (error)
+            *error = tr("A run is resumed by hearth-cli, which was not found next to the workbench or on PATH "
+                        "(set HEARTH_CLI to its path).");
+        return false;
+    }
+    return launch(cli, {"--db", m_dbPath, "resume", QString::number(runId), "--events"}, error);
+}
+
+bool ProcessRun::launch(const QString& cli, const QStringList& args, QString* error)
+{
     m_runId = 0;
     m_outcome.reset();
     m_pending.clear();
@@ -129,7 +146,8 @@ void ProcessRun::onFinished(int exitCode, QProcess::ExitStatus status)
                                : tr("hearth-cli exited with %1: %2").arg(exitCode).arg(why))
                               .toStdString();
     }
-    m_config.remove();
+    if (!m_config.fileName().isEmpty())   // a resume wrote no config file
+        m_config.remove();
     Q_EMIT finished(m_runId, outcome);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // ProcessRun: a run of several processes (trainer.devices > 1 with a distributed strategy), which
-// the workbench cannot train on its own engine thread. It starts `hearth-cli run --events`, which
+// the workbench cannot train on its own engine thread, or a resumed run (hearth-cli resume). It starts `hearth-cli run --events`, which
 // launches one process per device and whose rank 0 records the run in the same store; the run's
 // id and every event come back as JSON lines on its standard output and are handed to `sink`
 // exactly as an in-process run's events are. Stop sends SIGTERM: the launcher forwards it and
@@ -36,6 +36,9 @@ public:
 
     // Starts the processes; false with `error` set when hearth-cli is missing or cannot start.
     bool start(const hearth::ExperimentConfig& config, std::optional<int64_t> sweepId, QString* error);
+    // `hearth-cli resume RUN --events`: continues a stopped, interrupted or failed run from its
+    // newest training state; its events come back as a run's do (runCreated names that run).
+    bool resume(qint64 runId, QString* error);
     void stop();
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
 
@@ -48,6 +51,7 @@ Q_SIGNALS:
     void finished(qint64 runId, const hearth::RunOutcome& outcome);
 
 private:
+    bool launch(const QString& cli, const QStringList& args, QString* error);
     void readLines();
     void onFinished(int exitCode, QProcess::ExitStatus status);
 

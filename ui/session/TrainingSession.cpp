@@ -123,17 +123,33 @@ bool TrainingSession::startProcesses(const hearth::ExperimentConfig& config, QSt
                          .arg(config.trainer.num_nodes);
         return false;
     }
+    return startProcessRun(QString::fromStdString(config.name),
+                           [&](ProcessRun& run) { return run.start(config, sweepId, error); });
+}
+
+bool TrainingSession::resume(qint64 runId, const QString& name, QString* error)
+{
+    if (m_state != State::Idle || m_controller.isRunning() || (m_processes && m_processes->isRunning())) {
+        if (error)
+            *error = tr("A run is already in progress.");
+        return false;
+    }
+    return startProcessRun(name, [&](ProcessRun& run) { return run.resume(runId, error); });
+}
+
+bool TrainingSession::startProcessRun(const QString& name, const std::function<bool(ProcessRun&)>& launch)
+{
     m_sink = std::make_shared<UiEventSink>();
     m_processes = std::make_unique<ProcessRun>(m_dbPath, m_sink);
-    connect(m_processes.get(), &ProcessRun::runCreated, this, [this, name = config.name](qint64 runId) {
+    connect(m_processes.get(), &ProcessRun::runCreated, this, [this, name](qint64 runId) {
         m_runId = runId;
         m_state = State::Running;
-        Q_EMIT runStarted(m_runId, QString::fromStdString(name));
+        Q_EMIT runStarted(m_runId, name);
     });
     connect(m_processes.get(), &ProcessRun::finished, this, &TrainingSession::onProcessesEnded);
     m_stopRequested = false;
     m_runId = 0;
-    if (!m_processes->start(config, sweepId, error)) {
+    if (!launch(*m_processes)) {
         m_processes.reset();
         return false;
     }

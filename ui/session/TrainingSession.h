@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -43,6 +44,10 @@ public:
     // False with `error` set when nothing was asked (a run is already in progress).
     bool start(const hearth::ExperimentConfig& config, QString* error = nullptr,
                std::optional<int64_t> sweepId = std::nullopt);
+    // Continues a stopped, interrupted or failed run from its newest training state, through
+    // hearth-cli resume (ProcessRun); runStarted names it once it was reopened. False with `error`
+    // set when nothing was started.
+    bool resume(qint64 runId, const QString& name, QString* error = nullptr);
     // Stops the run after its current step; a run still being created stops at its first.
     void stop();
     // Whether `config` trains in several processes on this machine (and so through hearth-cli).
@@ -73,6 +78,8 @@ private:
     void finishRun();
     void endRun(qint64 runId, const hearth::RunOutcome& outcome);
     bool startProcesses(const hearth::ExperimentConfig& config, QString* error, std::optional<int64_t> sweepId);
+    // Starts m_processes through `launch` (ProcessRun::start or resume).
+    bool startProcessRun(const QString& name, const std::function<bool(ProcessRun&)>& launch);
     void onProcessesEnded(qint64 runId, const hearth::RunOutcome& outcome);
 
     QString m_dbPath;
