@@ -37,6 +37,15 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     std::error_code ec;
     if (!std::filesystem::exists(db_path, ec))
         return fail(kExitBadData, "There is no run database at '" + db_path + "' (choose another with --db).");
+    // A rank other than 0 of a data-parallel resume: checking and reopening the run is rank 0's
+    // (it may be running again already); this rank needs the config, the state and the folder.
+    std::optional<dist::DistEnv> env;
+    try {
+        env = dist::readDistEnv();
+    } catch (const std::invalid_argument&) {
+        // launchRanksIfNeeded says what is wrong with the launcher's variables
+    }
+    const bool other_rank = env && env->rank != 0;
     int64_t run_id = 0;
     RunSummary run;
     std::string artifacts;
@@ -53,9 +62,9 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
         return fail(kExitBadData, e.what());
     }
     const std::string which = "run #" + std::to_string(run_id) + " '" + run.name + "'";
-    if (run.status == "completed")
+    if (run.status == "completed" && !other_rank)
         return fail(kExitBadConfig, which + " completed: there is nothing to resume (start a new run instead).");
-    if (run.status == "running")
+    if (run.status == "running" && !other_rank)
         return fail(kExitBadConfig, which + " is still running (pid " + std::to_string(run.pid) + " on " +
                                         run.hostname + "): stop it first.");
 
@@ -80,9 +89,18 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     for (const auto& issue : issues)
         std::fprintf(stderr, "error: %s: %s: %s\n", which.c_str(), issue.key.c_str(), issue.message.c_str());
     if (!issues.empty()) return kExitBadConfig;
-    if (resolveTrainer(config.trainer, queryDeviceCapabilities()).strategy != "auto")
-        return fail(kExitBadConfig, which + " trained with trainer.strategy=" + config.trainer.strategy +
-                                        ": resuming a data-parallel run is not supported yet.");
+    if (other_rank) {
+        RunOptions rank_options;
+        rank_options.artifacts_dir = artifacts;
+        rank_options.resume_from = state;
+        return trainWorkerRank(config, env->rank, rank_options);
+    }
+    // Several processes and no launcher around: this one launches them, each told the state chosen
+    // here (a newer one may appear once they train).
+    const std::vector<std::string> from =
+        options.from.empty() ? std::vector<std::string>{"--from", state} : std::vector<std::string>{};
+    const RankLaunch launch = launchRanksIfNeeded(config, "resume", db_path, from);
+    if (launch.exit_code) return *launch.exit_code;   // rank 0 reported
 
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;

@@ -80,9 +80,11 @@ private:
     std::vector<Event> pending_;
 };
 
+}  // namespace
+
 // A data-parallel rank other than 0 (torchrun / srun started it): it trains its share, and rank
 // 0 alone records the run. Its progress stays quiet; failures are printed with the rank.
-int trainWorkerRank(const ExperimentConfig& config, int64_t rank) {
+int trainWorkerRank(const ExperimentConfig& config, int64_t rank, const RunOptions& options) {
     // Its log (a file under the local launcher, torchrun's own otherwise): messages and one line
     // per epoch, each naming the rank.
     struct RankLog final : EventSink {
@@ -105,13 +107,11 @@ int trainWorkerRank(const ExperimentConfig& config, int64_t rank) {
     g_stop_requested.store(false);
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    const RunOutcome outcome = runExperiment(config, RunOptions{}, log, g_stop_requested);
+    const RunOutcome outcome = runExperiment(config, options, log, g_stop_requested);
     if (outcome.status == RunStatus::Failed)
         std::fprintf(stderr, "error: rank %lld: %s\n", static_cast<long long>(rank), outcome.message.c_str());
     return exitCodeFor(outcome);
 }
-
-}  // namespace
 
 std::optional<ExperimentConfig> prepareConfig(const RunCommandOptions& options) {
     ExperimentConfig config;
@@ -133,7 +133,7 @@ std::string resolveDbPath(const RunCommandOptions& options) {
 }
 
 RankLaunch launchRanksIfNeeded(const ExperimentConfig& config, const std::string& command,
-                               const std::string& db_path) {
+                               const std::string& db_path, const std::vector<std::string>& extra_arguments) {
     RankLaunch launch;
     const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
     if (trainer.strategy == "auto") return launch;
@@ -156,7 +156,9 @@ RankLaunch launchRanksIfNeeded(const ExperimentConfig& config, const std::string
     // Not started by a launcher and asked for several devices: be the launcher.
     if (!launch.env && trainer.devices.value_or(1) > 1) {
         try {
-            launch.exit_code = launchLocalRanks(*trainer.devices, rememberedArguments(), rankLogFolder(db_path)).exit_code;
+            std::vector<std::string> arguments = rememberedArguments();
+            arguments.insert(arguments.end(), extra_arguments.begin(), extra_arguments.end());
+            launch.exit_code = launchLocalRanks(*trainer.devices, arguments, rankLogFolder(db_path)).exit_code;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: %s\n", e.what());
             launch.exit_code = kExitTrainingFailed;

@@ -60,6 +60,9 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
                         std::optional<int64_t> sweep_id, bool quiet, bool events = false,
                         const ResumeTarget* resume = nullptr);
 int exitCodeFor(const RunOutcome& outcome);
+// A data-parallel rank other than 0 (torchrun / srun / the local launcher started it): it trains
+// its share, rank 0 alone records the run (`options`: a resume's state and the run's folder).
+int trainWorkerRank(const ExperimentConfig& config, int64_t rank, const RunOptions& options = {});
 // "Continue it where it ended: hearth-cli resume N" for a stopped or failed run with a training state.
 void printResumeHint(const RunWriter& writer, const StoredRun& run);
 // Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
@@ -77,8 +80,9 @@ struct RankLaunch {
     std::optional<int> exit_code;
     std::optional<dist::DistEnv> env;
 };
+// extra_arguments: appended to this process's arguments for the ranks it launches.
 RankLaunch launchRanksIfNeeded(const ExperimentConfig& config, const std::string& command,
-                               const std::string& db_path);
+                               const std::string& db_path, const std::vector<std::string>& extra_arguments = {});
 
 void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_code);
 int runCommand(const RunCommandOptions& options);

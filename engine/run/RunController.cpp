@@ -101,8 +101,9 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.epochs_completed = fit.epochs_completed;
     done.global_steps = fit.global_steps;
     done.stop_reason = fit.stop_reason;
-    // A completed run cannot be resumed: its training states go (they can be large).
-    if (!stopped) {
+    // A completed run cannot be resumed: its training states go (they can be large). Rank 0's
+    // job: the other ranks of a resumed run only read the run's folder.
+    if (!stopped && trainer.strategyInUse().isGlobalZero()) {
         const auto removed = removeTrainingStates(options.artifacts_dir);
         if (!removed.empty()) {
             CheckpointSaved gone;   // no new file: the record of the deleted ones

@@ -16,7 +16,9 @@
 namespace hearth {
 
 struct RunOptions {
-    std::string artifacts_dir;         // where the best checkpoint and training states go; empty = none
+    // Where the best checkpoint and training states go; empty = none. Data-parallel, rank 0 writes
+    // there; the other ranks get it only when resuming, to read best.pt.
+    std::string artifacts_dir;
     // Resume: the training state (a safety checkpoint) the fit continues from; empty = a new fit.
     std::string resume_from;
     // Called once the state was read and checked, before the run's first event (RunStarted): the

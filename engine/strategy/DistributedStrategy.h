@@ -38,8 +38,6 @@ public:
                         torch::optim::Optimizer* optimizer) const override;
 
 protected:
-    // Whether each rank's optimizer holds only its own share of the state (zero1, zero2).
-    virtual bool shardsOptimizer() const { return false; }
     // Before a training forward that will be followed by a synchronised backward (the Reducer's
     // bookkeeping for ddp); buffers are already broadcast.
     virtual void beforeTrainingForward() {}

@@ -69,6 +69,12 @@ public:
     virtual void reduceSum(std::vector<double>& values) const;
     // True on every rank when any rank asks to stop.
     virtual bool agreeToStop(bool local) const { return local; }
+    // Whether each rank's optimizer holds only its own share of the state (zero1, zero2): a
+    // training state then keeps every rank's share.
+    virtual bool shardsOptimizer() const { return false; }
+    // The model's weights were replaced in place (a resume): a strategy that keeps its own copy of
+    // them (zero2's master slice) takes them again.
+    virtual void weightsReplaced() {}
     // Where this rank's synchronised steps spent their time (nothing measured on one device).
     virtual dist::CommStats commStats() const { return {}; }
     // Every rank's rows (any count per rank, same trailing shape and dtype), in rank order, on

@@ -71,6 +71,12 @@ std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const Opt
     return createOptimizer(config, {master_});
 }
 
+void Zero2Strategy::weightsReplaced() {
+    // In place: the optimizer holds master_ itself.
+    torch::NoGradGuard no_grad;
+    master_.detach().copy_(flatten(/*grads=*/false).narrow(0, rank() * slice_size_, slice_size_));
+}
+
 void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     Strategy::backward(loss, closes_group);
     // Every micro-batch (also inside an accumulation group): reduce each slice onto its owner, keep

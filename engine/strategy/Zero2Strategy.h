@@ -36,6 +36,8 @@ public:
     int64_t flatSize() const { return flat_size_; }    // trainable elements
     int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
 
+    void weightsReplaced() override;
+
 protected:
     bool shardsOptimizer() const override { return true; }
 

@@ -41,8 +41,13 @@ public:
     // From an epoch hook: this is the last epoch, and the fit ends as completed (the best
     // checkpoint is tested) with `reason` recorded (early stopping).
     virtual void finishEarly(const std::string& reason) = 0;
+    // Whether a training state can be written now: between logged optimizer steps, outside an
+    // accumulation group (the same answer on every rank).
+    virtual bool canSaveState() const = 0;
     // Writes the fit's whole state (TrainingState) to `path`, from onTrainBatchEnd: false (nothing
-    // written) inside an accumulation group or in a data-parallel fit. Throws TrainingStateError.
+    // written) when !canSaveState(). Data-parallel: a collective that every rank calls at the same
+    // point, each rank's part gathered into rank 0's file (the other ranks pass an empty path).
+    // Throws TrainingStateError.
     virtual bool saveState(const std::string& path) = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "engine/train/SafetyCheckpoint.h"
 
+#include "engine/strategy/Strategy.h"
 #include "engine/train/TrainingState.h"
 
 #include <algorithm>
@@ -27,16 +28,23 @@ std::string megabytes(int64_t bytes) {
 SafetyCheckpoint::SafetyCheckpoint(SafetyCheckpointConfig config, std::string directory)
     : config_(config), directory_(std::move(directory)) {}
 
-void SafetyCheckpoint::onFitStart(TrainerContext&) {
+void SafetyCheckpoint::onFitStart(TrainerContext& ctx) {
     last_save_ = Clock::now();
+    // Rank 0 has a folder or not; every rank learns which (one collective, data-parallel only).
+    const Strategy& strategy = ctx.strategy();
+    enabled_ = strategy.worldSize() > 1 ? strategy.agreeToStop(writes(ctx)) : !directory_.empty();
     // States already here (a resumed run's): pruned with the new ones, oldest first.
-    kept_ = trainingStatesIn(directory_);
+    kept_ = writes(ctx) ? trainingStatesIn(directory_) : std::vector<std::string>{};
     std::reverse(kept_.begin(), kept_.end());
     last_step_ = kept_.empty() ? -1 : stepOf(kept_.back());
+    attempted_step_ = last_step_;
 }
 
 void SafetyCheckpoint::loadState(TrainerContext& ctx, const std::string&) {
     const int64_t resumed_at = ctx.state().global_step;
+    last_step_ = resumed_at;
+    attempted_step_ = resumed_at;
+    if (!writes(ctx)) return;
     std::vector<std::string> kept;
     CheckpointSaved gone;   // no new file: the record of the deleted ones
     gone.kind = "state";
@@ -48,8 +56,11 @@ void SafetyCheckpoint::loadState(TrainerContext& ctx, const std::string&) {
             gone.removed.push_back(path);
     }
     kept_ = std::move(kept);
-    last_step_ = resumed_at;
     if (!gone.removed.empty()) ctx.emit(gone);
+}
+
+bool SafetyCheckpoint::writes(TrainerContext& ctx) const {
+    return ctx.strategy().isGlobalZero() && !directory_.empty();
 }
 
 bool SafetyCheckpoint::due(TrainerContext& ctx) const {
@@ -61,13 +72,18 @@ bool SafetyCheckpoint::due(TrainerContext& ctx) const {
 }
 
 void SafetyCheckpoint::onTrainBatchEnd(TrainerContext& ctx) {
+    if (!enabled_ || !ctx.canSaveState()) return;
     // A stop ends the fit after this micro-batch: the last chance at an epoch's end.
-    if (ctx.stopRequested() || due(ctx)) save(ctx, ctx.stopRequested());
+    const bool stopping = ctx.stopRequested();
+    bool wanted = stopping || due(ctx);
+    if (ctx.strategy().worldSize() > 1) wanted = ctx.strategy().agreeToStop(wanted);
+    if (wanted) save(ctx, stopping);
 }
 
 void SafetyCheckpoint::onTrainStopped(TrainerContext& ctx) {
+    if (!enabled_) return;
     save(ctx, /*on_stop=*/true);
-    if (last_step_ != ctx.state().global_step) {
+    if (writes(ctx) && last_step_ != ctx.state().global_step) {
         const std::string from = last_step_ >= 0 ? "optimizer step " + std::to_string(last_step_)
                                                  : "the start (no training state was saved)";
         const int64_t group = std::max<int64_t>(ctx.config().trainer.accumulate_grad_batches, 1);
@@ -79,13 +95,21 @@ void SafetyCheckpoint::onTrainStopped(TrainerContext& ctx) {
 
 void SafetyCheckpoint::save(TrainerContext& ctx, bool on_stop) {
     const int64_t step = ctx.state().global_step;
-    if (step == last_step_ || step == 0) return;
-    const std::string path = (fs::path(directory_) / trainingStateFileName(step)).string();
+    // Every rank takes this decision alike: a collective follows.
+    if (step == attempted_step_ || step == 0 || !ctx.canSaveState()) return;
+    attempted_step_ = step;
+    const bool writer = writes(ctx);
+    const std::string path = writer ? (fs::path(directory_) / trainingStateFileName(step)).string() : std::string();
     const auto start = Clock::now();
     try {
         std::error_code ec;
-        fs::create_directories(directory_, ec);
-        if (!ctx.saveState(path)) return;   // not between logged optimizer steps: try again later
+        if (writer) fs::create_directories(directory_, ec);
+        ctx.saveState(path);
+        if (!writer) {                      // this rank's part went to rank 0
+            last_save_ = Clock::now();
+            last_step_ = step;
+            return;
+        }
     } catch (const TrainingStateError& e) {
         // Training goes on without its safety net rather than failing over it.
         ctx.log(LogLine::Level::Warning, std::string("safety checkpoint not written: ") + e.what());

@@ -5,6 +5,11 @@
 // stopped, interrupted (kill -9, power loss) or failed run resumes from the newest
 // (hearth-cli resume). A state can only be written between logged optimizer steps: a save that
 // falls due elsewhere waits for the next such point.
+//
+// Data-parallel, it runs on every rank: saving is a collective (each rank's part gathered into
+// rank 0's file), so the ranks decide together, at the same logged steps, whether a save is due
+// (any rank's clock or stop request makes it so). Rank 0 alone writes, prunes and reports; the
+// others pass an empty directory or, resuming, the run's, which they only read.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/train/Callback.h"
@@ -32,12 +37,15 @@ public:
 private:
     bool due(TrainerContext& ctx) const;
     void save(TrainerContext& ctx, bool on_stop);
+    bool writes(TrainerContext& ctx) const;   // rank 0 with a folder
 
     SafetyCheckpointConfig config_;
     std::string directory_;
     std::chrono::steady_clock::time_point last_save_;
     int64_t last_step_ = -1;               // optimizer step of the newest state (-1: none yet)
+    int64_t attempted_step_ = -1;          // of the last save tried (the same on every rank)
     std::vector<std::string> kept_;        // oldest first
+    bool enabled_ = true;                  // false: rank 0 has nowhere to write (no run folder)
 };
 
 }  // namespace hearth

@@ -58,7 +58,8 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
     // After the checkpoint: the epoch that ends the fit has already been considered as the best.
     if (config.trainer.early_stopping.monitor != "none")
         parts.callbacks.push_back(std::make_shared<EarlyStopping>(config.trainer.early_stopping));
-    if (!artifacts_dir.empty() && config.trainer.safety_checkpoint.keep_last > 0)
+    // Data-parallel: on every rank (saving a state is a collective), rank 0 alone writes.
+    if (config.trainer.safety_checkpoint.keep_last > 0 && (!artifacts_dir.empty() || parts.strategy->worldSize() > 1))
         parts.callbacks.push_back(std::make_shared<SafetyCheckpoint>(config.trainer.safety_checkpoint, artifacts_dir));
     return parts;
 }
@@ -237,13 +238,23 @@ FitResult Trainer::fit() {
 }
 
 ResumePoint Trainer::resumeFrom(const std::string& path) {
-    if (strategy_->worldSize() > 1)
-        throw TrainingStateError("Resuming a data-parallel run is not supported yet (" + strategy_->name() + ", " +
-                                 std::to_string(strategy_->worldSize()) + " processes).");
-    TrainingState state = loadTrainingState(path, *model_, *optimizer_);
-    if (state.scaler.has_value() != strategy_->precision().scalesLoss())
-        throw TrainingStateError("'" + path + "' was written with another precision than this run's (" +
-                                 strategy_->precision().name() + ").");
+    std::optional<TrainingState> loaded;
+    std::string problem;
+    try {
+        loaded = loadTrainingState(path, *model_, *optimizer_, strategy_->rank(), strategy_->worldSize());
+        if (loaded->scaler.has_value() != strategy_->precision().scalesLoss())
+            problem = "'" + path + "' was written with another precision than this run's (" +
+                      strategy_->precision().name() + ").";
+    } catch (const TrainingStateError& e) {
+        problem = e.what();
+    }
+    // Every rank goes on, or none: a rank that could not read its part stops them all here rather
+    // than leaving the others in the first collective of the fit.
+    if (strategy_->agreeToStop(!problem.empty()) && problem.empty())
+        problem = "another rank could not resume from '" + path + "' (its log says why).";
+    if (!problem.empty()) throw TrainingStateError(problem);
+    strategy_->weightsReplaced();
+    TrainingState state = std::move(*loaded);
     ResumePoint point{path, state.loop, state.elapsed_s};
     resume_ = std::move(state);
     return point;
@@ -273,6 +284,7 @@ void Trainer::applyResume(FitResult& result, EpochStats& stats) {
         if (!key.empty() && callbacks.contains(key)) callback->loadState(*this, callbacks[key].dump());
     }
     setCpuRngState(r.cpu_rng);
+    setDeviceRngState(strategy_->device(), r.cuda_rng);
     log(LogLine::Level::Info, "resumed at epoch " + std::to_string(state_.epoch + 1) + ", micro-batch " +
                                   std::to_string(state_.batch_in_epoch) + " (optimizer step " +
                                   std::to_string(state_.global_step) + ")");
@@ -304,15 +316,28 @@ TrainingState Trainer::captureState() const {
     }
     s.callbacks_json = callbacks.dump();
     s.cpu_rng = cpuRngState();
+    s.cuda_rng = deviceRngState(strategy_->device());
     return s;
 }
 
+// Between optimizer steps (an epoch's last, smaller group closed too), with the last interval
+// logged: the state then holds everything. The loop is the same on every rank, so is the answer.
+bool Trainer::canSaveState() const {
+    return current_epoch_ && interval_meter_.empty() &&
+           (state_.batch_in_epoch % groupSize() == 0 || state_.batch_in_epoch == batchesPerEpoch());
+}
+
 bool Trainer::saveState(const std::string& path) {
-    // Between optimizer steps, with the last interval logged: the state then holds everything.
-    if (!current_epoch_ || strategy_->worldSize() > 1 || state_.batch_in_epoch % groupSize() != 0 ||
-        !interval_meter_.empty())
-        return false;
-    saveTrainingState(path, captureState(), *model_, *optimizer_);
+    if (!canSaveState()) return false;
+    const TrainingState state = captureState();
+    if (strategy_->worldSize() == 1) {
+        if (!path.empty()) saveTrainingState(path, state, *model_, *optimizer_);
+        return true;
+    }
+    // A collective: every rank's part reaches rank 0, which writes the file.
+    const auto parts =
+        strategy_->gatherRows(rankStatePart(state, strategy_->shardsOptimizer() ? optimizer_.get() : nullptr));
+    if (!path.empty()) saveTrainingState(path, state, *model_, *optimizer_, parts);
     return true;
 }
 

@@ -106,6 +106,7 @@ private:
     void requestStop(const std::string& reason) override;
     bool stopRequested() const override;
     void finishEarly(const std::string& reason) override;
+    bool canSaveState() const override;
     bool saveState(const std::string& path) override;
     TrainingState captureState() const;
     void applyResume(FitResult& result, EpochStats& stats);

@@ -2,11 +2,13 @@
 
 #include "engine/strategy/CheckpointFile.h"
 
+#include <ATen/Context.h>
 #include <ATen/core/Generator.h>
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -107,14 +109,71 @@ torch::Device modelDevice(const torch::nn::Module& model) {
     return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
 }
 
-// The optimizer's archive from its bytes, its tensors on `device` (next to the parameters).
-void loadOptimizerOn(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer, torch::Device device) {
+// An archive read from bytes (a rank's part, an optimizer), its tensors on `device`.
+void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive, torch::Device device) {
     const auto host = bytes.to(torch::kCPU).contiguous();
     std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
                                       static_cast<size_t>(host.numel())));
-    torch::serialize::InputArchive archive;
     archive.load_from(in, device);
+}
+
+torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive) {
+    std::ostringstream out;
+    archive.save_to(out);
+    const std::string bytes = out.str();
+    auto t = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
+    return t;
+}
+
+// The optimizer's archive from its bytes, its tensors on `device` (next to the parameters).
+void loadOptimizerOn(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer, torch::Device device) {
+    torch::serialize::InputArchive archive;
+    readArchiveBytes(bytes, archive, device);
     optimizer.load(archive);
+}
+
+void writeGenerators(torch::serialize::OutputArchive& archive, const TrainingState& state) {
+    archive.write("cpu_rng", state.cpu_rng.defined() ? state.cpu_rng : cpuRngState());
+    if (state.cuda_rng.defined()) archive.write("cuda_rng", state.cuda_rng);
+}
+
+// Generators as read: on the host, where a generator takes its state from.
+void readGenerators(torch::serialize::InputArchive& archive, TrainingState& state) {
+    torch::Tensor rng;
+    archive.read("cpu_rng", rng);
+    state.cpu_rng = rng.to(torch::kCPU);
+    torch::Tensor cuda;
+    if (archive.try_read("cuda_rng", cuda)) state.cuda_rng = cuda.to(torch::kCPU);
+}
+
+// The model's tensors from its archive (the layout of Module::save), copied into the ones the
+// model has: a strategy may hold views of them (zero2's flat buffers), which Module::load, which
+// swaps their storage, would leave behind.
+void copyModelFrom(torch::serialize::InputArchive& archive, torch::nn::Module& module) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : module.named_parameters(/*recurse=*/false)) {
+        torch::Tensor t;
+        archive.read(p.key(), t);
+        if (t.sizes() != p.value().sizes()) throw std::runtime_error("'" + p.key() + "' has another shape");
+        p.value().copy_(t);
+    }
+    for (auto& b : module.named_buffers(/*recurse=*/false)) {
+        torch::Tensor t;
+        archive.read(b.key(), t, /*is_buffer=*/true);
+        if (t.sizes() != b.value().sizes()) throw std::runtime_error("'" + b.key() + "' has another shape");
+        b.value().copy_(t);
+    }
+    for (const auto& child : module.named_children()) {
+        if (!child.value()->is_serializable()) continue;
+        torch::serialize::InputArchive child_archive;
+        archive.read(child.key(), child_archive);
+        copyModelFrom(child_archive, *child.value());
+    }
+}
+
+std::string rankKey(int64_t rank) {
+    return "rank" + std::to_string(rank);
 }
 
 }  // namespace
@@ -142,6 +201,28 @@ void setCpuRngState(const torch::Tensor& state) {
     generator.set_state(state);
 }
 
+torch::Tensor deviceRngState(torch::Device device) {
+    if (!device.is_cuda()) return {};
+    auto generator = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void setDeviceRngState(torch::Device device, const torch::Tensor& state) {
+    if (!device.is_cuda() || !state.defined()) return;
+    auto generator = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
+
+torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer) {
+    torch::serialize::OutputArchive part;
+    part.write("progress", c10::IValue(progressToJson(state).dump()));
+    writeGenerators(part, state);
+    if (optimizer) part.write("optimizer", optimizerBytes(*optimizer));
+    return archiveBytes(part);
+}
+
 std::string modelSignature(const torch::nn::Module& model) {
     std::string out;
     for (const auto& p : model.named_parameters()) out += p.key() + ":" + shapeText(p.value()) + ";";
@@ -151,19 +232,24 @@ std::string modelSignature(const torch::nn::Module& model) {
 }
 
 void saveTrainingState(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
-                       torch::optim::Optimizer& optimizer) {
+                       torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& rank_parts) {
     const std::string temporary = path + ".partial";
+    const auto world_size = static_cast<int64_t>(std::max<size_t>(rank_parts.size(), 1));
     try {
         torch::serialize::OutputArchive archive;
         archive.write("magic", c10::IValue(std::string(kMagic)));
-        archive.write("format", c10::IValue(state.format));
+        archive.write("format", c10::IValue(std::max(state.format, world_size > 1 ? int64_t{2} : int64_t{1})));
         archive.write("signature", c10::IValue(modelSignature(model)));
         archive.write("progress", c10::IValue(progressToJson(state).dump()));
         torch::serialize::OutputArchive model_archive;
         model.save(model_archive);
         archive.write("model", model_archive);
         archive.write("optimizer", optimizerBytes(optimizer));
-        archive.write("cpu_rng", state.cpu_rng.defined() ? state.cpu_rng : cpuRngState());
+        writeGenerators(archive, state);
+        if (world_size > 1) {
+            archive.write("world_size", c10::IValue(world_size));
+            for (int64_t r = 1; r < world_size; ++r) archive.write(rankKey(r), rank_parts[static_cast<size_t>(r)]);
+        }
         archive.save_to(temporary);
     } catch (const std::exception& e) {
         std::remove(temporary.c_str());
@@ -182,7 +268,8 @@ void saveTrainingState(const std::string& path, const TrainingState& state, cons
     }
 }
 
-TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                                int64_t rank, int64_t world_size) {
     const torch::Device device = modelDevice(model);
     torch::serialize::InputArchive archive;
     std::string magic, signature, progress;
@@ -208,12 +295,29 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
     if (signature != expected)
         throw TrainingStateError("'" + path + "' belongs to another model: " + signatureDifference(signature, expected) +
                                  ".");
-    torch::Tensor optimizer_bytes, rng;
+    c10::IValue world;
+    const int64_t file_world = archive.try_read("world_size", world) && world.isInt() ? world.toInt() : 1;
+    if (file_world != world_size)
+        throw TrainingStateError("'" + path + "' was saved by a run of " + std::to_string(file_world) +
+                                 " process(es); this one has " + std::to_string(world_size) +
+                                 " (resume with the run's trainer.devices and trainer.num_nodes).");
+    torch::Tensor optimizer_bytes;
     try {
-        progressFromJson(Json::parse(progress), state);
         archive.read("optimizer", optimizer_bytes);
-        archive.read("cpu_rng", rng);
-        rng = rng.to(torch::kCPU);
+        if (rank == 0) {
+            readGenerators(archive, state);
+        } else {
+            // This rank's own part: its progress and generators, and its optimizer share if any.
+            torch::Tensor bytes;
+            archive.read(rankKey(rank), bytes);
+            torch::serialize::InputArchive part;
+            readArchiveBytes(bytes, part, device);
+            progress = readString(part, "progress");
+            readGenerators(part, state);
+            torch::Tensor own;
+            if (part.try_read("optimizer", own)) optimizer_bytes = own;
+        }
+        progressFromJson(Json::parse(progress), state);
     } catch (const std::exception& e) {
         throw TrainingStateError("'" + path + "' is damaged: " + e.what() + ".");
     }
@@ -229,7 +333,7 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
     try {
         torch::serialize::InputArchive model_archive;
         archive.read("model", model_archive);
-        model.load(model_archive);
+        copyModelFrom(model_archive, model);
         loadOptimizerOn(optimizer_bytes, optimizer, device);
     } catch (const std::exception& e) {
         torch::NoGradGuard no_grad;
@@ -239,7 +343,6 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
         loadOptimizerOn(optimizer_before, optimizer, device);
         throw TrainingStateError("'" + path + "' is damaged: " + e.what() + ".");
     }
-    state.cpu_rng = rng;
     return state;
 }
 

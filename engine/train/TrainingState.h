@@ -3,8 +3,15 @@
 // LibTorch archive): the model's parameters and buffers, the optimizer state, the GradScaler's
 // scale and growth tracker, the CPU random generator (dropout), the loop position (LoopState:
 // epoch, micro-batch within it, optimizer steps), the interrupted epoch's running totals, the
-// fit's elapsed time, and the callbacks' own state as JSON. The loaders need nothing: their
-// order and augmentation are functions of the seed, the epoch and the sample.
+// fit's elapsed time, and the callbacks' own state as JSON; on a CUDA device its generator too.
+// The loaders need nothing: their order and augmentation are functions of the seed, the epoch
+// and the sample.
+//
+// A data-parallel fit writes one file on rank 0 (format 2): the model once (every rank holds the
+// same weights), rank 0's part at the top, and for every other rank its own part: its progress
+// (its share of the samples and timings), its generators, and under zero1/zero2 its optimizer
+// share. Every rank reads the file (on several nodes it must be on a shared filesystem, as
+// checkpoints are) and takes its own part; a file from a run of another world size is refused.
 //
 // Reading checks the whole file before changing anything: a file that is not a training state
 // (or is damaged), one from a model with other parameters, or one written by a newer Hearth is
@@ -20,11 +27,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hearth {
 
-// The format this Hearth writes and the newest it reads.
-constexpr int64_t kTrainingStateFormat = 1;
+// The newest format this Hearth reads; one process writes format 1 (readable by the Hearth that
+// introduced training states), a data-parallel fit format 2.
+constexpr int64_t kTrainingStateFormat = 2;
 
 class TrainingStateError : public std::runtime_error {
 public:
@@ -56,7 +65,7 @@ struct FitTotals {
 };
 
 struct TrainingState {
-    int64_t format = kTrainingStateFormat;
+    int64_t format = 1;   // as read; a write uses at least the format its content needs
     LoopState loop;
     EpochProgress epoch;
     FitTotals fit;
@@ -64,21 +73,33 @@ struct TrainingState {
     std::optional<GradScalerState> scaler;   // 16-mixed only
     std::string callbacks_json = "{}";      // {"<callback>": {...}}, each callback's own
     torch::Tensor cpu_rng;                  // the default CPU generator's state (uint8)
+    torch::Tensor cuda_rng;                 // the model's CUDA device's generator (undefined on CPU)
 };
 
 // The default CPU generator's state, and back.
 torch::Tensor cpuRngState();
 void setCpuRngState(const torch::Tensor& state);
+// The default generator of a CUDA device, and back (undefined / nothing for other devices).
+torch::Tensor deviceRngState(torch::Device device);
+void setDeviceRngState(torch::Device device, const torch::Tensor& state);
 
 // "name:shape;..." of the model's parameters and buffers: two models can exchange states when
 // these are equal.
 std::string modelSignature(const torch::nn::Module& model);
 
-// Writes atomically (a temporary file renamed over `path`). Throws TrainingStateError.
+// One rank's part of a data-parallel state, as bytes (what rank 0 gathers): its progress, its
+// generators and, when the optimizer is sharded, its optimizer share (`optimizer` null: not).
+torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer);
+
+// Writes atomically (a temporary file renamed over `path`). `rank_parts`: every rank's
+// rankStatePart in rank order (data-parallel; empty for one process), `state` and `optimizer`
+// being rank 0's. Throws TrainingStateError.
 void saveTrainingState(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
-                       torch::optim::Optimizer& optimizer);
-// Checks the file, then loads the model's tensors and the optimizer state, and returns the rest.
-// Throws TrainingStateError (nothing changed).
-TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer);
+                       torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& rank_parts = {});
+// Checks the file, then loads the model's tensors and rank `rank`'s optimizer state, and returns
+// the rest of that rank's part. Throws TrainingStateError (nothing changed), also when the file
+// was written by a run of another number of processes.
+TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                                int64_t rank = 0, int64_t world_size = 1);
 
 }  // namespace hearth

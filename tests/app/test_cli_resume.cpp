@@ -1,7 +1,9 @@
 // hearth-cli resume as a user meets it: a run stopped with Ctrl+C, or killed with kill -9, is
 // resumed and ends bit for bit as the same run never stopped (CPU, trainer.deterministic; loader
-// workers 0 and 2); a damaged state, another model's state, a completed run and a run without a
-// state are refused with a clear message, and the stored run stays as it was.
+// workers 0 and 2), and so does a 2-process data-parallel run (ddp, and zero2 whose optimizer
+// state is sharded); a damaged state, another model's state, a state of another world size, a
+// completed run and a run without a state are refused with a clear message, and the stored run
+// stays as it was.
 #include "CliTestSupport.h"
 
 #include "engine/train/StateFiles.h"
@@ -17,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 
 using hearth::RunStore;
@@ -29,6 +32,11 @@ QStringList experiment(const QString& name, int workers) {
             "--set", "trainer.batch_size=32", "--set", "trainer.deterministic=true",
             "--set", "trainer.log_every_n_steps=1", "--set", "trainer.num_workers=" + QString::number(workers),
             "--set", "trainer.safety_checkpoint.every_n_steps=4", "--set", "trainer.safety_checkpoint.keep_last=2"};
+}
+
+// The same on 2 processes (the local launcher, gloo).
+QStringList dataParallel(const QString& name, const QString& strategy) {
+    return experiment(name, 0) + QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=" + strategy};
 }
 
 // What must come out the same whether the run was interrupted or not.
@@ -100,7 +108,10 @@ private:
         return sent ? id : 0;
     }
 
-    void compareWithReference(const Outcome& got) {
+    void compareWithReference(const Outcome& got) { compareRuns(got, m_reference); }
+
+    void compareRuns(const Outcome& got, const Outcome& reference) {
+        const Outcome& m_reference = reference;
         QCOMPARE(got.status, QString("completed"));
         QCOMPARE(got.steps.size(), m_reference.steps.size());
         for (size_t i = 0; i < got.steps.size(); ++i) {
@@ -243,6 +254,47 @@ private Q_SLOTS:
 
         r = cli({"resume", "no-such-run"});
         QCOMPARE(r.exit_code, 2);
+    }
+
+    // 2 processes: Ctrl+C to the launcher stops every rank at the same step; rank 0's state file
+    // holds each rank's part (its generators and sample counts; zero2: its optimizer share); the
+    // resumed run launches its ranks again and ends as the same run never stopped.
+    void dataParallelRunsResumeBitIdentically_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("ddp") << "ddp";
+        QTest::newRow("zero2") << "zero2";
+    }
+
+    void dataParallelRunsResumeBitIdentically() {
+        QFETCH(QString, strategy);
+        const CliResult ref = cli(QStringList{"run", "-q"} + dataParallel(strategy + "-reference", strategy));
+        QVERIFY2(ref.exit_code == 0, qPrintable(ref.out));
+        int64_t ref_id = 0;   // the newest
+        for (const auto& run : RunStore(db().toStdString()).listRuns()) ref_id = std::max(ref_id, run.id);
+        const Outcome reference = readRun(db(), ref_id);
+        QVERIFY(reference.steps.size() > 30);
+
+        const int64_t id = interruptedRun(dataParallel(strategy + "-stopped", strategy), 12, SIGINT);
+        QVERIFY(id > 0);
+        const Outcome stopped = readRun(db(), id);
+        QCOMPARE(stopped.status, QString("stopped"));
+        QVERIFY(stopped.steps.size() < reference.steps.size());
+        const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
+        QVERIFY(!states.empty());
+        QCOMPARE(hearth::trainingStateStep(states.front()), stopped.steps.back().global_step);
+
+        // A state of 2 processes does not resume a run of one (same model otherwise).
+        const int64_t single = interruptedRun(experiment(strategy + "-single", 0), 3, SIGINT);
+        QVERIFY(single > 0);
+        CliResult r = cli({"resume", QString::number(single), "--from", QString::fromStdString(states.front())});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("2 process(es); this one has 1"), qPrintable(r.out));
+        QCOMPARE(readRun(db(), single).status, QString("stopped"));
+
+        r = cli({"resume", QString::number(id), "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        compareRuns(readRun(db(), id), reference);
+        QVERIFY(hearth::trainingStatesIn(artifacts(id).toStdString()).empty());
     }
 };
 
