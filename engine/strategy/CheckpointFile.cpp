@@ -46,9 +46,7 @@ void loadCheckpointFile(const std::string& path, torch::nn::Module& model) {
     model.load(model_archive);
 }
 
-torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer) {
-    torch::serialize::OutputArchive archive;
-    optimizer.save(archive);
+torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive) {
     std::ostringstream out;
     archive.save_to(out);
     const std::string bytes = out.str();
@@ -57,12 +55,22 @@ torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer) {
     return t;
 }
 
-void loadOptimizerBytes(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer) {
+void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive, torch::Device device) {
     const auto host = bytes.to(torch::kCPU).contiguous();
     std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
                                       static_cast<size_t>(host.numel())));
+    archive.load_from(in, device);
+}
+
+torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer) {
+    torch::serialize::OutputArchive archive;
+    optimizer.save(archive);
+    return archiveBytes(archive);
+}
+
+void loadOptimizerBytes(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer) {
     torch::serialize::InputArchive archive;
-    archive.load_from(in);
+    readArchiveBytes(bytes, archive);
     optimizer.load(archive);
 }
 

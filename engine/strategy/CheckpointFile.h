@@ -27,6 +27,11 @@ void saveCheckpointFile(const std::string& path, const torch::nn::Module& model,
 // Loads the "model" part of a file written by saveCheckpointFile into `model`.
 void loadCheckpointFile(const std::string& path, torch::nn::Module& model);
 
+// An archive as bytes (uint8, on the host), and back (its tensors read onto `device`).
+torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive);
+void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive,
+                      torch::Device device = torch::kCPU);
+
 // An optimizer's archive as bytes, and back (throws std::runtime_error naming what is wrong).
 torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer);
 void loadOptimizerBytes(const torch::Tensor& bytes, torch::optim::Optimizer& optimizer);

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <sstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -107,23 +106,6 @@ std::string signatureDifference(const std::string& file, const std::string& mode
 torch::Device modelDevice(const torch::nn::Module& model) {
     const auto params = model.parameters();
     return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-}
-
-// An archive read from bytes (a rank's part, an optimizer), its tensors on `device`.
-void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive, torch::Device device) {
-    const auto host = bytes.to(torch::kCPU).contiguous();
-    std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
-                                      static_cast<size_t>(host.numel())));
-    archive.load_from(in, device);
-}
-
-torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive) {
-    std::ostringstream out;
-    archive.save_to(out);
-    const std::string bytes = out.str();
-    auto t = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
-    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
-    return t;
 }
 
 // The optimizer's archive from its bytes, its tensors on `device` (next to the parameters).
