@@ -1,4 +1,5 @@
-// File renderings of a stored run: Lightning-style metrics CSV, full JSON, Markdown and HTML.
+// File renderings of a stored run: Lightning-style metrics CSV, full JSON and Markdown (the HTML
+// report is storage/report/RunPage.h).
 #include "storage/RunReport.h"
 
 #include "engine/events/RunJson.h"
@@ -18,7 +19,7 @@ std::string fixed(double value, int digits) { return formatFixed(value, digits);
 
 std::string optionalText(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
 
-// A report as neutral sections, rendered to Markdown or HTML.
+// A report as neutral sections, rendered to Markdown.
 struct Section {
     std::string title;
     std::vector<std::string> headers;              // empty: a two-column key/value table
@@ -104,20 +105,6 @@ std::string markdownCell(const std::string& text) {
         if (c == '|') out += "\\|";
         else if (c == '\n') out += "<br>";
         else out += c;
-    }
-    return out;
-}
-
-std::string htmlEscape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
     }
     return out;
 }
@@ -316,36 +303,6 @@ std::string runMarkdown(const StoredRun& run) {
         if (!section.preformatted.empty()) out += "```text\n" + section.preformatted + "\n```\n";
     }
     return out;
-}
-
-std::string runHtml(const StoredRun& run) {
-    const std::string title = "Run #" + std::to_string(run.summary.id) + " " + htmlEscape(run.summary.name);
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
-                      "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}"
-                      "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em}"
-                      "td{text-align:right}td:first-child,th:first-child{text-align:left}"
-                      "pre{background:#f6f6f6;padding:1em}</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n";
-    for (const auto& section : sections(run)) {
-        out += "<h2>" + htmlEscape(section.title) + "</h2>\n";
-        if (!section.rows.empty()) {
-            out += "<table>\n";
-            if (!section.headers.empty()) {
-                out += "<tr>";
-                for (const auto& h : section.headers) out += "<th>" + htmlEscape(h) + "</th>";
-                out += "</tr>\n";
-            }
-            for (const auto& row : section.rows) {
-                out += "<tr>";
-                for (size_t i = 0; i < row.size(); ++i)
-                    out += (section.headers.empty() && i == 0 ? "<th>" : "<td>") + htmlEscape(row[i]) +
-                           (section.headers.empty() && i == 0 ? "</th>" : "</td>");
-                out += "</tr>\n";
-            }
-            out += "</table>\n";
-        }
-        if (!section.preformatted.empty()) out += "<pre>" + htmlEscape(section.preformatted) + "</pre>\n";
-    }
-    return out + "</body>\n</html>\n";
 }
 
 }  // namespace hearth::report

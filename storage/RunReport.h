@@ -1,5 +1,5 @@
 #pragma once
-// Readable renderings of stored runs (terminal text, Markdown, HTML, Lightning-style CSV, JSON),
+// Readable renderings of stored runs (terminal text, Markdown, Lightning-style CSV, JSON),
 // shared by hearth-cli (`runs`, `show`, `compare`, `export`, the end of `run`) and the workbench.
 
 #include "engine/metrics/RunProfile.h"
@@ -63,6 +63,6 @@ std::string runJson(const RunStore& store, int64_t run_id);   // everything stor
 // A key that only some runs' configs have (older or newer Hearth) is an empty cell in the others.
 std::string historyCsv(const std::vector<RunSummary>& runs);
 std::string runMarkdown(const StoredRun& run);
-std::string runHtml(const StoredRun& run);
+// The HTML report (charts, samples, notes on what a partial run lacks): storage/report/RunPage.h.
 
 }  // namespace hearth::report

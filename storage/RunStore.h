@@ -40,6 +40,7 @@ struct RunSummary {
     std::string failure_message;     // failed runs: message and suggestion
     std::optional<int64_t> sweep_id;
     std::string sweep_name;
+    std::string sweep_kind;          // "ladder", "memory-ladder", ...; empty outside a sweep
     std::optional<double> test_loss, total_time_s;
     std::string failure_kind;        // config | data | training | storage; empty unless failed
     std::string stop_reason;         // why a completed run ended before max_epochs (early stopping)

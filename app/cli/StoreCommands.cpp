@@ -1,8 +1,13 @@
 #include "StoreCommands.h"
 
+#include "ReportSamples.h"
+
 #include "storage/ProcessIdentity.h"
 #include "storage/RunReport.h"
 #include "storage/RunStore.h"
+#include "storage/report/BrowserPrint.h"
+#include "storage/report/ComparisonPage.h"
+#include "storage/report/RunPage.h"
 #include "storage/tensorboard/TensorBoardExport.h"
 
 #include <algorithm>
@@ -11,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 namespace hearth::cli {
 namespace {
@@ -26,9 +32,10 @@ struct CommandError {
 };
 
 struct Options {
-    std::string run, name, text, format, out_path, status, tag, csv_path;
+    std::string run, name, text, format, out_path, status, tag, csv_path, baseline;
     std::vector<std::string> runs, words;
     int64_t limit = 0;
+    int64_t sweep = 0;
     bool remove = false, yes = false;
 };
 
@@ -123,9 +130,65 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
     *context.out << report::comparisonText(runs);
 }
 
+// Writes a report page as HTML, or prints it to PDF with a headless browser.
+void writeReport(StoreCommandContext& context, const Options& o, const std::string& html, const std::string& what) {
+    if (o.format == "html") {
+        if (writeOutput(context, o.out_path, html)) *context.out << "Exported " << what << " to " << o.out_path << "\n";
+        return;
+    }
+    if (o.out_path == "-") throw CommandError{kExitBadArguments, "--format pdf writes a file; give one with --out FILE.pdf."};
+    try {
+        report::writePdf(html, o.out_path);
+    } catch (const report::ExportError& e) {
+        throw CommandError{kExitBadArguments, e.what()};
+    }
+    *context.out << "Exported " << what << " as PDF to " << o.out_path << " (printed by " << report::findBrowser().value_or("?")
+                 << ")\n";
+}
+
+std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+// Several runs, or a sweep's: one comparison page.
+void exportComparison(StoreCommandContext& context, const Options& o, const RunStore& store) {
+    if (o.format != "html" && o.format != "pdf")
+        throw CommandError{kExitBadArguments, "A comparison (several runs, or --sweep) exports as --format html or pdf; "
+                                              "export the runs one by one for " + o.format + "."};
+    std::vector<int64_t> ids;
+    std::string what;
+    if (o.sweep > 0) {
+        if (!o.runs.empty()) throw CommandError{kExitBadArguments, "Give runs or --sweep, not both."};
+        try {
+            ids = report::sweepRunIds(store, o.sweep);
+        } catch (const StoreError& e) {
+            throw CommandError{kExitBadArguments, e.what()};
+        }
+        what = "sweep #" + std::to_string(o.sweep) + " (" + count(ids.size(), "run") + ")";
+    } else {
+        for (const auto& r : o.runs) {
+            const int64_t id = resolve(store, r);
+            if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+        }
+        what = "the comparison of " + count(ids.size(), "run");
+    }
+    std::optional<int64_t> baseline;
+    if (!o.baseline.empty()) baseline = resolve(store, o.baseline);
+    report::ComparisonPage page;
+    try {
+        page = report::loadComparisonPage(store, ids, baseline);
+    } catch (const StoreError& e) {
+        throw CommandError{kExitBadArguments, e.what()};
+    }
+    writeReport(context, o, report::comparisonPageHtml(page), what);
+}
+
 void exportRun(StoreCommandContext& context, const Options& o) {
     const auto store = openStore(context);
-    const int64_t id = resolve(*store, o.run);
+    if (o.sweep > 0 || o.runs.size() > 1) {
+        exportComparison(context, o, *store);
+        return;
+    }
+    if (o.runs.empty()) throw CommandError{kExitBadArguments, "export needs a run (or several runs, or --sweep ID)."};
+    const int64_t id = resolve(*store, o.runs.front());
     if (o.format == "tensorboard") {
         if (o.out_path == "-")
             throw CommandError{kExitBadArguments, "--format tensorboard writes a directory of event files; give one with --out DIR."};
@@ -140,11 +203,20 @@ void exportRun(StoreCommandContext& context, const Options& o) {
                      << " hyperparameters)\nView it with: tensorboard --logdir " << o.out_path << "\n";
         return;
     }
+    if (o.format == "html" || o.format == "pdf") {
+        report::RunPage page = report::loadRunPage(*store, id);
+        addSampleContent(page);
+        const auto missing = report::missingParts(page);
+        writeReport(context, o, report::runPageHtml(page),
+                    "run #" + std::to_string(id) + " (" + count(page.steps.size(), "step") + ", " +
+                        count(page.samples.size(), "misclassified sample") +
+                        (missing.empty() ? "" : "; " + count(missing.size(), "note") + " on what it lacks") + ")");
+        return;
+    }
     std::string content;
     if (o.format == "csv") content = report::metricsCsv(*store, id);
     else if (o.format == "json") content = report::runJson(*store, id);
-    else if (o.format == "md") content = report::runMarkdown(report::loadRun(*store, id));
-    else content = report::runHtml(report::loadRun(*store, id));
+    else content = report::runMarkdown(report::loadRun(*store, id));
     if (writeOutput(context, o.out_path, content))
         *context.out << "Exported run #" << id << " (" << o.format << ") to " << o.out_path << "\n";
 }
@@ -224,13 +296,21 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
     compare->add_option("runs", o->runs, "Two or more run ids or name prefixes")->required();
     compare->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { compareRuns(context, *o); }); });
 
-    auto* exporter = subcommand(app, context, "export", "Write a run as CSV metrics, JSON, Markdown, HTML or TensorBoard events");
-    exporter->add_option("run", o->run, "Run id or unique name prefix")->required();
-    exporter->add_option("--format", o->format, "csv (Lightning metrics.csv layout) | json | md | html | tensorboard")
+    auto* exporter = subcommand(app, context, "export",
+                                "Write a run as an HTML or PDF report, CSV metrics, JSON, Markdown or TensorBoard events; "
+                                "several runs (or --sweep) as one comparison report");
+    exporter->add_option("runs", o->runs,
+                         "Run id or unique name prefix; two or more make a comparison report (html, pdf)");
+    exporter->add_option("--sweep", o->sweep, "Compare the runs of this sweep (a ladder's id, see `hearth-cli runs`)")
+        ->check(CLI::PositiveNumber);
+    exporter->add_option("--baseline", o->baseline, "Comparisons: the run speedups are measured against (default: the first)");
+    exporter->add_option("--format", o->format,
+                         "html (a self-contained report with interactive charts) | pdf (that report printed by a "
+                         "headless Chromium) | csv (Lightning metrics.csv layout) | json | md | tensorboard")
         ->required()
-        ->check(CLI::IsMember({"csv", "json", "md", "html", "tensorboard"}));
+        ->check(CLI::IsMember({"html", "pdf", "csv", "json", "md", "tensorboard"}));
     exporter->add_option("--out", o->out_path,
-                         "Output file ('-' for standard output); for tensorboard a directory, where the run "
+                         "Output file ('-' for standard output, not for pdf); for tensorboard a directory, where the run "
                          "becomes the subdirectory <id>-<name>")
         ->required();
     exporter->callback([&context, &exit_code, o] { runCommand(context, exit_code, [&] { exportRun(context, *o); }); });

@@ -146,6 +146,9 @@ private Q_SLOTS:
     void exportCsvFollowsLightningLayout();
     void exportJsonMarkdownAndHtml();
     void exportTensorBoardWritesARunDirectory();
+    void exportHtmlReportHoldsEveryStep();
+    void exportComparesRunsAndSweeps();
+    void exportPdfSaysWhatToInstallWithoutABrowser();
     void tagNoteAndRenameEditTheRun();
     void deleteAsksAndRefusesWithoutAnswer();
     void unknownOrAmbiguousRunExitsTwo();
@@ -259,10 +262,15 @@ void CliStoreTest::exportJsonMarkdownAndHtml() {
     QVERIFY(md.has("| trainer.precision | 32-true |"));
     const Result html = runCli({"export", id(ids_.broken), "--format", "html", "--out", "-", "--db", db_});
     QVERIFY(html.has("<title>Run #" + id(ids_.broken) + " a &lt;b&gt; &amp; c</title>"));
-    QVERIFY(html.has("<table>"));
+    // The failed run still exports, saying what it lacks and why.
+    QVERIFY(html.has("<div class=\"missing\" id=\"missing\">"));
+    QVERIFY2(html.has("No test report: the run failed before testing."), html.out.c_str());
+    QVERIFY(html.has("cannot read /nowhere/train.csv"));
     RunStore(db_).rename(ids_.broken, "broken");
 
-    QCOMPARE(runCli({"export", id(ids_.cnn), "--format", "pdf", "--out", "-", "--db", db_}).code, 2);
+    const Result unwritable_pdf = runCli({"export", id(ids_.cnn), "--format", "pdf", "--out", "-", "--db", db_});
+    QCOMPARE(unwritable_pdf.code, 2);
+    QVERIFY(unwritable_pdf.errHas("--format pdf writes a file"));
     const Result unwritable = runCli({"export", id(ids_.cnn), "--format", "csv", "--out", "/proc/no/such/file", "--db", db_});
     QCOMPARE(unwritable.code, 2);
     QVERIFY(unwritable.errHas("/proc/no/such/file"));
@@ -285,6 +293,61 @@ void CliStoreTest::exportTensorBoardWritesARunDirectory() {
     const Result unwritable = runCli({"export", id(ids_.cnn), "--format", "tensorboard", "--out", "/proc/no/such", "--db", db_});
     QCOMPARE(unwritable.code, 2);
     QVERIFY(unwritable.errHas("Cannot create the directory '/proc/no/such/"));
+}
+
+void CliStoreTest::exportHtmlReportHoldsEveryStep() {
+    const QString path = dir_.filePath("run.html");
+    const Result r = runCli({"export", id(ids_.cnn), "--format", "html", "--out", path.toStdString(), "--db", db_});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("Exported run #" + id(ids_.cnn) + " (30 steps, 18 misclassified samples) to " + path.toStdString()), r.out.c_str());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const std::string html = file.readAll().toStdString();
+    const std::string open = "id=\"hearth-data\">";
+    const auto begin = html.find(open) + open.size();
+    const QJsonObject data =
+        QJsonDocument::fromJson(QByteArray::fromStdString(html.substr(begin, html.find("</script>", begin) - begin))).object();
+    QCOMPARE(data["steps"].toObject()["step"].toArray().size(), 30);
+    QVERIFY(html.find("id=\"chart-loss\"") != std::string::npos && html.find("id=\"confusion\"") != std::string::npos);
+    QVERIFY(html.find("Content-Security-Policy") != std::string::npos);
+}
+
+void CliStoreTest::exportComparesRunsAndSweeps() {
+    const QString path = dir_.filePath("compare.html");
+    Result r = runCli({"export", id(ids_.cnn), "fashion-m", "--format", "html", "--out", path.toStdString(), "--db", db_});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("Exported the comparison of 2 runs to " + path.toStdString()), r.out.c_str());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(file.readAll());
+    QVERIFY(html.contains("<title>2 runs compared</title>"));
+    QVERIFY(html.contains("<td data-sort=\"2.000000\">2.00×</td>"));   // 12.5 s against 6.25 s
+    QVERIFY(html.contains("<code>trainer.precision</code>") && html.contains("<code>optimizer.lr</code>"));
+
+    r = runCli({"export", id(ids_.cnn), id(ids_.mlp), "--baseline", id(ids_.mlp), "--format", "html", "--out", "-", "--db", db_});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.has("<td data-sort=\"0.500000\">0.50×</td>"));
+    QCOMPARE(runCli({"export", id(ids_.cnn), id(ids_.mlp), "--format", "md", "--out", "-", "--db", db_}).code, 2);
+    r = runCli({"export", "--sweep", "7", "--format", "html", "--out", "-", "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.errHas("belongs to sweep #7"));
+    r = runCli({"export", id(ids_.cnn), id(ids_.mlp), "--baseline", id(ids_.broken), "--format", "html", "--out", "-",
+                "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.errHas("is not one of the runs compared"));
+    QCOMPARE(runCli({"export", "--format", "html", "--out", "-", "--db", db_}).code, 2);
+}
+
+void CliStoreTest::exportPdfSaysWhatToInstallWithoutABrowser() {
+    const QByteArray saved = qgetenv("HEARTH_BROWSER");
+    qputenv("HEARTH_BROWSER", "/nonexistent/chromium");
+    const Result r = runCli({"export", id(ids_.cnn), "--format", "pdf", "--out", dir_.filePath("r.pdf").toStdString(), "--db", db_});
+    if (saved.isNull()) qunsetenv("HEARTH_BROWSER");
+    else qputenv("HEARTH_BROWSER", saved);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.errHas("$HEARTH_BROWSER ('/nonexistent/chromium') is not an executable program") && r.errHas("--format html"),
+             r.err.c_str());
+    QVERIFY(!QFileInfo::exists(dir_.filePath("r.pdf")));
 }
 
 void CliStoreTest::tagNoteAndRenameEditTheRun() {
