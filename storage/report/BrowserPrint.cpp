@@ -95,6 +95,8 @@ void printToPdf(const std::string& browser, const std::string& html_path, const 
     std::vector<std::string> args = {browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                      "--disable-extensions", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
                                      "--user-data-dir=" + profile.path() + "/profile", "--no-pdf-header-footer",
+                                     // About the printed page's width (A4 landscape), so charts are drawn to fit it.
+                                     "--window-size=1100,1400",
                                      "--run-all-compositor-stages-before-draw", "--print-to-pdf=" + pdf_path, url};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

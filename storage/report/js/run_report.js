@@ -74,7 +74,7 @@
         axisLabelFontSize: 11, xLabelHeight: 14, yLabelWidth: 14,
         drawCallback: function (g, initial) { if (!initial) follow(g); }
       };
-      for (var k in (options || {})) opts[k] = options[k];
+      for (var k in (options || {})) opts[k] = k === 'axes' ? {x: opts.axes.x, y: options.axes.y} : options[k];
       var g = new Dygraph(el, data, opts);
       graphs.push(g);
       el.setAttribute('data-points', String(stepSeries.length ? countColumn(g, 1) : 0));
@@ -90,7 +90,8 @@
        {showRangeSelector: S.n > 1, rangeSelectorHeight: 28});
   draw('accuracy', 'accuracy', [{label: 'train acc', values: S.acc, color: blue}],
        [{label: 'val acc (epoch)', values: val ? E.val_acc : null, color: orange}]);
-  draw('lr', 'learning rate', [{label: 'lr', values: S.lr, color: green}], [], {digitsAfterDecimal: 6});
+  draw('lr', 'learning rate', [{label: 'lr', values: S.lr, color: green}], [],
+       {digitsAfterDecimal: 6, axes: {y: {axisLabelWidth: 66}}});
   draw('throughput', 'samples/s', [{label: 'samples/s', values: S.sps, color: blue}], []);
   draw('steptime', 'ms', [{label: 'step', values: S.step_ms, color: blue}, {label: 'data wait', values: S.wait_ms, color: red}], []);
 
