@@ -67,10 +67,12 @@ std::string chartBox(const std::string& key, const std::string& title, const std
 
 std::string curves(const RunPage& page) {
     const size_t n = page.steps.size();
-    std::string body = "<p class=\"hint\" id=\"curves-hint\">" + count(static_cast<int64_t>(n)) + " logged steps and " +
+    std::string body = "<p class=\"hint\" id=\"curves-hint\">All " + count(static_cast<int64_t>(n)) + " logged steps and " +
                        std::to_string(page.run.epochs.size()) +
-                       " epochs, every one plotted. Drag across a chart to zoom (the others follow), double-click to "
-                       "zoom out, hover for values; the strip under the loss chart pans.</p>\n";
+                       " epochs are in this file. Drag across a chart to zoom (the others follow), double-click to zoom "
+                       "out, hover for values; the strip under the loss chart pans. A chart draws up to two points per "
+                       "pixel column (beyond that, each column's lowest and highest step), and zooming in redraws from "
+                       "the stored steps, down to every one. An address ending in #steps=FROM-TO opens zoomed.</p>\n";
     body += chartBox("loss", "Loss", " tall");
     body += "<div class=\"grid2\">\n" + chartBox("accuracy", "Accuracy") + chartBox("lr", "Learning rate") +
             chartBox("throughput", "Throughput (samples/s)") + chartBox("steptime", "Time per micro-batch (ms)") + "</div>\n";

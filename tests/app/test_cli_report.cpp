@@ -56,7 +56,7 @@ class CliReportTest : public QObject {
 private:
     QTemporaryDir dir_;
     QString browser_, db_;
-    qint64 run_ = 0, failed_ = 0, sweep_ = 0;
+    qint64 run_ = 0, failed_ = 0, sweep_ = 0, long_ = 0;
 
     // Chromium with no network: every request goes to a proxy that does not exist.
     QString run(const QStringList& args) {
@@ -73,8 +73,10 @@ private:
         return QString::fromUtf8(p.readAllStandardOutput());
     }
     // The page after its scripts ran (and any pending tasks, such as policy reports).
-    QString dom(const QString& html) {
-        return run({"--virtual-time-budget=5000", "--dump-dom", QUrl::fromLocalFile(html).toString()});
+    QString dom(const QString& html, const QString& fragment = {}) {
+        QUrl url = QUrl::fromLocalFile(html);
+        url.setFragment(fragment);
+        return run({"--virtual-time-budget=5000", "--dump-dom", url.toString()});
     }
     // Takes a screenshot and checks it is a PNG of the window's size.
     void screenshot(const QString& html, const QString& name, int height) {
@@ -108,6 +110,7 @@ private Q_SLOTS:
     void runReportDrawsEveryStoredStepOffline();
     void ladderReportDrawsTheStoresSpeedups();
     void failedRunReportSaysWhatIsMissing();
+    void longRunDrawsAtScreenResolutionAndZoomsToEveryStep();
     void pdfIsTheReportPrinted();
 };
 
@@ -133,6 +136,11 @@ void CliReportTest::initTestCase() {
     writer.enqueue(failed_, hearth::testing::startedEvent("diverged"));
     for (int64_t i = 0; i < 7; ++i) writer.enqueue(failed_, hearth::testing::stepEvent(i, 15));
     writer.enqueue(failed_, RunFailed{FailureKind::Training, "the loss became NaN at step 7", "lower the learning rate"});
+    // A long run: more steps than a chart has pixels.
+    long_ = writer.createRun("long", "");
+    writer.enqueue(long_, hearth::testing::startedEvent("long"));
+    for (int64_t i = 0; i < 12000; ++i) writer.enqueue(long_, hearth::testing::stepEvent(i, 1000));
+    writer.enqueue(long_, hearth::testing::finishedEvent());
     writer.flush();
     run_ = RunStore(db_.toStdString()).listRuns({"completed", "", "fashion", 0}).back().id;   // the oldest: the single run
 }
@@ -148,8 +156,10 @@ void CliReportTest::runReportDrawsEveryStoredStepOffline() {
     const QString page = dom(html);
     verifyRendered(page);
     // Every curve holds every stored step; loss and accuracy also each epoch's validation point.
-    for (const char* chart : {"chart-loss", "chart-accuracy", "chart-lr", "chart-throughput", "chart-steptime"})
+    for (const char* chart : {"chart-loss", "chart-accuracy", "chart-lr", "chart-throughput", "chart-steptime"}) {
         QCOMPARE(attribute(page, chart, "data-points").toInt(), int(steps.size()));
+        QCOMPARE(attribute(page, chart, "data-drawn").toInt(), int(steps.size()));
+    }
     QCOMPARE(attribute(page, "chart-loss", "data-epoch-points").toInt(), int(epochs.size()));
     QCOMPARE(attribute(page, "chart-accuracy", "data-epoch-points").toInt(), int(epochs.size()));
     // The heatmap: a cell per pair of the 10 classes, holding the stored counts.
@@ -211,6 +221,23 @@ void CliReportTest::failedRunReportSaysWhatIsMissing() {
     QCOMPARE(attribute(page, "chart-loss", "data-epoch-points"), QStringLiteral("0"));
     QVERIFY(attribute(page, "breakdown-box", "class").contains("empty"));   // said, not drawn
     screenshot(html, QStringLiteral("report-failed-html.png"), 1400);
+}
+
+void CliReportTest::longRunDrawsAtScreenResolutionAndZoomsToEveryStep() {
+    const QString html = exportHtml({QString::number(long_)}, QStringLiteral("long.html"));
+    QVERIFY(!html.isEmpty());
+    QString page = dom(html);
+    verifyRendered(page);
+    QVERIFY(page.contains("All 12,000 logged steps"));
+    // The page holds every step; a chart of ~1,000 pixels draws each column's extremes.
+    QCOMPARE(attribute(page, "chart-loss", "data-points"), QStringLiteral("12000"));
+    const int drawn = attribute(page, "chart-loss", "data-drawn").toInt();
+    QVERIFY2(drawn > 500 && drawn < 5000, qPrintable(QString::number(drawn)));
+    // Zoomed to 100 steps: all of them, and the one beyond each edge.
+    page = dom(html, QStringLiteral("steps=6001-6100"));
+    verifyRendered(page);
+    for (const char* chart : {"chart-loss", "chart-accuracy", "chart-lr", "chart-throughput", "chart-steptime"})
+        QCOMPARE(attribute(page, chart, "data-drawn"), QStringLiteral("102"));
 }
 
 void CliReportTest::pdfIsTheReportPrinted() {

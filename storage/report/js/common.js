@@ -5,6 +5,8 @@
   'use strict';
   var body = document.body;
   var H = {violations: 0};
+  // When the scripts started: the file's parsing and the libraries' set-up are behind this.
+  body.setAttribute('data-scripts-ms', performance.now().toFixed(1));
   function fail(message) {
     body.setAttribute('data-render', 'error');
     body.setAttribute('data-render-error', String(message));

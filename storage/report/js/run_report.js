@@ -1,57 +1,108 @@
-/* Hearth's run report: the curves (dygraphs, every stored step), the step-time and memory
- * breakdowns (Chart.js). Each chart box records what it drew: data-points (step values plotted)
- * and data-epoch-points. */
+/* Hearth's run report: the curves (dygraphs) and the step-time and memory breakdowns (Chart.js).
+ * The page holds every stored step. A chart draws at most about two points per pixel column of
+ * its width: past that, each column keeps its lowest and highest value (what a full drawing would
+ * show); zooming in redraws the window from the stored steps, down to every single one. The page
+ * opens zoomed when its address ends in #steps=FROM-TO. Each chart box records what it holds and
+ * draws: data-points (stored step values), data-drawn (step values drawn now) and
+ * data-epoch-points (epoch values drawn). */
 (function () {
   'use strict';
   var H = window.HearthReport, d = H.data;
   var S = d.steps || {n: 0, step: []}, E = d.epochs || {step: []};
-  var graphs = [];
-  var syncing = false;
+  var charts = [];
+  var syncing = false, pending = null, shownRange = null;
 
-  // Rows of [step, step series..., epoch series...]: an epoch's values join the row of the step
-  // it ended at, or get a row of their own.
-  function rows(stepCols, epochCols) {
-    var out = [], n = S.step.length, m = E.step.length, e = 0;
+  function finite(v) { return v !== null && v !== undefined && !isNaN(v); }
+  function firstIndex(after) {   // the first step index whose step passes `after` (a test)
+    var lo = 0, hi = S.step.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (after(S.step[mid])) hi = mid; else lo = mid + 1; }
+    return lo;
+  }
+
+  // The step indices to draw in [from, to) for `columns`: all of them when they fit `budget`,
+  // else each bucket's lowest and highest value of every column, and the first and last index.
+  function indicesFor(columns, from, to, budget) {
+    var n = to - from, out = [], i, c;
+    if (n <= budget) { for (i = from; i < to; i++) out.push(i); return out; }
+    var buckets = Math.max(1, Math.floor(budget / (2 * columns.length)));
+    var keep = new Uint8Array(n);
+    keep[0] = 1;
+    keep[n - 1] = 1;
+    for (var b = 0; b < buckets; b++) {
+      var start = from + Math.floor(b * n / buckets), end = from + Math.floor((b + 1) * n / buckets);
+      for (c = 0; c < columns.length; c++) {
+        var col = columns[c], lo = -1, hi = -1;
+        for (i = start; i < end; i++) {
+          var v = col[i];
+          if (!finite(v)) continue;
+          if (lo < 0 || v < col[lo]) lo = i;
+          if (hi < 0 || v > col[hi]) hi = i;
+        }
+        if (lo >= 0) { keep[lo - from] = 1; keep[hi - from] = 1; }
+      }
+    }
+    for (i = 0; i < n; i++) if (keep[i]) out.push(from + i);
+    return out;
+  }
+
+  // Rows of [step, step series..., epoch series...] for the steps in `range` (null: all): an
+  // epoch's values join the row of the step it ended at, or get a row of their own.
+  function rows(chart, range) {
+    var stepCols = chart.stepCols, epochCols = chart.epochCols;
+    var from = 0, to = S.step.length, m = E.step.length, e = 0, endStep = Infinity;
+    if (range) {
+      // One step beyond each edge, so that the lines run to the chart's sides.
+      from = Math.max(0, firstIndex(function (x) { return x >= range[0]; }) - 1);
+      to = Math.min(S.step.length, firstIndex(function (x) { return x > range[1]; }) + 1);
+      while (e < m && S.step.length && E.step[e] < S.step[from]) e++;
+      endStep = to < S.step.length ? S.step[to] : Infinity;
+    }
+    var keep = indicesFor(stepCols, from, to, chart.budget);
+    var out = [], drawn = 0, epochs = 0;
     function epochRow(k) {
       var row = [E.step[k]];
       stepCols.forEach(function () { row.push(null); });
-      epochCols.forEach(function (c) { row.push(c[k]); });
+      epochCols.forEach(function (col) { row.push(col[k]); });
+      epochs += 1;
       return row;
     }
-    for (var i = 0; i < n; i++) {
+    keep.forEach(function (i) {
       var x = S.step[i];
       while (e < m && E.step[e] < x) out.push(epochRow(e++));
       var row = [x];
       for (var a = 0; a < stepCols.length; a++) row.push(stepCols[a][i]);
       var joins = e < m && E.step[e] === x;
       for (var b = 0; b < epochCols.length; b++) row.push(joins ? epochCols[b][e] : null);
-      if (joins) e += 1;
+      if (joins) { e += 1; epochs += 1; }
+      if (stepCols.length && finite(stepCols[0][i])) drawn += 1;
       out.push(row);
-    }
-    while (e < m) out.push(epochRow(e++));
+    });
+    while (e < m && E.step[e] < endStep) out.push(epochRow(e++));
+    chart.el.setAttribute('data-drawn', String(drawn));
+    chart.el.setAttribute('data-epoch-points', String(epochCols.length ? epochs : 0));
     return out;
   }
 
-  function countColumn(g, column) {
-    var n = 0;
-    for (var r = 0; r < g.numRows(); r++) {
-      var v = g.getValue(r, column);
-      if (v !== null && v !== undefined && !isNaN(v)) n += 1;
-    }
-    return n;
-  }
-
-  // Zooming or panning one chart moves the others to the same steps.
-  function follow(source) {
+  // After a zoom or pan of any chart (and its reset), every chart shows the same steps, drawn
+  // from the stored ones at the new resolution. Mouse moves while dragging are coalesced.
+  function rangeChanged(g) {
     if (syncing) return;
+    var r = g.xAxisRange();
+    var full = S.step.length && r[0] <= S.step[0] && r[1] >= S.step[S.step.length - 1];
+    var range = full ? null : [r[0], r[1]];
+    if (JSON.stringify(range) === JSON.stringify(shownRange)) return;
+    clearTimeout(pending);
+    pending = setTimeout(function () { show(range); }, 60);
+  }
+  function show(range) {
+    shownRange = range;
     syncing = true;
-    var range = source.xAxisRange();
-    graphs.forEach(function (g) { if (g !== source) g.updateOptions({dateWindow: range}); });
+    charts.forEach(function (c) { c.g.updateOptions({file: rows(c, range), dateWindow: range}); });
     syncing = false;
   }
 
   function draw(key, ylabel, stepSeries, epochSeries, options) {
-    var el = document.getElementById('chart-' + key);
+    var el = document.getElementById('chart-' + key), started = performance.now();
     H.guard(el, function () {
       stepSeries = stepSeries.filter(function (s) { return s.values && s.values.length; });
       epochSeries = epochSeries.filter(function (s) { return s.values && s.values.length; });
@@ -66,21 +117,24 @@
         colors.push(s.color);
         series[s.label] = {drawPoints: true, pointSize: 3, strokeWidth: 2};
       });
-      var data = rows(stepSeries.map(function (s) { return s.values; }), epochSeries.map(function (s) { return s.values; }));
+      var chart = {el: el, stepCols: stepSeries.map(function (s) { return s.values; }),
+                   epochCols: epochSeries.map(function (s) { return s.values; }),
+                   budget: Math.max(400, 2 * (el.clientWidth || 1000))};
       var opts = {
         labels: labels, colors: colors, series: series, xlabel: 'optimizer step', ylabel: ylabel,
         labelsDiv: document.getElementById('legend-' + key), legend: 'always', axes: {x: {labelsKMB: true}},
         connectSeparatedPoints: true, strokeWidth: 1.2, digitsAfterDecimal: 4, animatedZooms: false,
         axisLabelFontSize: 11, xLabelHeight: 14, yLabelWidth: 14,
-        drawCallback: function (g, initial) { if (!initial) follow(g); }
+        drawCallback: function (g, initial) { if (!initial) rangeChanged(g); }
       };
       for (var k in (options || {})) opts[k] = k === 'axes' ? {x: opts.axes.x, y: options.axes.y} : options[k];
-      var g = new Dygraph(el, data, opts);
-      graphs.push(g);
-      el.setAttribute('data-points', String(stepSeries.length ? countColumn(g, 1) : 0));
-      el.setAttribute('data-epoch-points', String(epochSeries.length ? countColumn(g, stepSeries.length + 1) : 0));
-      el.setAttribute('data-rows', String(g.numRows()));
+      chart.g = new Dygraph(el, rows(chart, null), opts);
+      charts.push(chart);
+      var stored = 0;
+      if (stepSeries.length) stepSeries[0].values.forEach(function (v) { if (finite(v)) stored += 1; });
+      el.setAttribute('data-points', String(stored));
     });
+    el.setAttribute('data-draw-ms', (performance.now() - started).toFixed(1));
   }
 
   var blue = '#4e79a7', orange = '#f28e2b', red = '#e15759', green = '#59a14f';
@@ -94,6 +148,10 @@
        {digitsAfterDecimal: 6, axes: {y: {axisLabelWidth: 66}}});
   draw('throughput', 'samples/s', [{label: 'samples/s', values: S.sps, color: blue}], []);
   draw('steptime', 'ms', [{label: 'step', values: S.step_ms, color: blue}, {label: 'data wait', values: S.wait_ms, color: red}], []);
+
+  // A link may open the page zoomed: #steps=FROM-TO.
+  var zoom = /#steps=(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(location.hash);
+  if (zoom && charts.length) show([Number(zoom[1]), Number(zoom[2])]);
 
   H.chartDefaults();
   var breakdownBox = document.getElementById('breakdown-box');
