@@ -1,6 +1,7 @@
 // Terminal renderings of stored runs: the runs table, `show`, and `compare`.
 #include "storage/RunReport.h"
 #include "storage/TextTable.h"
+#include "storage/report/RunComparison.h"
 
 #include <nlohmann/json.hpp>
 
@@ -280,10 +281,10 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     row("samples/s", [](const RunSummary& s) { return s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-"; });
     row("peak memory", [](const RunSummary& s) { return s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"; });
     row("epochs", [](const RunSummary& s) { return std::to_string(s.epochs_completed); });
-    const auto& base = runs.front().summary.train_time_s;
-    row("speedup vs #" + std::to_string(runs.front().summary.id), [&](const RunSummary& s) {
-        if (!base || !s.train_time_s || *s.train_time_s <= 0.0) return std::string("-");
-        return fixed(*base / *s.train_time_s, 2) + "x";
+    const RunSummary& base = runs.front().summary;
+    row("speedup vs #" + std::to_string(base.id), [&](const RunSummary& s) {
+        const auto up = speedup(base, s);
+        return up ? fixed(*up, 2) + "x" : std::string("-");
     });
     out += "\nMetrics\n" + metrics.render("  ");
 

@@ -1,11 +1,10 @@
 #include "ui/compare/CompareRun.h"
 
 #include "engine/metrics/RunProfile.h"
+#include "storage/report/RunComparison.h"
 
 #include "ui/widgets/Format.h"
 
-#include <algorithm>
-#include <cmath>
 
 namespace hearth::ui {
 
@@ -58,61 +57,23 @@ void buildEpochCurves(CompareRun& run, const std::vector<hearth::EpochMetrics>& 
 
 }  // namespace
 
+// The rules are the comparison report's too (storage/report/RunComparison.h).
 int curvePointCap(qsizetype runCount)
 {
-    const qsizetype perRun = 400000 / std::max<qsizetype>(1, runCount);
-    return static_cast<int>(std::clamp<qsizetype>(perRun, 400, 2000));
+    return hearth::report::curvePointCap(runCount);
 }
 
 std::vector<qsizetype> decimatedIndices(qsizetype count, int cap, const std::function<double(qsizetype)>& value)
 {
-    std::vector<qsizetype> keep;
-    cap = std::max(cap, 4);
-    if (count <= cap) {
-        for (qsizetype i = 0; i < count; ++i)
-            keep.push_back(i);
-        return keep;
-    }
-    const qsizetype buckets = (cap - 2) / 2;
-    const qsizetype inner = count - 2;   // the first and the last are kept as they are
-    keep.reserve(static_cast<size_t>(2 * buckets + 2));
-    keep.push_back(0);
-    for (qsizetype b = 0; b < buckets; ++b) {
-        const qsizetype begin = 1 + b * inner / buckets;
-        const qsizetype end = 1 + (b + 1) * inner / buckets;
-        qsizetype lo = -1, hi = -1;
-        double loValue = 0.0, hiValue = 0.0;
-        for (qsizetype i = begin; i < end; ++i) {
-            const double v = value(i);
-            if (std::isnan(v))
-                continue;
-            if (lo < 0 || v < loValue) {
-                lo = i;
-                loValue = v;
-            }
-            if (hi < 0 || v > hiValue) {
-                hi = i;
-                hiValue = v;
-            }
-        }
-        if (lo < 0) {
-            if (begin < end)
-                keep.push_back(begin);   // all NaN: one point shows the gap
-            continue;
-        }
-        keep.push_back(std::min(lo, hi));
-        if (hi != lo)
-            keep.push_back(std::max(lo, hi));
-    }
-    keep.push_back(count - 1);
-    return keep;
+    const auto kept = hearth::report::decimatedIndices(count, cap, [&value](int64_t i) { return value(qsizetype(i)); });
+    return {kept.begin(), kept.end()};
 }
 
 CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& runIds)
 {
     CompareData data;
     const int cap = curvePointCap(runIds.size());
-    QStringList configs;
+    std::vector<std::string> configs;
     for (qint64 id : runIds) {
         try {
             auto summary = store.run(id);
@@ -127,13 +88,18 @@ CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& 
             buildEpochCurves(run, epochs);
             run.breakdown = hearth::meanBreakdown(epochs);
             run.memory = store.memoryBreakdown(id);
-            configs << qstr(run.summary.config_json);
+            configs.push_back(run.summary.config_json);
             data.runs.push_back(std::move(run));
         } catch (const std::exception&) {
             continue;   // deleted meanwhile: compare the others
         }
     }
-    data.differences = diffConfigs(configs);
+    for (const auto& d : hearth::report::differingSettings(configs)) {
+        ConfigDifference difference{qstr(d.key), {}};
+        for (const auto& v : d.values)
+            difference.values << qstr(v);
+        data.differences << difference;
+    }
     return data;
 }
 

@@ -1,5 +1,6 @@
 #include "ui/compare/CompareTables.h"
 
+#include "storage/report/RunComparison.h"
 #include "ui/widgets/Format.h"
 
 #include <QHeaderView>
@@ -97,20 +98,20 @@ void fillMetricsTable(QTableWidget* table, const std::vector<CompareRun>& runs, 
     table->setColumnCount(static_cast<int>(header.size()));
     table->setHorizontalHeaderLabels(header);
     table->setRowCount(static_cast<int>(runs.size()));
-    std::optional<double> baseTime;
+    const hearth::RunSummary* baseline = nullptr;
     for (const auto& r : runs) {
         if (r.summary.id == baselineId)
-            baseTime = r.summary.train_time_s;
+            baseline = &r.summary;
     }
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto& s = runs[i].summary;
         const int row = static_cast<int>(i);
         QString speedup = dash();
         std::optional<double> speedupValue;
-        if (baseTime && s.train_time_s && *s.train_time_s > 0) {
-            speedupValue = *baseTime / *s.train_time_s;
+        if (baseline)
+            speedupValue = hearth::report::speedup(*baseline, s);
+        if (speedupValue)
             speedup = s.id == baselineId ? QObject::tr("baseline") : QStringLiteral("%1×").arg(*speedupValue, 0, 'f', 2);
-        }
         const auto pct = [](const std::optional<double>& v) { return v ? formatPercent(*v) : dash(); };
         setRunCell(table, row, runs[i], colors, i);
         setCell(table, row, 1, qstr(s.status));

@@ -6,22 +6,27 @@
 #include "ui/compare/CompareLegend.h"
 #include "ui/compare/CompareTables.h"
 #include "ui/compare/SweepScatter.h"
+#include "ui/report/ReportDocument.h"
 #include "ui/session/StoreLoader.h"
 #include "ui/widgets/PlotTheme.h"
 
 #include <QComboBox>
 #include <QDataStream>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QIODevice>
 #include <QLabel>
 #include <QSplitter>
 #include <QScrollArea>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 namespace hearth::ui {
 
@@ -38,7 +43,8 @@ const QString kBySetting = QStringLiteral("setting:");
 }  // namespace
 
 CompareView::CompareView(const QString& dbPath, QWidget* parent)
-    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_hint(new QLabel), m_metric(new QComboBox),
+    : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_exportLoader(new StoreLoader(dbPath, this)),
+      m_hint(new QLabel), m_metric(new QComboBox),
       m_xAxis(new QComboBox), m_colorBy(new QComboBox), m_baseline(new QComboBox), m_legendToggle(new QToolButton),
       m_legend(new CompareLegend), m_curves(new CompareCurves), m_panels(new QTabWidget), m_bars(new CompareBars),
       m_scatter(new SweepScatter), m_metrics(makeCompareTable(QStringLiteral("compareMetrics"))),
@@ -131,6 +137,12 @@ QLayout* CompareView::makeToolbar()
     connect(save, &QToolButton::clicked, this,
             [this] { savePlotInteractively(this, curves(), QStringLiteral("compare")); });
     connect(m_legendToggle, &QToolButton::toggled, m_legend->parentWidget(), &QWidget::setVisible);
+    auto* exportButton = new QToolButton;
+    exportButton->setObjectName(QStringLiteral("compareExport"));
+    exportButton->setText(tr("Export Report…"));
+    exportButton->setToolTip(tr("Write this comparison as one HTML file (speedup bars against the baseline, the table, "
+                                "the curves, the settings that differ; opens in any browser) or as PDF."));
+    connect(exportButton, &QToolButton::clicked, this, &CompareView::exportInteractively);
     auto* logY = new QToolButton;
     logY->setObjectName(QStringLiteral("compareLogY"));
     logY->setText(tr("Log y"));
@@ -152,6 +164,7 @@ QLayout* CompareView::makeToolbar()
     bar->addWidget(logY);
     bar->addStretch(1);
     bar->addWidget(save);
+    bar->addWidget(exportButton);
     return bar;
 }
 
@@ -195,6 +208,46 @@ void CompareView::setRuns(const QList<qint64>& runIds)
 void CompareView::reload()
 {
     setRuns(m_requested);
+}
+
+void CompareView::exportReport(const QString& path)
+{
+    const QList<qint64> ids = runIds();
+    if (ids.isEmpty()) {
+        Q_EMIT reportExportFailed(tr("No runs are shown."));
+        return;
+    }
+    if (!isReportDocument(path)) {
+        Q_EMIT reportExportFailed(tr("%1: a comparison is written as .html or .pdf").arg(path));
+        return;
+    }
+    const qint64 baseline = m_baseline->currentData().toLongLong();
+    m_exportLoader->load(
+        [ids, baseline, path](const hearth::RunStore& store) {
+            writeReportDocument(comparisonReportHtml(store, ids, baseline), path);
+            return path;
+        },
+        [this](const QString& written) { Q_EMIT reportExported(written); },
+        [this](const QString& message) { Q_EMIT reportExportFailed(message); });
+}
+
+void CompareView::exportInteractively()
+{
+    if (m_runs.empty())
+        return;
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const auto& first = m_runs.front().summary;
+    const bool oneSweep = first.sweep_id && std::all_of(m_runs.begin(), m_runs.end(), [&first](const CompareRun& r) {
+        return r.summary.sweep_id == first.sweep_id;
+    });
+    const QString name = oneSweep ? QStringLiteral("sweep-%1").arg(*first.sweep_id)
+                                  : QStringLiteral("compare-%1-runs").arg(m_runs.size());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison Report"),
+        QStringLiteral("%1/%2.html").arg(dir, name), tr("HTML report, interactive (*.html);;PDF report (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    showReportExportResult(this, &CompareView::reportExported, &CompareView::reportExportFailed);
+    exportReport(path);
 }
 
 void CompareView::updateHint()

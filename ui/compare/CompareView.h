@@ -4,7 +4,8 @@
 // setting that differs; a panel of sorted bars (CompareBars) and a sweep scatter (SweepScatter)
 // in tabs; a metrics table with speed-up against a chosen baseline and a table of the settings
 // that differ. The runs are read through the view's own StoreLoader, off the GUI thread, and
-// their curves decimated there (CompareRun).
+// their curves decimated there (CompareRun). Export Report writes the comparison as one HTML
+// page (or PDF): the speedup bars against the chosen baseline, the table, the curves.
 
 #include "ui/compare/CompareRun.h"
 #include "ui/compare/RunColoring.h"
@@ -73,9 +74,15 @@ public Q_SLOTS:
     // (loaded). Runs asked for later replace runs still loading.
     void setRuns(const QList<qint64>& runIds);
     void reload();
+    // The runs shown, against the chosen baseline, as an HTML report (or PDF, by the suffix),
+    // built from the store off the GUI thread: reportExported(path) or reportExportFailed(message).
+    void exportReport(const QString& path);
+    void exportInteractively();   // asks for the file; says where it went or why not
 
 Q_SIGNALS:
     void loaded();
+    void reportExported(const QString& path);
+    void reportExportFailed(const QString& message);
 
 private:
     QLayout* makeToolbar();
@@ -89,6 +96,7 @@ private:
     void applyHighlight();
 
     StoreLoader* m_loader;
+    StoreLoader* m_exportLoader;   // its own, so that an export never drops a display load
     std::vector<CompareRun> m_runs;
     QVector<ConfigDifference> m_differences;
     RunColors m_colors;

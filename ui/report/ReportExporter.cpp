@@ -185,33 +185,6 @@ QString reportToMarkdown(const RunReport& r)
     return out;
 }
 
-QString reportToHtml(const RunReport& r)
-{
-    QString out = QStringLiteral(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%1</title>\n<style>"
-        "body{font-family:sans-serif;margin:2em;max-width:60em}"
-        "table{border-collapse:collapse;margin-bottom:1.5em}"
-        "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:right}"
-        "td:first-child,th:first-child{text-align:left}</style></head><body>\n<h1>%1</h1>\n")
-                      .arg(title(r).toHtmlEscaped());
-    for (const ReportTable& t : allTables(r)) {
-        if (t.rows.isEmpty())
-            continue;
-        out += QStringLiteral("<h2>%1</h2>\n<table><tr>").arg(t.title.toHtmlEscaped());
-        for (const QString& h : t.header)
-            out += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
-        out += QStringLiteral("</tr>\n");
-        for (const QStringList& row : t.rows) {
-            out += QStringLiteral("<tr>");
-            for (const QString& c : row)
-                out += QStringLiteral("<td>%1</td>").arg(c.toHtmlEscaped());
-            out += QStringLiteral("</tr>\n");
-        }
-        out += QStringLiteral("</table>\n");
-    }
-    return out + QStringLiteral("</body></html>\n");
-}
-
 QString reportToJson(const RunReport& r)
 {
     const auto parse = [](const std::string& json) { return QJsonDocument::fromJson(QByteArray::fromStdString(json)); };
@@ -258,13 +231,12 @@ bool exportReport(const RunReport& report, const QString& path, QString* error)
     const QString lower = path.toLower();
     if (lower.endsWith(QLatin1String(".md")) || lower.endsWith(QLatin1String(".markdown")))
         text = reportToMarkdown(report);
-    else if (lower.endsWith(QLatin1String(".html")) || lower.endsWith(QLatin1String(".htm")))
-        text = reportToHtml(report);
     else if (lower.endsWith(QLatin1String(".json")))
         text = reportToJson(report);
     else {
         if (error)
-            *error = QObject::tr("%1: choose a .md, .html or .json file name").arg(path);
+            *error = QObject::tr("%1: choose a .md or .json file name (HTML and PDF reports are written from the "
+                                 "store, by the Report view's Export)").arg(path);
         return false;
     }
     QSaveFile file(path);

@@ -1,6 +1,7 @@
 #pragma once
-// The report of one run as data (loaded from the RunStore) and as documents: Markdown, HTML
-// and JSON, built from the same tables the report view shows.
+// The report of one run as data (loaded from the RunStore) and as documents: Markdown and JSON,
+// built from the same tables the report view shows. The HTML and PDF reports are the pages of
+// storage/report (ReportDocument.h), with charts and samples.
 
 #include "storage/RunStore.h"
 
@@ -40,9 +41,9 @@ ReportTable effectiveConfigTable(const RunReport& report);
 ReportTable environmentTable(const RunReport& report);
 
 QString reportToMarkdown(const RunReport& report);
-QString reportToHtml(const RunReport& report);
 QString reportToJson(const RunReport& report);
-// Format by suffix: .md, .html/.htm, .json. False with `error` set when not written.
+// Format by suffix: .md, .json. False with `error` set when not written (also for .html and
+// .pdf, which ReportView::exportReport writes from the store).
 bool exportReport(const RunReport& report, const QString& path, QString* error = nullptr);
 
 }  // namespace hearth::ui

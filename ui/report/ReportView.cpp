@@ -3,6 +3,7 @@
 #include "storage/RunStore.h"
 #include "storage/tensorboard/TensorBoardExport.h"
 #include "ui/report/ConfusionMatrixView.h"
+#include "ui/report/ReportDocument.h"
 #include "ui/report/SampleBrowser.h"
 #include "engine/metrics/RunProfile.h"
 #include "ui/session/StoreLoader.h"
@@ -68,7 +69,8 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
     m_title->setObjectName(QStringLiteral("reportTitle"));
     m_subtitle->setForegroundRole(QPalette::PlaceholderText);
     m_subtitle->setWordWrap(true);
-    m_export->setToolTip(tr("Write this report as HTML, Markdown or JSON."));
+    m_export->setToolTip(tr("Write this report as one HTML file with interactive charts (opens in any browser, "
+                            "no network needed), as PDF, or its tables as Markdown or JSON."));
     m_savePlots->setToolTip(tr("Save the training curves and the confusion matrix as PNG or PDF."));
     connect(m_export, &QPushButton::clicked, this, &ReportView::exportInteractively);
     connect(m_savePlots, &QPushButton::clicked, this, &ReportView::savePlotsInteractively);
@@ -303,6 +305,30 @@ void ReportView::fillDetails()
     }
 }
 
+void ReportView::exportReport(const QString& path)
+{
+    if (m_runId <= 0) {
+        Q_EMIT reportExportFailed(tr("No run is shown."));
+        return;
+    }
+    if (!isReportDocument(path)) {
+        QString error;
+        if (hearth::ui::exportReport(m_report, path, &error))
+            Q_EMIT reportExported(path);
+        else
+            Q_EMIT reportExportFailed(error);
+        return;
+    }
+    const qint64 runId = m_runId;
+    m_exportLoader->load(
+        [runId, path](const hearth::RunStore& store) {
+            writeReportDocument(runReportHtml(store, runId), path);
+            return path;
+        },
+        [this](const QString& written) { Q_EMIT reportExported(written); },
+        [this](const QString& message) { Q_EMIT reportExportFailed(message); });
+}
+
 void ReportView::exportInteractively()
 {
     if (m_runId <= 0)
@@ -310,10 +336,11 @@ void ReportView::exportInteractively()
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
     const QString base = QStringLiteral("%1/run-%2-%3").arg(dir).arg(m_runId).arg(qstr(m_report.run.name));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), base + QStringLiteral(".html"),
-        tr("HTML (*.html);;Markdown (*.md);;JSON (*.json)"));
-    QString error;
-    if (!path.isEmpty() && !exportReport(m_report, path, &error))
-        QMessageBox::warning(this, tr("Cannot Export Report"), error);
+        tr("HTML report, interactive (*.html);;PDF report (*.pdf);;Markdown tables (*.md);;JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    showReportExportResult(this, &ReportView::reportExported, &ReportView::reportExportFailed);
+    exportReport(path);
 }
 
 void ReportView::exportTensorBoard(const QString& dir)

@@ -1,8 +1,9 @@
 #pragma once
 // ReportView: the report of one stored run — classification report, confusion matrix heatmap,
 // training curves, misclassified samples, timings, effective config and environment — with
-// export to HTML / Markdown / JSON and the plots to PNG / PDF. The run is read through the
-// view's own StoreLoader, off the GUI thread.
+// export to a self-contained HTML report (interactive charts), PDF, Markdown or JSON, and the
+// plots to PNG / PDF. The run is read, and an HTML or PDF report built and written, through the
+// view's own StoreLoaders, off the GUI thread.
 
 #include "ui/report/ReportExporter.h"
 
@@ -53,7 +54,11 @@ public Q_SLOTS:
     // A run asked for later replaces one still loading.
     void showRun(qint64 runId);
     void reload();
-    void exportInteractively();
+    void exportInteractively();   // asks for the file (.html, .pdf, .md, .json); says where it went or why not
+    // Writes the run shown to `path` by its suffix: .html / .pdf (the full report, built from the
+    // store off the GUI thread), .md / .json (the tables). reportExported(path) or
+    // reportExportFailed(message) follows.
+    void exportReport(const QString& path);
     void savePlotsInteractively();
     // TensorBoard event files of the run shown, into `dir`/<id>-<name>/ (off the GUI thread):
     // tensorBoardExported with that folder, or tensorBoardExportFailed with the reason.
@@ -65,6 +70,8 @@ Q_SIGNALS:
     void loadFailed(qint64 runId, const QString& message);
     void tensorBoardExported(const QString& runDir);
     void tensorBoardExportFailed(const QString& message);
+    void reportExported(const QString& path);
+    void reportExportFailed(const QString& message);
 
 private:
     void display(const Loaded& data);

@@ -4,4 +4,5 @@ target_sources(hearth_ui PRIVATE
   report/SampleBrowser.h report/SampleBrowser.cpp
   report/ConfusionMatrixView.h report/ConfusionMatrixView.cpp
   report/ReportExporter.h report/ReportExporter.cpp
+  report/ReportDocument.h report/ReportDocument.cpp
   report/ReportView.h report/ReportView.cpp)

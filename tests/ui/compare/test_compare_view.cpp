@@ -20,6 +20,7 @@
 
 #include <QDataStream>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMouseEvent>
@@ -150,6 +151,32 @@ private Q_SLOTS:
         m_second = train(writer, b);
         m_scaleDb = m_dir.filePath(QStringLiteral("scale.sqlite"));
         m_synthetic = hearth::test::writeSyntheticRuns(m_scaleDb.toStdString(), 50, 1200);
+    }
+
+    // Export Report: the runs shown, against the baseline chosen, as the comparison page
+    // hearth-cli writes; built off the GUI thread.
+    void exportWritesTheComparisonReport()
+    {
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
+        view.setBaseline(m_second);
+        QSignalSpy exported(&view, &CompareView::reportExported);
+        QSignalSpy failed(&view, &CompareView::reportExportFailed);
+        const QString html = m_dir.filePath(QStringLiteral("compare.html"));
+        view.exportReport(html);
+        QTRY_COMPARE(exported.count(), 1);
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(file.readAll());
+        QVERIFY(page.contains(QStringLiteral("<title>2 runs compared</title>")));
+        QVERIFY(page.contains(QStringLiteral("\"baseline\":1,")));   // the second run
+        const auto runs = view.runs();
+        const double speedup = *runs[1].summary.train_time_s / *runs[0].summary.train_time_s;
+        QVERIFY2(page.contains(QStringLiteral("%1×</td>").arg(speedup, 0, 'f', 2)), qPrintable(QString::number(speedup)));
+        QVERIFY(page.contains(QStringLiteral("<code>optimizer.lr</code>")));   // what differs
+        QVERIFY(view.findChild<QToolButton*>(QStringLiteral("compareExport")) != nullptr);
+        view.exportReport(m_dir.filePath(QStringLiteral("compare.md")));
+        QTRY_COMPARE(failed.count(), 1);
     }
 
     void drawsOneCurvePerRun()
