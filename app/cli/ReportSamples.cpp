@@ -72,7 +72,9 @@ std::vector<std::string> csvRows(const std::string& path) {
     for (const auto& record : table.records) {
         std::string row;
         for (const auto& f : record.fields) row += (row.empty() ? "" : ", ") + f;
-        rows.push_back(header + "\n" + row);
+        rows.push_back(header);
+        rows.back() += '\n';
+        rows.back() += row;
     }
     return rows;
 }

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX, for posix_spawn
 
 namespace hearth::report {
 namespace {
@@ -25,6 +25,9 @@ namespace fs = std::filesystem;
 
 bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && !fs::is_directory(path); }
 
+// getenv and strerror are not thread-safe against setenv and other strerror calls; Hearth never
+// sets its environment, and the messages are copied at once.
+// NOLINTBEGIN(concurrency-mt-unsafe)
 std::optional<std::string> onPath(const std::string& name) {
     if (name.find('/') != std::string::npos) return executable(name) ? std::optional(name) : std::nullopt;
     const char* path = std::getenv("PATH");
@@ -99,6 +102,7 @@ void printToPdf(const std::string& browser, const std::string& html_path, const 
                                      "--window-size=1100,1400",
                                      "--run-all-compositor-stages-before-draw", "--print-to-pdf=" + pdf_path, url};
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
@@ -137,5 +141,7 @@ void writePdf(const std::string& html, const std::string& pdf_path) {
     fs::copy_file(printed, pdf_path, fs::copy_options::overwrite_existing, ec);
     if (ec) throw ExportError("Cannot write '" + pdf_path + "': " + ec.message() + ".");
 }
+
+// NOLINTEND(concurrency-mt-unsafe)
 
 }  // namespace hearth::report

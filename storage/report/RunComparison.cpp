@@ -32,7 +32,9 @@ std::string leafText(const json& v) {
 
 void flattenInto(const json& object, const std::string& prefix, std::map<std::string, std::string>& out) {
     for (const auto& [key, value] : object.items()) {
-        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        std::string path = prefix;
+        if (!path.empty()) path += '.';
+        path += key;
         if (value.is_object()) flattenInto(value, path, out);
         else out[path] = leafText(value);
     }

@@ -167,11 +167,13 @@ std::string samples(const RunPage& page) {
                 url.clear();   // a malformed image is left out; its labels still show
             }
             if (!url.empty()) body += "<img alt=\"sample " + std::to_string(p.index) + "\" src=\"" + url + "\">";
-            body += "<div>" + labels + "</div><div class=\"hint\">" + meta + "</div>";
+            body += "<div>" + labels;
+            body += "</div><div class=\"hint\">" + meta + "</div>";
         } else {
             const size_t limit = 600;
             const std::string shown = s.text.size() > limit ? s.text.substr(0, limit) + " …" : s.text;
-            body += "<div>" + labels + " <span class=\"hint\">" + meta + "</span></div>";
+            body += "<div>" + labels;
+            body += " <span class=\"hint\">" + meta + "</span></div>";
             if (!shown.empty()) body += "<q>" + escape(shown) + "</q>";
         }
         body += "</div>\n";
