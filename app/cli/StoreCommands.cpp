@@ -301,7 +301,7 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
                                 "several runs (or --sweep) as one comparison report");
     exporter->add_option("runs", o->runs,
                          "Run id or unique name prefix; two or more make a comparison report (html, pdf)");
-    exporter->add_option("--sweep", o->sweep, "Compare the runs of this sweep (a ladder's id, see `hearth-cli runs`)")
+    exporter->add_option("--sweep", o->sweep, "Compare the runs of this sweep (the id `hearth-cli sweep` printed: \"Sweep #N stored\")")
         ->check(CLI::PositiveNumber);
     exporter->add_option("--baseline", o->baseline, "Comparisons: the run speedups are measured against (default: the first)");
     exporter->add_option("--format", o->format,

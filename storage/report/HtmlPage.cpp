@@ -51,9 +51,10 @@ td.l,th.l{text-align:left}
 table.settings td,table.settings th{text-align:left}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[data-sorted]::after{content:attr(data-sorted);margin-left:4px;color:var(--muted)}
-table.heat{font-size:12px}
-table.heat td{text-align:center;min-width:34px;border:1px solid #fff}
-table.heat th{font-weight:500;font-size:11px}
+.split{display:grid;grid-template-columns:auto minmax(0,1fr);gap:14px 22px;align-items:start}
+table.heat{font-size:11px}
+table.heat td{text-align:center;min-width:30px;padding:3px 2px;border:1px solid #fff}
+table.heat th{font-weight:500;font-size:11px;white-space:nowrap;padding:3px 6px}
 table.heat th.col{writing-mode:vertical-rl;transform:rotate(180deg);text-align:left;height:auto;max-height:120px}
 .samples{display:grid;grid-template-columns:repeat(auto-fill,minmax(118px,1fr));gap:10px}
 .samples.text{grid-template-columns:1fr}

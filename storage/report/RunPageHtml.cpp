@@ -133,7 +133,7 @@ std::string classification(const RunPage& page) {
     std::string body = "<p class=\"sub\">The " + escape(report->split) + " split: " + count(c.total) + " samples, loss " +
                        formatFixed(report->loss, 4) + ", accuracy " + percent(c.accuracy, 2) + ".</p>\n";
     const std::string table = "<div class=\"scroll\">" + html::render(classificationTable(c)) + "</div>";
-    if (c.class_names.size() <= 12) body += "<div class=\"grid2\"><div>" + table + "</div><div>" + heatmap(c) + "</div></div>\n";
+    if (c.class_names.size() <= 12) body += "<div class=\"split\"><div>" + table + "</div><div>" + heatmap(c) + "</div></div>\n";
     else body += table + "<h3>Confusion matrix</h3>" + heatmap(c);
     return html::section("classification", "Classification report (" + report->split + " split)", body);
 }

@@ -149,6 +149,7 @@ private Q_SLOTS:
     void exportHtmlReportHoldsEveryStep();
     void exportComparesRunsAndSweeps();
     void exportPdfSaysWhatToInstallWithoutABrowser();
+    void exportHtmlShowsTheMisclassifiedTexts();
     void tagNoteAndRenameEditTheRun();
     void deleteAsksAndRefusesWithoutAnswer();
     void unknownOrAmbiguousRunExitsTwo();
@@ -348,6 +349,42 @@ void CliStoreTest::exportPdfSaysWhatToInstallWithoutABrowser() {
     QVERIFY2(r.errHas("$HEARTH_BROWSER ('/nonexistent/chromium') is not an executable program") && r.errHas("--format html"),
              r.err.c_str());
     QVERIFY(!QFileInfo::exists(dir_.filePath("r.pdf")));
+}
+
+// A text model's report shows the texts it got wrong, read back from the run's CSV (the index
+// counts the test file's rows); a file that is gone leaves the labels and says why.
+void CliStoreTest::exportHtmlShowsTheMisclassifiedTexts() {
+    const QString csv = dir_.filePath("reviews.csv");
+    {
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("text,label\n");
+        for (int i = 0; i < 120; ++i) file.write(QStringLiteral("\"review number %1, <b>bold</b>\",pos\n").arg(i).toUtf8());
+    }
+    const std::string db = dir_.filePath("texts.sqlite").toStdString();
+    int64_t id = 0;
+    {
+        RunWriter writer(db);
+        id = writer.createRun("texts", "");
+        RunStarted started = startedEvent("texts");
+        started.config_json = R"({"data":{"kind":"text_csv","path":")" + csv.toStdString() + R"(","test_path":")" +
+                              csv.toStdString() + R"("},"model":{"name":"distilbert"}})";
+        writer.enqueue(id, started);
+        writer.enqueue(id, reportEvent("test", 120));
+        writer.enqueue(id, predictionsEvent("test", 120));   // every 7th is wrong: rows 0, 7, ..., 119
+        writer.enqueue(id, finishedEvent());
+        writer.flush();
+    }
+    Result r = runCli({"export", std::to_string(id), "--format", "html", "--out", "-", "--db", db});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.has("<q>review number 119, &lt;b&gt;bold&lt;/b&gt;</q>"), "the most confident mistake's text, escaped");
+    QVERIFY(r.has("<q>review number 7, "));
+    QVERIFY(!r.has("The samples' texts are not shown"));
+    QFile::remove(csv);
+    r = runCli({"export", std::to_string(id), "--format", "html", "--out", "-", "--db", db});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.has("The samples&#39; texts are not shown: the run&#39;s data cannot be read here ("));
+    QVERIFY(!r.has("<q>review number"));
 }
 
 void CliStoreTest::tagNoteAndRenameEditTheRun() {
