@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QIODevice>
 #include <QLabel>
+#include <QMenu>
 #include <QSplitter>
 #include <QScrollArea>
 #include <QStandardPaths>
@@ -132,17 +133,24 @@ QLayout* CompareView::makeToolbar()
     m_legendToggle->setCheckable(true);
     m_legendToggle->setChecked(true);
     m_legendToggle->setToolTip(tr("Show or hide the list of runs beside the curves."));
-    auto* save = new QToolButton;
-    save->setText(tr("Save Plot…"));
-    connect(save, &QToolButton::clicked, this,
-            [this] { savePlotInteractively(this, curves(), QStringLiteral("compare")); });
     connect(m_legendToggle, &QToolButton::toggled, m_legend->parentWidget(), &QWidget::setVisible);
+    // One Export button with a menu: two buttons would widen the tab past an 1100-pixel window.
     auto* exportButton = new QToolButton;
     exportButton->setObjectName(QStringLiteral("compareExport"));
-    exportButton->setText(tr("Export Report…"));
-    exportButton->setToolTip(tr("Write this comparison as one HTML file (speedup bars against the baseline, the table, "
-                                "the curves, the settings that differ; opens in any browser) or as PDF."));
-    connect(exportButton, &QToolButton::clicked, this, &CompareView::exportInteractively);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    exportButton->setToolTip(tr("Export this comparison as a report or the plot as an image."));
+    auto* exportMenu = new QMenu(exportButton);
+    QAction* report = exportMenu->addAction(tr("Report (HTML or PDF)…"));
+    report->setObjectName(QStringLiteral("compareExportReport"));
+    report->setToolTip(tr("Write this comparison as one HTML file (speedup bars against the baseline, the table, "
+                          "the curves, the settings that differ; opens in any browser) or as PDF."));
+    connect(report, &QAction::triggered, this, &CompareView::exportInteractively);
+    QAction* plot = exportMenu->addAction(tr("Plot Image…"));
+    connect(plot, &QAction::triggered, this,
+            [this] { savePlotInteractively(this, curves(), QStringLiteral("compare")); });
+    exportMenu->setToolTipsVisible(true);
+    exportButton->setMenu(exportMenu);
     auto* logY = new QToolButton;
     logY->setObjectName(QStringLiteral("compareLogY"));
     logY->setText(tr("Log y"));
@@ -163,7 +171,6 @@ QLayout* CompareView::makeToolbar()
     }
     bar->addWidget(logY);
     bar->addStretch(1);
-    bar->addWidget(save);
     bar->addWidget(exportButton);
     return bar;
 }
