@@ -100,7 +100,9 @@ private Q_SLOTS:
     }
 
     // The limit sits between the measured peaks of batch 256 and 512, so the search must end
-    // between them, on a batch that fits with the next one really over the limit.
+    // past 256, on a batch that fits with the next one really over the limit. Peak RSS varies
+    // between trials of the same batch (by 30% seen here, under ctest -j2), so the second search
+    // may go up to 1024 instead of stopping at a cap of 512 that a low reading would reach.
     void batchSizeConvergesOnCpuMemoryLimit() {
         requireFashionMnist();
         const ExperimentConfig config = fashionCnn(1200);
@@ -120,10 +122,11 @@ private Q_SLOTS:
 
         BatchSizeFinderOptions limited = probe;
         limited.memory_limit_bytes = (p256->peak_bytes + p512->peak_bytes) / 2;
+        limited.max_batch = 1024;
         std::vector<int64_t> reported;
         limited.on_trial = [&](const BatchSizeTrial& t) { reported.push_back(t.batch_size); };
         const auto found = findBatchSize(config, limited, stop);
-        QVERIFY2(found.batch_size >= 256 && found.batch_size < 512,
+        QVERIFY2(found.batch_size >= 256 && found.batch_size < 1024,
                  qPrintable(QString("limit %1 MiB; first search %2; second %3")
                                 .arg(limited.memory_limit_bytes >> 20).arg(trialsText(measured), trialsText(found))));
         QCOMPARE(found.first_failure, found.batch_size + 1);
@@ -134,7 +137,7 @@ private Q_SLOTS:
         QVERIFY(!over->fits && over->peak_bytes > limited.memory_limit_bytes);
         QVERIFY2(QString::fromStdString(over->failure).contains("> limit"), over->failure.c_str());
         QCOMPARE(reported.size(), found.trials.size());
-        QVERIFY(found.trials.size() <= 12);
+        QVERIFY(found.trials.size() <= 13);  // 128 to 1024 doubling, then halving a gap of at most 512
     }
 
     void outOfMemoryTrialIsRecordedAndSearchContinues() {
