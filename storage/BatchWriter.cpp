@@ -1,5 +1,7 @@
 #include "storage/BatchWriter.h"
 
+#include "engine/events/EventJson.h"
+#include "engine/events/Overloaded.h"
 #include "engine/events/RunJson.h"
 #include "storage/Sha256.h"
 #include "storage/StepBlock.h"
@@ -9,25 +11,6 @@
 #include <type_traits>
 
 namespace hearth {
-namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-const char* failureKindName(FailureKind kind) {
-    switch (kind) {
-    case FailureKind::Config: return "config";
-    case FailureKind::Data: return "data";
-    case FailureKind::Training: return "training";
-    }
-    return "training";
-}
-
-}  // namespace
 
 double unixNow() {
     using namespace std::chrono;
@@ -298,7 +281,7 @@ void BatchWriter::onFailed(int64_t run_id, const RunFailed& e) {
     const std::string message = e.suggestion.empty() ? e.message : e.message + "\nSuggestion: " + e.suggestion;
     db_.cached(R"sql(
 UPDATE runs SET status = 'failed', finished_at = ?2, failure_kind = ?3, failure_message = ?4 WHERE id = ?1)sql")
-        .bind(1, run_id).bind(2, unixNow()).bind(3, failureKindName(e.kind)).bind(4, message)
+        .bind(1, run_id).bind(2, unixNow()).bind(3, eventjson::failureKindName(e.kind)).bind(4, message)
         .run();
 }
 

@@ -37,6 +37,13 @@ VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7))sql")
     return id;
 }
 
+std::optional<StoredStatus> storedStatus(sqlite::Connection& db, int64_t run_id) {
+    sqlite::StatementUse select(db.cached("SELECT status, COALESCE(failure_message, '') FROM runs WHERE id = ?1"));
+    select->bind(1, run_id);
+    if (!select->step()) return std::nullopt;
+    return StoredStatus{select->text(0), select->text(1)};
+}
+
 int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind) {
     sqlite::Transaction tx(db);
     db.cached("INSERT INTO sweeps (name, kind, created_at) VALUES (?1, ?2, ?3)")

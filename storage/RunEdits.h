@@ -31,6 +31,14 @@ void setNotes(sqlite::Connection& db, int64_t run_id, const std::string& notes);
 // lives (StoreError, nothing changed).
 void reopenRun(sqlite::Connection& db, int64_t run_id, int64_t global_step, int64_t epoch, double elapsed_s);
 
+// How a run stands in the store: its status ("running", "completed", "stopped", "failed") and,
+// for a failed one, the stored message. nullopt when there is no such run. The workbench reads a
+// job's end from here once its process has exited, never from what it assumed.
+struct StoredStatus {
+    std::string status;
+    std::string failure_message;
+};
+std::optional<StoredStatus> storedStatus(sqlite::Connection& db, int64_t run_id);
 // The rows (children by ON DELETE CASCADE), then the run's own artifacts folder.
 void deleteRun(sqlite::Connection& db, int64_t run_id);
 

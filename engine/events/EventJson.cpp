@@ -1,5 +1,6 @@
 #include "engine/events/EventJson.h"
 
+#include "engine/events/Overloaded.h"
 #include "engine/events/RunJson.h"
 
 #include <nlohmann/json.hpp>
@@ -8,13 +9,6 @@ namespace hearth::eventjson {
 namespace {
 
 using nlohmann::json;
-
-template <class... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 json parsed(const std::string& text) {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -141,10 +135,10 @@ json encode(const Event& event) {
                             {"memory", encodeMemory(e.memory)}, {"stop_reason", e.stop_reason}};
             },
             [](const RunFailed& e) {
-                const char* kind = e.kind == FailureKind::Config ? "config"
-                                   : e.kind == FailureKind::Data ? "data"
-                                                                 : "training";
-                return json{{"event", "failed"}, {"kind", kind}, {"message", e.message}, {"suggestion", e.suggestion}};
+                return json{{"event", "failed"},
+                            {"kind", failureKindName(e.kind)},
+                            {"message", e.message},
+                            {"suggestion", e.suggestion}};
             },
         },
         event);
@@ -254,8 +248,7 @@ std::optional<Event> decode(const json& j) {
     }
     if (kind == "failed") {
         RunFailed e;
-        const std::string k = j.value("kind", "training");
-        e.kind = k == "config" ? FailureKind::Config : k == "data" ? FailureKind::Data : FailureKind::Training;
+        e.kind = failureKindFromName(j.value("kind", "training"));
         read(j, "message", e.message); read(j, "suggestion", e.suggestion);
         return e;
     }
@@ -278,15 +271,45 @@ std::optional<Event> fromLine(const std::string& line) {
     }
 }
 
+const char* failureKindName(FailureKind kind) {
+    switch (kind) {
+    case FailureKind::Config: return "config";
+    case FailureKind::Data: return "data";
+    case FailureKind::Training: return "training";
+    }
+    return "training";
+}
+
+FailureKind failureKindFromName(const std::string& name) {
+    return name == "config" ? FailureKind::Config : name == "data" ? FailureKind::Data : FailureKind::Training;
+}
+
 std::string runLine(int64_t run_id) {
     return json{{"event", "run"}, {"run_id", run_id}}.dump();
 }
 
-std::optional<int64_t> runIdFromLine(const std::string& line) {
+namespace {
+
+// The id a line of kind `kind` carries under `key` ({"event": "run", "run_id": 7}).
+std::optional<int64_t> idFromLine(const std::string& line, const char* kind, const char* key) {
     const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || j.value("event", "") != "run" || !j.contains("run_id") || !j["run_id"].is_number_integer())
+    if (!j.is_object() || j.value("event", "") != kind || !j.contains(key) || !j[key].is_number_integer())
         return std::nullopt;
-    return j["run_id"].get<int64_t>();
+    return j[key].get<int64_t>();
+}
+
+}  // namespace
+
+std::optional<int64_t> runIdFromLine(const std::string& line) {
+    return idFromLine(line, "run", "run_id");
+}
+
+std::string sweepLine(int64_t sweep_id) {
+    return json{{"event", "sweep"}, {"sweep_id", sweep_id}}.dump();
+}
+
+std::optional<int64_t> sweepIdFromLine(const std::string& line) {
+    return idFromLine(line, "sweep", "sweep_id");
 }
 
 }  // namespace hearth::eventjson

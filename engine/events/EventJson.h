@@ -16,8 +16,15 @@ std::string toLine(const Event& event);
 // truncated line, an event kind this build does not know).
 std::optional<Event> fromLine(const std::string& line);
 
+// "config", "data", "training" (a failed event's "kind"); an unknown name reads as training.
+const char* failureKindName(FailureKind kind);
+FailureKind failureKindFromName(const std::string& name);
+
 // The line that names the run the events belong to (written before its first event).
 std::string runLine(int64_t run_id);
 std::optional<int64_t> runIdFromLine(const std::string& line);
+// `hearth-cli sweep --events`: the sweep's line, written first; each step's run line and events follow.
+std::string sweepLine(int64_t sweep_id);
+std::optional<int64_t> sweepIdFromLine(const std::string& line);
 
 }  // namespace hearth::eventjson

@@ -6,6 +6,7 @@
 #include "engine/data/DataError.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/run/FinderSteps.h"
+#include "engine/run/RunController.h"
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
@@ -116,6 +117,7 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
 
 BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFinderOptions& options,
                               const std::atomic<bool>& stop) {
+    countTrainingJob();
     return guarded<BatchSizeResult>([&] {
         PreparedRun run = prepareRun(config, options.on_log);
         return searchBatchSize(run, options, stop);
@@ -124,6 +126,7 @@ BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFin
 
 LrFinderResult findLearningRate(const ExperimentConfig& config, const LrFinderOptions& options,
                                 const std::atomic<bool>& stop) {
+    countTrainingJob();
     return guarded<LrFinderResult>([&] {
         PreparedRun run = prepareRun(config, options.on_log);
         return sweepLearningRate(run, options, stop);

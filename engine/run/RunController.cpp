@@ -149,8 +149,21 @@ void releaseDeviceMemory() {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> g_training_jobs{0};
+}  // namespace
+
+void countTrainingJob() {
+    g_training_jobs.fetch_add(1);
+}
+
+int64_t trainingJobsInThisProcess() {
+    return g_training_jobs.load();
+}
+
 RunOutcome runExperiment(const ExperimentConfig& config, const RunOptions& options, EventSink& sink,
                          const std::atomic<bool>& stop) {
+    countTrainingJob();
     RunOutcome outcome;
     try {
         outcome = train(config, options, sink, stop);

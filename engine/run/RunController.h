@@ -39,6 +39,11 @@ struct RunOutcome {
 RunOutcome runExperiment(const ExperimentConfig& config, const RunOptions& options,
                          EventSink& sink, const std::atomic<bool>& stop);
 
+// How many training jobs (runExperiment, findBatchSize, findLearningRate) this process has begun:
+// the workbench's stays at 0, since every job runs in a child hearth-cli (its tests check).
+int64_t trainingJobsInThisProcess();
+void countTrainingJob();   // called by each of those entry points
+
 // Forwards every event to several sinks, in order.
 class EventFanout final : public EventSink {
 public:

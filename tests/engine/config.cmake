@@ -1,2 +1,3 @@
 hearth_add_test(NAME test_experiment_config SOURCES test_experiment_config.cpp LIBS hearth_engine LABELS engine)
 hearth_add_test(NAME test_technique_ladder SOURCES test_technique_ladder.cpp LIBS hearth_engine LABELS engine)
+hearth_add_test(NAME test_launch_plan SOURCES test_launch_plan.cpp LIBS hearth_engine_api LABELS engine)
