@@ -126,7 +126,9 @@ std::string versionReport(const std::string& program) {
            ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs\n";
 }
 
-DeviceCapabilities queryDeviceCapabilities() {
+namespace {
+
+DeviceCapabilities probeDeviceCapabilities() {
     DeviceCapabilities caps;
     caps.cuda_available = torch::cuda::is_available();
     caps.cuda_device_count = caps.cuda_available ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
@@ -144,6 +146,15 @@ DeviceCapabilities queryDeviceCapabilities() {
 #ifdef HEARTH_WITH_C10D
     caps.distributed = true;
 #endif
+    return caps;
+}
+
+}  // namespace
+
+DeviceCapabilities queryDeviceCapabilities() {
+    // Once per process: the devices do not change under a running program, and the probe reads
+    // /proc/cpuinfo and asks the CUDA driver (the workbench asked from several places).
+    static const DeviceCapabilities caps = probeDeviceCapabilities();
     return caps;
 }
 
