@@ -10,15 +10,18 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -32,6 +35,8 @@ extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX, for
 
 namespace hearth::cli {
 namespace {
+
+constexpr const char* kParentPidVariable = "HEARTH_PARENT_PID";
 
 std::vector<std::string> g_arguments;
 std::atomic<int> g_forward_signal{0};
@@ -57,55 +62,12 @@ int freeLoopbackPort() {
 }
 #endif
 
-std::vector<std::string> childEnvironment(int64_t rank, int64_t world, int port, const std::string& log_dir,
-                                          bool agent_store) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry(*e);
-        const std::string name = entry.substr(0, entry.find('='));
-        if (name == "RANK" || name == "LOCAL_RANK" || name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE" ||
-            name == "MASTER_ADDR" || name == "MASTER_PORT" || name == dist::kRankLogDirVariable ||
-            name == "TORCHELASTIC_USE_AGENT_STORE" || name == "TORCHELASTIC_RESTART_COUNT")
-            continue;
-        env.push_back(entry);
-    }
-    env.push_back("RANK=" + std::to_string(rank));
-    env.push_back("LOCAL_RANK=" + std::to_string(rank));
-    env.push_back("WORLD_SIZE=" + std::to_string(world));
-    env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(world));
-    env.push_back("MASTER_ADDR=127.0.0.1");
-    env.push_back("MASTER_PORT=" + std::to_string(port));
-    if (!log_dir.empty()) env.push_back(std::string(dist::kRankLogDirVariable) + "=" + log_dir);
-    if (agent_store) {
-        // This launcher hosts the store, as torchrun's agent does: every rank is a client.
-        env.emplace_back("TORCHELASTIC_USE_AGENT_STORE=True");
-        env.emplace_back("TORCHELASTIC_RESTART_COUNT=0");
-    }
-    return env;
-}
-
 std::vector<char*> pointers(std::vector<std::string>& strings) {
     std::vector<char*> out;
     out.reserve(strings.size() + 1);
     for (auto& s : strings) out.push_back(s.data());
     out.push_back(nullptr);
     return out;
-}
-
-int exitCodeOf(int status) {
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 1;
-}
-
-}  // namespace
-
-void rememberArguments(int argc, char** argv) {
-    g_arguments.assign(argv + 1, argv + argc);
-}
-
-const std::vector<std::string>& rememberedArguments() {
-    return g_arguments;
 }
 
 // The file rank `rank` writes to: what the run records too (dist::rankLogPath).
@@ -126,7 +88,83 @@ std::string tailOf(const std::string& path, size_t lines) {
     return out;
 }
 
-LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>& args, const std::string& log_dir) {
+}  // namespace
+
+int exitCodeOf(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+void rememberArguments(int argc, char** argv) {
+    g_arguments.assign(argv + 1, argv + argc);
+}
+
+const std::vector<std::string>& rememberedArguments() {
+    return g_arguments;
+}
+
+std::string selfExecutable() {
+    char self[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) throw std::runtime_error("cannot find hearth-cli's own executable (/proc/self/exe)");
+    return std::string(self, static_cast<size_t>(n));
+}
+
+std::vector<std::string> childEnvironment(const std::vector<std::pair<std::string, std::string>>& set,
+                                          const std::vector<std::string>& drop) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry(*e);
+        const std::string name = entry.substr(0, entry.find('='));
+        const bool replaced = name == kParentPidVariable ||
+                              std::find(drop.begin(), drop.end(), name) != drop.end() ||
+                              std::any_of(set.begin(), set.end(), [&](const auto& v) { return v.first == name; });
+        if (!replaced) env.push_back(entry);
+    }
+    for (const auto& [name, value] : set) env.push_back(name + "=" + value);
+    env.push_back(std::string(kParentPidVariable) + "=" + std::to_string(getpid()));
+    return env;
+}
+
+pid_t spawnChild(const std::string& executable, const std::vector<std::string>& argv,
+                 const std::vector<std::string>& env, int stdout_fd, int stderr_fd) {
+    std::vector<std::string> argv_strings = argv;
+    std::vector<std::string> env_strings = env;
+    auto argv_pointers = pointers(argv_strings);
+    auto env_pointers = pointers(env_strings);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&files, stdout_fd, STDOUT_FILENO);
+    if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&files, stderr_fd, STDERR_FILENO);
+    // A group of its own: a terminal's Ctrl+C reaches the parent alone, which passes it on once
+    // (a child that got it from both would take the second as "abort now").
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, executable.c_str(), &files, &attributes, argv_pointers.data(), env_pointers.data());
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attributes);
+    if (rc != 0) throw std::runtime_error("cannot start " + executable + ": " + std::generic_category().message(rc));
+    return pid;
+}
+
+void followParentProcess() {
+    const char* parent = std::getenv(kParentPidVariable);
+    if (!parent) return;
+    char* end = nullptr;
+    const long pid = std::strtol(parent, &end, 10);
+    // Only the process that named itself: a grandchild that inherited the variable keeps its own
+    // parent's (which set the variable anew if it is a Hearth process).
+    if (end == parent || *end != '\0' || pid != static_cast<long>(getppid())) return;
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != static_cast<pid_t>(pid)) std::raise(SIGTERM);   // it died before prctl
+}
+
+LaunchResult launchLocalRanks(const LaunchPlan& plan, const std::vector<std::string>& args, const std::string& log_dir) {
+    const int64_t world_size = plan.local_processes;
     if (!log_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(log_dir, ec);
@@ -143,34 +181,27 @@ LaunchResult launchLocalRanks(int64_t world_size, const std::vector<std::string>
 #endif
     std::vector<pid_t> pids;
     // The executable itself, resolved now: the children run the same binary with the same arguments.
-    char self[4096] = {};
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) throw std::runtime_error("cannot find hearth-cli's own executable (/proc/self/exe)");
-    std::vector<std::string> argv_strings{std::string(self, static_cast<size_t>(n))};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    auto argv = pointers(argv_strings);
+    const std::string self = selfExecutable();
+    std::vector<std::string> argv{self};
+    argv.insert(argv.end(), args.begin(), args.end());
     std::signal(SIGINT, onLauncherSignal);
     std::signal(SIGTERM, onLauncherSignal);
     for (int64_t rank = 0; rank < world_size; ++rank) {
-        auto env_strings = childEnvironment(rank, world_size, port, log_dir, agent_store);
-        auto env = pointers(env_strings);
-        // Rank 0 keeps the terminal; the others write to their log files.
-        posix_spawn_file_actions_t files;
-        posix_spawn_file_actions_init(&files);
+        const auto env = childEnvironment(localRankVariables(plan, rank, port, log_dir, agent_store),
+                                          launchVariableNames());
+        // Rank 0 keeps this process's output (the terminal, or the pipe of whoever follows the
+        // job); the others write to their log files.
+        int log_fd = -1;
         const std::string log = logPathOf(log_dir, rank);
-        if (rank > 0 && !log.empty()) {
-            posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-        }
-        pid_t pid = 0;
-        const int rc = posix_spawn(&pid, argv_strings[0].c_str(), &files, nullptr, argv.data(), env.data());
-        posix_spawn_file_actions_destroy(&files);
-        if (rc != 0) {
+        if (rank > 0 && !log.empty()) log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        try {
+            pids.push_back(spawnChild(self, argv, env, log_fd, log_fd));
+        } catch (const std::exception& e) {
+            if (log_fd >= 0) close(log_fd);
             for (pid_t p : pids) kill(p, SIGKILL);
-            throw std::runtime_error("cannot start rank " + std::to_string(rank) + ": " +
-                                     std::generic_category().message(rc));
+            throw std::runtime_error("cannot start rank " + std::to_string(rank) + ": " + e.what());
         }
-        pids.push_back(pid);
+        if (log_fd >= 0) close(log_fd);
     }
     std::fprintf(stderr, "Started %lld processes (ranks 0-%lld, rendezvous 127.0.0.1:%d)%s%s\n",
                  static_cast<long long>(world_size), static_cast<long long>(world_size - 1), port,

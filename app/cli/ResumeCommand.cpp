@@ -1,6 +1,7 @@
 #include "ResumeCommand.h"
 
 #include "engine/config/DeviceInfo.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/train/StateFiles.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
@@ -43,7 +44,7 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     try {
         env = dist::readDistEnv();
     } catch (const std::invalid_argument&) {
-        // launchRanksIfNeeded says what is wrong with the launcher's variables
+        // startJob's launch plan says what is wrong with the launcher's variables
     }
     const bool other_rank = env && env->rank != 0;
     int64_t run_id = 0;
@@ -99,8 +100,8 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     // here (a newer one may appear once they train).
     const std::vector<std::string> from =
         options.from.empty() ? std::vector<std::string>{"--from", state} : std::vector<std::string>{};
-    const RankLaunch launch = launchRanksIfNeeded(config, "resume", db_path, from);
-    if (launch.exit_code) return *launch.exit_code;   // rank 0 reported
+    const JobStart job = startJob(config, "resume", db_path, from);
+    if (job.exit_code) return *job.exit_code;   // rank 0 reported
 
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;

@@ -1,11 +1,10 @@
 #include "SweepCommand.h"
 
-#include "LocalLauncher.h"
 #include "ProgressPrinter.h"
 
 #include "engine/config/DeviceInfo.h"
+#include "engine/events/EventJson.h"
 #include "engine/run/TechniqueLadder.h"
-#include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
 #include <cstdio>
@@ -17,11 +16,11 @@
 namespace hearth::cli {
 namespace {
 
-void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
+void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
     // The step column fits the longest label ("+ length bucketing").
     int width = 16;
     for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
-    std::printf("\n%-*s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", width, "step", "run", "precision", "workers",
+    std::fprintf(out, "\n%-*s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", width, "step", "run", "precision", "workers",
                 "accum", "train time", "speedup", "test acc", "peak memory", "data wait");
     const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -29,7 +28,7 @@ void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<St
         const auto& r = runs[i];
         const bool done = r.finished && r.finished->status == "completed";
         const double t = r.finished ? r.finished->train_time_s : 0.0;
-        std::printf("%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", width, steps[i].label.c_str(),
+        std::fprintf(out, "%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", width, steps[i].label.c_str(),
                     static_cast<long long>(r.run_id), cfg.precision.c_str(), static_cast<long long>(cfg.num_workers),
                     static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(t).c_str(),
                     t > 0 && base_time > 0 ? base_time / t : 0.0,
@@ -40,10 +39,10 @@ void printLadderTable(const std::vector<LadderStep>& steps, const std::vector<St
 
 // The memory ladder: what each toggle saves (peak and activations against the step before) and costs
 // (training time against the baseline).
-void printMemoryTable(const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
+void printMemoryTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
     int width = 16;
     for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
-    std::printf("\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", width, "step", "run", "peak memory", "change",
+    std::fprintf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", width, "step", "run", "peak memory", "change",
                 "activations", "gradients", "train time", "time", "test acc");
     int64_t previous_peak = 0;
     const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
@@ -57,7 +56,7 @@ void printMemoryTable(const std::vector<LadderStep>& steps, const std::vector<St
             std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * static_cast<double>(peak - previous_peak) /
                                                                 static_cast<double>(previous_peak));
         const double t = r.finished ? r.finished->train_time_s : 0.0;
-        std::printf("%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", width, steps[i].label.c_str(),
+        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", width, steps[i].label.c_str(),
                     static_cast<long long>(r.run_id), peak > 0 ? formatBytes(peak).c_str() : "-", change,
                     m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
                     m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), formatDuration(t).c_str(),
@@ -65,50 +64,37 @@ void printMemoryTable(const std::vector<LadderStep>& steps, const std::vector<St
                     done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-");
         previous_peak = peak;
     }
-    std::printf("(peak: %s; time: training time relative to the baseline)\n",
+    std::fprintf(out, "(peak: %s; time: training time relative to the baseline)\n",
                 runs.empty() || !runs[0].finished || runs[0].finished->memory.device.rfind("cuda", 0) != 0
                     ? "the process's peak RSS during fit"
                     : "the caching allocator's peak allocated bytes during fit");
 }
 
-// A step on several devices (the DDP step): this program's launcher starts one process per device
-// with `run --sweep`, whose rank 0 records the run in the sweep; the result is read back.
-StoredRun trainInProcesses(const ExperimentConfig& config, const std::string& db_path, int64_t sweep_id,
-                           bool quiet, const std::shared_ptr<RunWriter>& writer) {
-    StoredRun result;
+// Every step runs as a child `hearth-cli run --sweep ID --events` (its own launch plan: one
+// process, or the local launcher of one per device): each step starts with LibTorch's process-wide
+// state fresh (threads, allocators, determinism, the CUDA context), and its run id comes from
+// the child's first line, never from a look at the store.
+StoredRun trainStep(const ExperimentConfig& config, const std::string& db_path, int64_t sweep_id, bool quiet,
+                    bool events) {
     char path[] = "/tmp/hearth-ladder-XXXXXX.json";
     const int fd = mkstemps(path, 5);
-    if (fd >= 0) close(fd);
+    if (fd < 0) {
+        StoredRun failed;
+        failed.outcome = RunOutcome{RunStatus::Failed, FailureKind::Data, "cannot write the step's config to /tmp"};
+        std::fprintf(stderr, "error: %s\n", failed.outcome.message.c_str());
+        return failed;
+    }
+    close(fd);
     std::ofstream(path) << configToJson(config) << "\n";
-    writer->flush();   // this process's runs are in the store before the ranks add theirs
-    std::vector<std::string> args{"--db", db_path, "run", "--config", path, "--sweep", std::to_string(sweep_id)};
-    if (quiet) args.push_back("-q");
-    int exit_code = kExitTrainingFailed;
-    try {
-        exit_code = launchLocalRanks(config.trainer.devices.value_or(1), args, rankLogFolder(db_path)).exit_code;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-    }
+    const std::vector<std::string> args{"--db", db_path, "run", "--config", path, "--sweep", std::to_string(sweep_id),
+                                        "--events"};
+    StoredRun run = trainInChild(args, quiet, [events](const std::string& line) {
+        if (!events) return;
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    });
     std::remove(path);
-    RunStore store(db_path);
-    for (const auto& run : store.listRuns()) {   // newest first: the step's run
-        if (run.sweep_id != sweep_id) continue;
-        result.run_id = run.id;
-        result.outcome.status = run.status == "completed" ? RunStatus::Completed
-                                : run.status == "stopped" ? RunStatus::Stopped
-                                                          : RunStatus::Failed;
-        result.outcome.message = run.failure_message;
-        RunFinished finished;
-        finished.status = run.status;
-        finished.train_time_s = run.train_time_s.value_or(0.0);
-        finished.test_accuracy = run.test_accuracy.value_or(0.0);
-        finished.peak_memory_bytes = run.peak_memory_bytes.value_or(0);
-        if (auto memory = store.memoryBreakdown(run.id)) finished.memory = *memory;
-        result.finished = finished;
-        break;
-    }
-    if (result.run_id == 0 || exit_code != kExitOk) result.outcome.status = RunStatus::Failed;
-    return result;
+    return run;
 }
 
 }  // namespace
@@ -129,6 +115,9 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
                       "Effective batch size for the accumulation step (a multiple of trainer.batch_size)");
     sweep->add_option("--workers", options.workers, "Loader workers for the workers step")->check(CLI::Range(1, 64));
     sweep->add_flag("-q,--quiet", options.run.quiet, "No live progress");
+    sweep->add_flag("--events", options.run.events,
+                    "Write the sweep's id, then each step's run id and events, as JSON lines to standard output "
+                    "(implies --quiet)");
     sweep->callback([&options, &db_path, &exit_code] {
         options.run.db_path = db_path;
         exit_code = sweepCommand(options);
@@ -153,39 +142,53 @@ int sweepCommand(const SweepCommandOptions& options) {
         return kExitBadConfig;
     }
     const bool memory = options.ladder == "memory";
+    const bool events = options.run.events;
+    const bool quiet = options.run.quiet || events;
     const std::string db_path = resolveDbPath(options.run);
-    const auto writer = openWriter(db_path);
-    if (!writer) return kExitBadData;
-
     int64_t sweep_id = 0;
-    try {
-        sweep_id = writer->createSweep(base->name + (memory ? " memory ladder" : " ladder"),
-                                       memory ? "memory-ladder" : "ladder");
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: the run store could not create the sweep: %s\n", e.what());
-        return kExitBadData;
+    {
+        const auto writer = openWriter(db_path);
+        if (!writer) return kExitBadData;
+        try {
+            sweep_id = writer->createSweep(base->name + (memory ? " memory ladder" : " ladder"),
+                                           memory ? "memory-ladder" : "ladder");
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: the run store could not create the sweep: %s\n", e.what());
+            return kExitBadData;
+        }
+    }   // committed and closed: the steps' processes write the store themselves
+    if (events) {
+        std::printf("%s\n", eventjson::sweepLine(sweep_id).c_str());
+        std::fflush(stdout);
     }
+    // The tables go to stdout, unless stdout carries the events.
+    std::FILE* table_out = events ? stderr : stdout;
     const auto printTable = memory ? printMemoryTable : printLadderTable;
     std::vector<StoredRun> runs;
     for (size_t i = 0; i < steps.size(); ++i) {
         std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),
                      steps[i].change.c_str());
-        const auto t = resolveTrainer(steps[i].config.trainer, queryDeviceCapabilities());
-        if (t.strategy != "auto" && t.devices.value_or(1) > 1)
-            runs.push_back(trainInProcesses(steps[i].config, db_path, sweep_id, options.run.quiet, writer));
-        else
-            runs.push_back(trainAndStore(steps[i].config, writer, sweep_id, options.run.quiet));
-        if (runs.back().outcome.status != RunStatus::Completed) {
+        runs.push_back(trainStep(steps[i].config, db_path, sweep_id, quiet, events));
+        const StoredRun& step = runs.back();
+        if (step.outcome.status != RunStatus::Completed) {
+            if (step.run_id == 0)
+                std::fprintf(stderr, "error: step '%s' failed: %s\n", steps[i].label.c_str(),
+                             step.outcome.message.c_str());
+            else
+                std::fprintf(stderr, "error: step '%s' (run #%lld) %s%s%s\n", steps[i].label.c_str(),
+                             static_cast<long long>(step.run_id),
+                             step.outcome.status == RunStatus::Stopped ? "was stopped" : "failed",
+                             step.outcome.message.empty() ? "" : ": ", step.outcome.message.c_str());
             std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
-            printTable(steps, runs);
-            return exitCodeFor(runs.back().outcome);
+            printTable(table_out, steps, runs);
+            return exitCodeFor(step.outcome);
         }
     }
-    printTable(steps, runs);
-    std::printf("\nSweep #%lld stored in %s; compare the runs with: hearth-cli compare", static_cast<long long>(sweep_id),
-                db_path.c_str());
-    for (const auto& r : runs) std::printf(" %lld", static_cast<long long>(r.run_id));
-    std::printf("\n");
+    printTable(table_out, steps, runs);
+    std::fprintf(table_out, "\nSweep #%lld stored in %s; compare the runs with: hearth-cli compare",
+                 static_cast<long long>(sweep_id), db_path.c_str());
+    for (const auto& r : runs) std::fprintf(table_out, " %lld", static_cast<long long>(r.run_id));
+    std::fprintf(table_out, "\n");
     return kExitOk;
 }
 

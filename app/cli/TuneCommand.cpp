@@ -5,6 +5,7 @@
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/dist/Rendezvous.h"
+#include "engine/run/FinderJson.h"
 #include "engine/run/Finders.h"
 
 #include <atomic>
@@ -29,7 +30,18 @@ struct TuneOptions {
     double min_lr = 1e-7;
     double max_lr = 1.0;
     std::string apply_path;
+    bool events = false;   // progress, trials and the result as JSON lines on stdout (the workbench)
 };
+
+// Where the human-readable report goes: stdout, unless stdout carries the events.
+std::FILE* reportOut(const TuneOptions& options) {
+    return options.events ? stderr : stdout;
+}
+
+void emit(const finderjson::Line& line) {
+    std::printf("%s\n", finderjson::toLine(line).c_str());
+    std::fflush(stdout);
+}
 
 std::atomic<bool> g_tune_stop{false};
 
@@ -41,17 +53,10 @@ extern "C" void onTuneInterrupt(int) {
     [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
 }
 
-int exitCodeFor(FailureKind kind) {
-    switch (kind) {
-    case FailureKind::Config: return kExitBadConfig;
-    case FailureKind::Data: return kExitBadData;
-    case FailureKind::Training: return kExitTrainingFailed;
-    }
-    return kExitTrainingFailed;
-}
-
-// A progress line on a terminal (overwritten in place); nothing when stderr is not one.
-FinderProgress terminalProgress() {
+// A progress line on a terminal (overwritten in place), or an event line; nothing when stderr is
+// not a terminal.
+FinderProgress terminalProgress(bool events) {
+    if (events) return [](double fraction, const std::string& what) { emit(finderjson::Progress{fraction, what}); };
     if (!isatty(STDERR_FILENO)) return {};
     return [](double fraction, const std::string& what) {
         std::fprintf(stderr, "\r\033[K%3.0f%%  %s", 100.0 * fraction, what.c_str());
@@ -60,13 +65,15 @@ FinderProgress terminalProgress() {
     };
 }
 
-void logLine(const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
+std::function<void(const std::string&)> logTo(bool events) {
+    if (events) return [](const std::string& line) { emit(finderjson::Log{line}); };
+    return [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 }
 
 // --apply: the experiment with the found value, as a config file the user trains with.
 int applyTo(const TuneOptions& options, ExperimentConfig config, const std::string& assignment) {
     if (options.apply_path.empty()) return kExitOk;
+    std::FILE* out = reportOut(options);
     try {
         applyOverride(config, assignment);
         saveConfigFile(config, options.apply_path);
@@ -74,7 +81,7 @@ int applyTo(const TuneOptions& options, ExperimentConfig config, const std::stri
         std::fprintf(stderr, "error: --apply %s: %s\n", options.apply_path.c_str(), e.what());
         return kExitBadConfig;
     }
-    std::printf("Wrote %s with %s (hearth-cli run --config %s)\n", options.apply_path.c_str(), assignment.c_str(),
+    std::fprintf(out, "Wrote %s with %s (hearth-cli run --config %s)\n", options.apply_path.c_str(), assignment.c_str(),
                 options.apply_path.c_str());
     return kExitOk;
 }
@@ -83,13 +90,14 @@ int applyTo(const TuneOptions& options, ExperimentConfig config, const std::stri
 // launcher (every rank runs the same trials or sweep and the ranks agree on each outcome), or, as
 // a launched rank other than 0, tune quietly. Returns an exit code when this process is done.
 std::optional<int> launchRanksIfAsked(TuneOptions& options, const ExperimentConfig& config) {
-    const RankLaunch launch = launchRanksIfNeeded(config, "tune", resolveDbPath(options.config));
-    if (launch.exit_code) return launch.exit_code;
-    if (launch.env && launch.env->rank != 0) options.apply_path.clear();  // rank 0 writes the config
+    const JobStart job = startJob(config, "tune", resolveDbPath(options.config));
+    if (job.exit_code) return job.exit_code;
+    if (!job.plan.records()) options.apply_path.clear();  // rank 0 writes the config
     return std::nullopt;
 }
 
 int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
+    std::FILE* out = reportOut(options);
     BatchSizeFinderOptions finder;
     finder.start_batch = options.start_batch;
     finder.max_batch = options.max_batch;
@@ -109,40 +117,43 @@ int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
                              "a trial may use, e.g. --memory-limit 4GiB (peak RSS of this process)\n");
         return kExitBadConfig;
     }
-    finder.on_log = logLine;
-    const FinderProgress bar = terminalProgress();
-    finder.on_progress = bar;
-    finder.on_trial = [&bar](const BatchSizeTrial& t) {
+    finder.on_log = logTo(options.events);
+    const FinderProgress bar = options.events ? FinderProgress{} : terminalProgress(false);
+    finder.on_progress = options.events ? terminalProgress(true) : bar;
+    finder.on_trial = [&bar, out, events = options.events](const BatchSizeTrial& t) {
+        if (events) emit(t);
         if (bar) bar(0.0, "");  // clears the progress line
-        std::printf("  %8lld  %-5s  %12s  %7.2f s  %s\n", static_cast<long long>(t.batch_size), t.fits ? "fits" : "oom",
+        std::fprintf(out, "  %8lld  %-5s  %12s  %7.2f s  %s\n", static_cast<long long>(t.batch_size), t.fits ? "fits" : "oom",
                     formatBytes(t.peak_bytes).c_str(), t.seconds, t.fits ? "" : t.failure.c_str());
-        std::fflush(stdout);
+        std::fflush(out);
     };
-    std::printf("Batch-size finder: %s, precision %s, strategy %s, %lld steps per trial\n", config.name.c_str(),
+    std::fprintf(out, "Batch-size finder: %s, precision %s, strategy %s, %lld steps per trial\n", config.name.c_str(),
                 config.trainer.precision.c_str(), trainer.strategy.c_str(),
                 static_cast<long long>(finder.steps_per_trial));
-    std::printf("  %8s  %-5s  %12s  %9s\n", "batch", "trial", "peak memory", "time");
-    std::fflush(stdout);
+    std::fprintf(out, "  %8s  %-5s  %12s  %9s\n", "batch", "trial", "peak memory", "time");
+    std::fflush(out);
     const BatchSizeResult result = findBatchSize(config, finder, g_tune_stop);
-    std::printf("Limit: %s on %s", result.limit.c_str(), result.device.c_str());
+    if (options.events) emit(result);
+    std::fprintf(out, "Limit: %s on %s", result.limit.c_str(), result.device.c_str());
     if (result.baseline_bytes > 0)
-        std::printf("; the process held %s before the first trial", formatBytes(result.baseline_bytes).c_str());
-    std::printf("\n");
+        std::fprintf(out, "; the process held %s before the first trial", formatBytes(result.baseline_bytes).c_str());
+    std::fprintf(out, "\n");
     if (result.batch_size == 0) {
-        std::printf("No batch size fits%s.\n", result.stopped ? " (stopped)" : "");
+        std::fprintf(out, "No batch size fits%s.\n", result.stopped ? " (stopped)" : "");
         return result.stopped ? kExitStopped : kExitTrainingFailed;
     }
-    std::printf("Largest batch that fits: %lld", static_cast<long long>(result.batch_size));
-    if (result.first_failure > 0) std::printf(" (batch %lld does not)", static_cast<long long>(result.first_failure));
-    if (result.first_failure == 0 && !result.bound.empty()) std::printf(" (bounded by %s)", result.bound.c_str());
-    std::printf("%s\n", result.stopped ? " (stopped early)" : "");
+    std::fprintf(out, "Largest batch that fits: %lld", static_cast<long long>(result.batch_size));
+    if (result.first_failure > 0) std::fprintf(out, " (batch %lld does not)", static_cast<long long>(result.first_failure));
+    if (result.first_failure == 0 && !result.bound.empty()) std::fprintf(out, " (bounded by %s)", result.bound.c_str());
+    std::fprintf(out, "%s\n", result.stopped ? " (stopped early)" : "");
     const std::string assignment = "trainer.batch_size=" + std::to_string(result.batch_size);
-    std::printf("--set %s\n", assignment.c_str());
+    std::fprintf(out, "--set %s\n", assignment.c_str());
     if (result.stopped) return kExitStopped;
     return applyTo(options, config, assignment);
 }
 
 int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config) {
+    std::FILE* out = reportOut(options);
     LrFinderOptions finder;
     finder.min_lr = options.min_lr;
     finder.max_lr = options.max_lr;
@@ -156,32 +167,33 @@ int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config)
         std::fprintf(stderr, "error: --steps: the sweep needs at least 2 steps\n");
         return kExitBadConfig;
     }
-    finder.on_log = logLine;
-    finder.on_progress = terminalProgress();
-    std::printf("Learning-rate finder: %s, optimizer %s, lr %g to %g over %lld steps, batch %lld\n",
+    finder.on_log = logTo(options.events);
+    finder.on_progress = terminalProgress(options.events);
+    std::fprintf(out, "Learning-rate finder: %s, optimizer %s, lr %g to %g over %lld steps, batch %lld\n",
                 config.name.c_str(), config.optimizer.name.c_str(), finder.min_lr, finder.max_lr,
                 static_cast<long long>(finder.steps), static_cast<long long>(config.trainer.batch_size));
-    std::fflush(stdout);
+    std::fflush(out);
     const LrFinderResult result = findLearningRate(config, finder, g_tune_stop);
-    std::printf("  %12s  %14s\n", "lr", "smoothed loss");
+    if (options.events) emit(result);
+    std::fprintf(out, "  %12s  %14s\n", "lr", "smoothed loss");
     for (const size_t i : summaryRows(result)) {
         const LrPoint& p = result.points[i];
-        std::printf("  %12.3e  %14.4f%s\n", p.lr, p.smoothed_loss,
+        std::fprintf(out, "  %12.3e  %14.4f%s\n", p.lr, p.smoothed_loss,
                     result.suggestion_index == i ? "  <- steepest descent" : "");
     }
     if (result.diverged) {
-        std::printf("Stopped at lr %.3e: the loss diverged (over %gx its best)\n", result.points.back().lr,
+        std::fprintf(out, "Stopped at lr %.3e: the loss diverged (over %gx its best)\n", result.points.back().lr,
                     finder.divergence);
     }
     if (!result.suggestion) {
-        std::printf("No suggestion: too few steps ran (%zu)\n", result.points.size());
+        std::fprintf(out, "No suggestion: too few steps ran (%zu)\n", result.points.size());
         return result.stopped ? kExitStopped : kExitTrainingFailed;
     }
     char value[32];
     std::snprintf(value, sizeof value, "%.3g", *result.suggestion);
-    std::printf("Suggested learning rate: %s (steepest descent of the smoothed loss)\n", value);
+    std::fprintf(out, "Suggested learning rate: %s (steepest descent of the smoothed loss)\n", value);
     const std::string assignment = std::string("optimizer.lr=") + value;
-    std::printf("--set %s\n", assignment.c_str());
+    std::fprintf(out, "--set %s\n", assignment.c_str());
     if (result.stopped) return kExitStopped;
     return applyTo(options, config, assignment);
 }
@@ -203,6 +215,7 @@ int tuneCommand(TuneOptions options) {
         code = options.batch_size ? tuneBatchSize(options, config) : tuneLearningRate(options, config);
     } catch (const FinderError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
+        if (options.events) emit(finderjson::Failure{e.kind(), e.what()});
         code = exitCodeFor(e.kind());
     }
     std::signal(SIGINT, SIG_DFL);
@@ -234,6 +247,9 @@ void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_co
     tune->add_option("--max-lr", options->max_lr, "Last learning rate of the sweep (default 1)");
     tune->add_option("--apply", options->apply_path,
                      "Write the experiment with the value found to this config file");
+    tune->add_flag("--events", options->events,
+                   "Write progress, each trial and the result as JSON lines to standard output (the report goes "
+                   "to standard error; how the workbench follows a finder)");
     tune->callback([options, &db_path, &exit_code] {
         options->config.db_path = db_path;  // parsed by then
         exit_code = tuneCommand(*options);

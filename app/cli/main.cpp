@@ -17,6 +17,7 @@
 namespace {
 
 int runCli(int argc, char** argv) {
+    hearth::cli::followParentProcess();            // a job started by Hearth ends with its parent
     hearth::cli::rememberArguments(argc, argv);   // the local launcher starts its ranks with them
     CLI::App app{"Hearth: train LibTorch models and compare runs, headless.", "hearth-cli"};
     app.require_subcommand(1);

@@ -1,6 +1,7 @@
 // hearth-cli run as a user drives it: good and bad configs, broken data files, Ctrl+C.
 // Each bad input must give its exit code and a message naming the problem, never a crash.
 #include "CliTestSupport.h"
+#include "RawDb.h"
 
 #include "engine/config/ExperimentConfig.h"
 #include "storage/RunStore.h"
@@ -206,6 +207,31 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains("terminate called"));
     }
 
+    // Each step of a sweep runs as a child `run --events` that names its run. A step whose child
+    // dies before it has a row is reported as that step failing, never as the previous step's run;
+    // with --events the sweep's and each step's lines reach stdout.
+    void sweepStepThatDiesBeforeItsRowIsReportedAsFailed() {
+        const QString database = m_dir.filePath("one-run-only.sqlite");
+        QCOMPARE(cliOn(database, {"runs"}).exit_code, 0);   // creates the store
+        hearth::testing::RawDb(database.toStdString())
+            .exec("CREATE TRIGGER one_run BEFORE INSERT ON runs WHEN (SELECT COUNT(*) FROM runs) >= 1 "
+                  "BEGIN SELECT RAISE(ABORT, 'this store takes one run'); END");
+        const CliResult r = cliOn(database, {"sweep", "--ladder", "--events", "--set", "data.limit=200", "--set",
+                                             "trainer.max_epochs=1", "--set", "trainer.num_workers=0"});
+        QVERIFY2(r.exit_code == 3, qPrintable(r.out));
+        QVERIFY2(r.out.contains("\"event\":\"sweep\"") && r.out.contains("\"event\":\"run\",\"run_id\":1"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("failed before it recorded a run") && r.out.contains("this store takes one run"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("Ladder ended early"), qPrintable(r.out));
+        // The table's second row is the failed step with no run (0), not run 1 again.
+        const auto row = QRegularExpression("(?m)^\\+ \\S+\\s+(\\d+)\\s").match(r.out);
+        QVERIFY2(row.hasMatch() && row.captured(1) == "0", qPrintable(r.out));
+        hearth::RunStore store(database.toStdString());
+        QCOMPARE(store.listRuns().size(), size_t{1});
+        QCOMPARE(store.run(1)->status, std::string("completed"));
+    }
+
     void printConfigShowsDefaultsWithOverridesAndTrainsNothing() {
         const CliResult r = cli({"run", "--set", "trainer.max_epochs=7", "--print-config"});
         QCOMPARE(r.exit_code, 0);
@@ -348,6 +374,22 @@ private Q_SLOTS:
         QVERIFY2(shown.out.contains("completed") && shown.out.contains(QString::fromUtf8("thé")),
                  qPrintable(shown.out));
         QVERIFY2(shown.out.contains("weighted avg"), qPrintable(shown.out));
+    }
+
+    // A run given only --set keys is named after its data and model; the built-in experiment and a
+    // chosen name keep theirs.
+    void defaultNameFollowsTheDataAndModel() {
+        const QString path = writeFile("iris.csv", "f1,label\n1,a\n2,b\n");
+        const CliResult csv = cli({"run", "--set", "data.kind=csv", "--set", "data.path=" + path, "--set",
+                                   "model.name=mlp", "--print-config"});
+        QVERIFY2(csv.exit_code == 0, qPrintable(csv.out));
+        QVERIFY2(csv.out.contains("\"name\": \"iris-mlp\""), qPrintable(csv.out));
+        const CliResult mlp = cli({"run", "--set", "model.name=mlp", "--print-config"});
+        QVERIFY2(mlp.out.contains("\"name\": \"fashion-mnist-mlp\""), qPrintable(mlp.out));
+        const CliResult builtIn = cli({"run", "--print-config"});
+        QVERIFY2(builtIn.out.contains("\"name\": \"fashion-cnn\""), qPrintable(builtIn.out));
+        const CliResult chosen = cli({"run", "--set", "model.name=mlp", "--set", "name=mine", "--print-config"});
+        QVERIFY2(chosen.out.contains("\"name\": \"mine\""), qPrintable(chosen.out));
     }
 
     void invalidJsonExits2WithLine() {
