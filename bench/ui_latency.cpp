@@ -1,7 +1,7 @@
 // ui_latency: how responsive the workbench stays while training, and how fast a long curve
 // redraws.
 //  1. A tiny MLP trains as fast as it can (log_every_n_steps=1: one StepMetrics per step)
-//     through the real TrainingSession -> LiveView path, while a 1 ms precise timer measures
+//     in a child hearth-cli through the real TrainingSession -> LiveView path, while a 1 ms precise timer measures
 //     how late the GUI event loop serves it. Target: p99 < 16 ms (one frame at 60 Hz).
 //  2. A QCustomPlot graph with 1,000,000 points (adaptive sampling) is replotted at full view
 //     and zoomed in. Target: < 33 ms per replot (30 fps).
@@ -181,6 +181,8 @@ void replotMillionPoints()
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
+    if (qEnvironmentVariableIsEmpty("HEARTH_CLI"))   // the run trains in this build's hearth-cli
+        qputenv("HEARTH_CLI", HEARTH_CLI_PATH);
     int64_t samples = 20000, epochs = 1, threads = 0;
     const QStringList args = QApplication::arguments();
     for (int i = 1; i + 1 < args.size(); ++i) {

@@ -1,9 +1,11 @@
 #pragma once
-// Shared set-up for the ui tests: QSettings and standard paths in a throw-away location, and a
-// small real experiment (Fashion-MNIST subset) that trains in seconds.
+// Shared set-up for the ui tests: QSettings and standard paths in a throw-away location, the
+// hearth-cli that runs the workbench's jobs, and a small real experiment (Fashion-MNIST subset)
+// that trains in seconds.
 
 #include "engine/config/ExperimentConfig.h"
 
+#include <QByteArray>
 #include <QElapsedTimer>
 #include <QSettings>
 #include <QStandardPaths>
@@ -15,9 +17,12 @@
 
 namespace hearth::test {
 
-// Call in initTestCase(), before any QSettings is created.
+// Call in initTestCase(), before any QSettings is created. Also points the workbench at the
+// built hearth-cli, which runs every job (CliProcess).
 inline void isolateSettings(const QTemporaryDir& dir)
 {
+    if (qEnvironmentVariableIsEmpty("HEARTH_CLI") && !QByteArray(HEARTH_CLI_PATH).isEmpty())
+        qputenv("HEARTH_CLI", HEARTH_CLI_PATH);
     QStandardPaths::setTestModeEnabled(true);
     qputenv("XDG_CONFIG_HOME", dir.filePath("config").toUtf8());
     qputenv("XDG_DATA_HOME", dir.filePath("data").toUtf8());

@@ -30,6 +30,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
+#include <QFileInfo>
 #include <QTest>
 
 using namespace hearth::ui;
@@ -154,6 +155,29 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
         QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("stopped"));
         QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Stopped")));
+    }
+
+    // The window goes away while a run trains: its job's process is stopped after its current
+    // step (the run kept as stopped) and none is left behind.
+    void closingTheWindowMidRunLeavesNoProcess()
+    {
+        qint64 pid = 0;
+        qint64 runId = 0;
+        {
+            MainWindow window(options());
+            auto config = hearth::test::tinyExperiment("closed-mid-run");
+            config.data.limit = 5000;
+            config.trainer.max_epochs = 20;
+            window.experimentPanel()->setConfig(config);
+            QVERIFY(window.startRun());
+            pid = window.session()->jobProcessId();
+            QVERIFY(pid > 0 && pid != QCoreApplication::applicationPid());
+            QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
+            runId = window.session()->currentRunId();
+            QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 0, 120000);
+        }
+        QVERIFY2(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)), qPrintable(QString::number(pid)));
+        QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("stopped"));
     }
 
     // History → Resume on a stopped run: hearth-cli resume continues the same run; the Live tab

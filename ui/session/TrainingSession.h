@@ -1,11 +1,9 @@
 #pragma once
-// TrainingSession: the GUI-thread owner of one training run at a time. It records the run in
-// the store (RunWriter jobs + RunRecorder), runs it on the engine thread (RunController) and
-// hands the live events to the views in batches drained by a ~40 ms timer. It never waits on
-// the database: the run row is created and the run's end committed by jobs on the writer thread.
-// A run on several devices (a distributed strategy with trainer.devices > 1) runs in processes
-// instead (ProcessRun: hearth-cli's launcher, whose rank 0 records the run); its events reach
-// the views the same way.
+// TrainingSession: the GUI-thread owner of one job at a time: a run or a resumed run, each a child
+// `hearth-cli … --events` (ProcessRun), whose events reach the views in batches drained by a
+// ~40 ms timer. The window never trains: the child creates or reopens the run's row and records
+// it, and when it has exited the run's end is read from the stored row (the writer's or the
+// child's message when it failed), never assumed. Nothing here waits on the database.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/run/RunController.h"
@@ -15,7 +13,6 @@
 #include <QString>
 #include <QTimer>
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,27 +31,26 @@ class TrainingSession final : public QObject {
     Q_DISABLE_COPY_MOVE(TrainingSession)
 
 public:
-    // Opens the process's RunWriter for `dbPath` (sharedRunWriter). Throws hearth::StoreError
-    // when the store cannot be opened.
+    // Opens the process's RunWriter for `dbPath` (sharedRunWriter: the ladder's sweep and the
+    // reading of a run's end go through it). Throws hearth::StoreError when the store cannot be opened.
     explicit TrainingSession(QString dbPath, QObject* parent = nullptr);
-    ~TrainingSession() override;   // stops a running run and waits for the engine thread
+    ~TrainingSession() override;   // stops a running job and waits for its process (30 s at most)
 
-    // Asks the writer thread for the run row (in `sweepId`'s group when given) and returns at
-    // once; training starts when the row exists (runStarted), or startFailed says why not.
-    // False with `error` set when nothing was asked (a run is already in progress).
+    // Starts `hearth-cli run` for `config` (in `sweepId`'s group when given) and returns at once;
+    // runStarted follows once the child has its run row, or startFailed says why there is none.
+    // False with `error` set when nothing was started (a job is already running, no hearth-cli).
     bool start(const hearth::ExperimentConfig& config, QString* error = nullptr,
                std::optional<int64_t> sweepId = std::nullopt);
     // Continues a stopped, interrupted or failed run from its newest training state, through
-    // hearth-cli resume (ProcessRun); runStarted names it once it was reopened. False with `error`
-    // set when nothing was started.
+    // hearth-cli resume; runStarted names it once it was reopened. False with `error` set when
+    // nothing was started.
     bool resume(qint64 runId, const QString& name, QString* error = nullptr);
-    // Stops the run after its current step; a run still being created stops at its first.
+    // Stops the job after its current step; a run still being created stops at its first.
     void stop();
-    // Whether `config` trains in several processes on this machine (and so through hearth-cli).
-    static bool runsInProcesses(const hearth::ExperimentConfig& config);
     // From start() until runEnded or startFailed.
     bool isRunning() const { return m_state != State::Idle; }
     qint64 currentRunId() const { return m_runId; }   // 0 until runStarted
+    qint64 jobProcessId() const;                      // the job's child process while it runs, else 0
     const QString& dbPath() const { return m_dbPath; }
     const std::shared_ptr<hearth::RunWriter>& writer() const { return m_writer; }
     // How often the queue drains; the bench and tests may shorten it.
@@ -62,38 +58,29 @@ public:
 
 Q_SIGNALS:
     void runStarted(qint64 runId, const QString& name);
-    // The run could not be created (e.g. the store cannot be written); nothing runs.
+    // The job ended without a run row (a refused config, a store that refuses the run); nothing ran.
     void startFailed(const QString& message);
     void eventsReady(const hearth::ui::EventBatch& batch);
-    // After the engine thread has joined and the store has committed every event of the run.
+    // After the job's process has exited, with the status its stored row holds.
     void runEnded(qint64 runId, hearth::RunStatus status, const QString& message);
     void runningChanged(bool running);
 
 private:
-    enum class State { Idle, Creating, Running, Committing };
+    enum class State { Idle, Starting, Running, Ending };
 
-    void onRunCreated(int64_t runId, const std::string& artifactsDir, const hearth::ExperimentConfig& config);
-    void failStart(const QString& message);
+    bool startJob(const QString& name, const std::function<bool(ProcessRun&)>& launch, QString* error);
     void drain();
-    void finishRun();
+    void onJobEnded(qint64 runId, const hearth::RunOutcome& outcome);
     void endRun(qint64 runId, const hearth::RunOutcome& outcome);
-    bool startProcesses(const hearth::ExperimentConfig& config, QString* error, std::optional<int64_t> sweepId);
-    // Starts m_processes through `launch` (ProcessRun::start or resume).
-    bool startProcessRun(const QString& name, const std::function<bool(ProcessRun&)>& launch);
-    void onProcessesEnded(qint64 runId, const hearth::RunOutcome& outcome);
+    void failStart(const QString& message);
 
     QString m_dbPath;
     std::shared_ptr<hearth::RunWriter> m_writer;
     std::shared_ptr<UiEventSink> m_sink;
-    hearth::RunController m_controller;
-    std::unique_ptr<ProcessRun> m_processes;   // the current run when it runs in processes
+    std::unique_ptr<ProcessRun> m_job;
     QTimer m_drainTimer;
     qint64 m_runId = 0;
     State m_state = State::Idle;
-    bool m_stopRequested = false;
-    // Set when this session goes away while its run row is being created: the job then
-    // creates none.
-    std::shared_ptr<std::atomic<bool>> m_abandoned;
 };
 
 }  // namespace hearth::ui

@@ -6,5 +6,6 @@ target_sources(hearth_ui PRIVATE
   session/WriterJobs.h session/WriterJobs.cpp
   session/StoreLoader.h session/StoreLoader.cpp
   session/TrainingSession.h session/TrainingSession.cpp
+  session/CliProcess.h session/CliProcess.cpp
   session/ProcessRun.h session/ProcessRun.cpp
   session/LadderRunner.h session/LadderRunner.cpp)

@@ -14,36 +14,25 @@
 namespace hearth::ui {
 namespace {
 
-// The workbench runs a finder in its own process: a config for several devices is tuned as one
-// device (hearth-cli tune launches the ranks for a data-parallel search).
+// Several devices: the finder's child launches the ranks, as hearth-cli tune does.
 bool severalDevices(const hearth::ExperimentConfig& config)
 {
     return config.trainer.devices.value_or(1) * config.trainer.num_nodes > 1;
-}
-
-hearth::ExperimentConfig onOneDevice(hearth::ExperimentConfig config)
-{
-    if (config.trainer.devices && !severalDevices(config))
-        return config;
-    config.trainer.devices = 1;
-    config.trainer.num_nodes = 1;
-    config.trainer.strategy = "auto";
-    return config;
 }
 
 }  // namespace
 
 FinderDialog::FinderDialog(const hearth::ExperimentConfig& config, const QString& title, const QString& intro,
                            QWidget* parent)
-    : QDialog(parent), m_config(onOneDevice(config)), m_runner(new FinderRunner(this)), m_settings(new QFormLayout),
+    : QDialog(parent), m_config(config), m_runner(new FinderRunner(this)), m_settings(new QFormLayout),
       m_results(new QVBoxLayout), m_start(new QPushButton(tr("&Start"))), m_apply(new QPushButton(tr("&Apply"))),
       m_progress(new QProgressBar), m_status(new QLabel)
 {
     setWindowTitle(title);
     auto* introLabel = new QLabel(severalDevices(config)
                                       ? intro + QLatin1Char(' ')
-                                            + tr("The experiment's several devices are tuned as one device here "
-                                                 "(hearth-cli tune runs every rank).")
+                                            + tr("The search runs on all of the experiment's devices, one process "
+                                                 "each, and the ranks agree on every trial.")
                                       : intro);
     introLabel->setWordWrap(true);
     m_progress->setRange(0, 1000);

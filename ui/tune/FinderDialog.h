@@ -1,6 +1,6 @@
 #pragma once
 // FinderDialog: what the two finder dialogs share: their settings above a Start/Stop button, a
-// progress bar and status line while the finder runs on its thread (FinderRunner), the results
+// progress bar and status line while the finder runs in its own process (FinderRunner), the results
 // below, and Apply, which hands the value found to the experiment form.
 
 #include "engine/config/ExperimentConfig.h"

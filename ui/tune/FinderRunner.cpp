@@ -1,145 +1,110 @@
 #include "ui/tune/FinderRunner.h"
 
-#include <QThread>
+#include "engine/events/Overloaded.h"
+#include "engine/run/FinderJson.h"
+#include "ui/session/CliProcess.h"
 
-#include <atomic>
-#include <mutex>
+#include <QDir>
+#include <QTimer>
 
 namespace hearth::ui {
+namespace {
 
-// Written by the finder's thread, read by the GUI thread's poll; everything under `mutex`
-// except the stop flag the finder reads between steps.
-struct FinderRunner::Shared {
-    std::mutex mutex;
-    double fraction = 0.0;
-    std::string what;
-    bool progressed = false;
-    std::vector<hearth::BatchSizeTrial> trials;
-    std::optional<hearth::BatchSizeResult> batch;
-    std::optional<hearth::LrFinderResult> lr;
-    std::string error;
-    bool done = false;
-    std::atomic<bool> stop{false};
-};
-
-FinderRunner::FinderRunner(QObject* parent) : QObject(parent)
+QString number(double value)
 {
-    m_poll.setInterval(40);
-    connect(&m_poll, &QTimer::timeout, this, &FinderRunner::poll);
+    return QString::number(value, 'g', 17);
 }
 
-FinderRunner::~FinderRunner()
+}  // namespace
+
+FinderRunner::FinderRunner(QObject* parent) : QObject(parent), m_process(new CliProcess(this))
 {
-    if (m_thread) {
-        m_shared->stop.store(true);
-        m_thread->wait();
-        delete m_thread;
-    }
+    connect(m_process, &CliProcess::lineRead, this, &FinderRunner::onLine);
+    connect(m_process, &CliProcess::finished, this, &FinderRunner::onFinished);
 }
 
-// The finder's progress callback: what it reports goes to `shared` for the GUI thread's timer.
-std::function<void(double, const std::string&)> FinderRunner::progressInto(Shared& shared)
+FinderRunner::~FinderRunner() = default;   // CliProcess stops the child
+
+qint64 FinderRunner::processId() const
 {
-    return [&shared](double fraction, const std::string& what) {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.fraction = fraction;
-        shared.what = what;
-        shared.progressed = true;
-    };
+    return m_running ? m_process->processId() : 0;
 }
 
-bool FinderRunner::startBatchSize(const hearth::ExperimentConfig& config, hearth::BatchSizeFinderOptions options)
+bool FinderRunner::startBatchSize(const hearth::ExperimentConfig& config, const hearth::BatchSizeFinderOptions& options)
 {
-    return startThread([config, options](Shared& shared) mutable {
-        options.on_progress = progressInto(shared);
-        options.on_trial = [&shared](const hearth::BatchSizeTrial& trial) {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            shared.trials.push_back(trial);
-        };
-        auto result = hearth::findBatchSize(config, options, shared.stop);
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.batch = std::move(result);
-    });
+    QStringList args{"--batch-size", "--start-batch", QString::number(options.start_batch), "--steps",
+                     QString::number(options.steps_per_trial)};
+    if (options.max_batch > 0)
+        args << "--max-batch" << QString::number(options.max_batch);
+    if (options.memory_limit_bytes > 0)
+        args << "--memory-limit" << QString::number(options.memory_limit_bytes);
+    return startTune(config, args);
 }
 
-bool FinderRunner::startLearningRate(const hearth::ExperimentConfig& config, hearth::LrFinderOptions options)
+bool FinderRunner::startLearningRate(const hearth::ExperimentConfig& config, const hearth::LrFinderOptions& options)
 {
-    return startThread([config, options](Shared& shared) mutable {
-        options.on_progress = progressInto(shared);
-        auto result = hearth::findLearningRate(config, options, shared.stop);
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.lr = std::move(result);
-    });
+    return startTune(config, {"--lr", "--min-lr", number(options.min_lr), "--max-lr", number(options.max_lr),
+                              "--steps", QString::number(options.steps)});
 }
 
-bool FinderRunner::startThread(std::function<void(Shared&)> body)
+bool FinderRunner::startTune(const hearth::ExperimentConfig& config, const QStringList& arguments)
 {
-    if (m_thread)
+    if (m_running)
         return false;
     m_batch.reset();
     m_lr.reset();
     m_trials.clear();
     m_error.clear();
-    m_shared = std::make_shared<Shared>();
-    // The thread entry point lets no exception out: a failure becomes the error message.
-    m_thread = QThread::create([shared = m_shared, body = std::move(body)] {
-        try {
-            body(*shared);
-        } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(shared->mutex);
-            shared->error = e.what();
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(shared->mutex);
-            shared->error = "unexpected error in the finder";
-        }
-        std::lock_guard<std::mutex> lock(shared->mutex);
-        shared->done = true;
+    m_running = true;
+    m_config.setFileTemplate(QDir::temp().filePath("hearth-tune-XXXXXX.json"));
+    const QByteArray json = QByteArray::fromStdString(hearth::configToJson(config));
+    QString error;
+    if (!m_config.open() || m_config.resize(0) == false || m_config.write(json) != json.size() || !m_config.flush())
+        error = tr("Could not write the experiment for hearth-cli: %1").arg(m_config.errorString());
+    else if (m_process->start(QStringList{"tune", "--config", m_config.fileName()} + arguments + QStringList{"--events"},
+                              tr("A finder"), &error))
+        return true;
+    // Nothing started: the dialog hears it as a finder that ended with this error.
+    QTimer::singleShot(0, this, [this, error] {
+        m_error = error;
+        m_running = false;
+        Q_EMIT finished();
     });
-    m_thread->start();
-    m_poll.start();
     return true;
 }
 
 void FinderRunner::requestStop()
 {
-    if (m_shared)
-        m_shared->stop.store(true);
+    m_process->stop();
 }
 
-void FinderRunner::poll()
+void FinderRunner::onLine(const QByteArray& bytes)
 {
-    if (!m_shared)
-        return;
-    bool done = false, progressed = false, newTrials = false;
-    double fraction = 0.0;
-    std::string what;
-    {
-        std::lock_guard<std::mutex> lock(m_shared->mutex);
-        progressed = m_shared->progressed;
-        m_shared->progressed = false;
-        fraction = m_shared->fraction;
-        what = m_shared->what;
-        if (m_shared->trials.size() != m_trials.size()) {
-            m_trials = m_shared->trials;
-            newTrials = true;
-        }
-        done = m_shared->done;
-        if (done) {
-            m_batch = m_shared->batch;
-            m_lr = m_shared->lr;
-            m_error = QString::fromStdString(m_shared->error);
-        }
-    }
-    if (progressed)
-        Q_EMIT progress(fraction, QString::fromStdString(what));
-    if (newTrials)
-        Q_EMIT trialsChanged();
-    if (!done)
-        return;
-    m_poll.stop();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    const auto line = hearth::finderjson::fromLine(bytes.toStdString());
+    if (!line)
+        return;   // not a finder line
+    std::visit(hearth::Overloaded{
+                   [this](const hearth::finderjson::Progress& p) {
+                       Q_EMIT progress(p.fraction, QString::fromStdString(p.what));
+                   },
+                   [](const hearth::finderjson::Log&) {},
+                   [this](const hearth::BatchSizeTrial& t) {
+                       m_trials.push_back(t);
+                       Q_EMIT trialsChanged();
+                   },
+                   [this](const hearth::BatchSizeResult& r) { m_batch = r; },
+                   [this](const hearth::LrFinderResult& r) { m_lr = r; },
+                   [this](const hearth::finderjson::Failure& f) { m_error = QString::fromStdString(f.message); },
+               },
+               *line);
+}
+
+void FinderRunner::onFinished(int exitCode, bool crashed)
+{
+    // A result, or the finder's own error line; else the child's last words.
+    if (!m_batch && !m_lr && m_error.isEmpty())
+        m_error = m_process->failureText(exitCode, crashed);
+    m_running = false;
     Q_EMIT finished();
 }
 

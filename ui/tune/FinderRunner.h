@@ -1,23 +1,24 @@
 #pragma once
-// FinderRunner: runs one batch-size or learning-rate finder (engine/run/Finders.h) on its own
-// thread. The finder's callbacks only update a small shared state under a lock; the GUI thread
-// reads it on a 40 ms timer and emits progress and the end, so the window never waits on training.
+// FinderRunner: runs one batch-size or learning-rate finder (engine/run/Finders.h) as a child
+// `hearth-cli tune … --events` (CliProcess), so an out-of-memory probe or a crash costs the
+// finder, never the window, and a config for several devices is tuned on all of them (the child
+// launches the ranks, as `hearth-cli tune` does). Its progress, trials and result come back as JSON
+// lines (engine/run/FinderJson.h).
 
+#include "engine/config/ExperimentConfig.h"
 #include "engine/run/Finders.h"
 
 #include <QObject>
 #include <QString>
-#include <QTimer>
+#include <QStringList>
+#include <QTemporaryFile>
 
-#include <functional>
-#include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
-class QThread;
-
 namespace hearth::ui {
+
+class CliProcess;
 
 class FinderRunner final : public QObject {
     Q_OBJECT
@@ -25,13 +26,16 @@ class FinderRunner final : public QObject {
 
 public:
     explicit FinderRunner(QObject* parent = nullptr);
-    ~FinderRunner() override;  // asks the finder to stop and waits for its thread
+    ~FinderRunner() override;   // stops a running finder (SIGTERM) and waits for its process
 
-    // Return false (and do nothing) while a finder is running. The options' callbacks are replaced.
-    bool startBatchSize(const hearth::ExperimentConfig& config, hearth::BatchSizeFinderOptions options);
-    bool startLearningRate(const hearth::ExperimentConfig& config, hearth::LrFinderOptions options);
+    // Return false (and do nothing) while a finder is running. A child that cannot start ends at
+    // once: finished() with errorMessage() set. The options' callbacks are not used (the child
+    // reports through its lines).
+    bool startBatchSize(const hearth::ExperimentConfig& config, const hearth::BatchSizeFinderOptions& options);
+    bool startLearningRate(const hearth::ExperimentConfig& config, const hearth::LrFinderOptions& options);
     void requestStop();
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const { return m_running; }
+    qint64 processId() const;   // the finder's child process while it runs, else 0
 
     // What the last finder produced; valid after finished().
     const std::optional<hearth::BatchSizeResult>& batchSizeResult() const { return m_batch; }
@@ -46,14 +50,13 @@ Q_SIGNALS:
     void finished();  // results or errorMessage() are set
 
 private:
-    struct Shared;
-    bool startThread(std::function<void(Shared&)> body);
-    static std::function<void(double, const std::string&)> progressInto(Shared& shared);
-    void poll();
+    bool startTune(const hearth::ExperimentConfig& config, const QStringList& arguments);
+    void onLine(const QByteArray& line);
+    void onFinished(int exitCode, bool crashed);
 
-    std::shared_ptr<Shared> m_shared;
-    QThread* m_thread = nullptr;
-    QTimer m_poll;
+    CliProcess* m_process;
+    QTemporaryFile m_config;
+    bool m_running = false;
     std::optional<hearth::BatchSizeResult> m_batch;
     std::optional<hearth::LrFinderResult> m_lr;
     std::vector<hearth::BatchSizeTrial> m_trials;

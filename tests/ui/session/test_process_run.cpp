@@ -1,4 +1,4 @@
-// A run on two devices started from the workbench: TrainingSession hands it to hearth-cli's
+// A run on two devices started from the workbench: TrainingSession's child hearth-cli becomes the
 // launcher (two real Gloo processes on this CPU), its rank 0 records the run, and the live
 // events arrive through the same eventsReady batches as an in-process run's: steps, epochs,
 // device samples of both ranks and both ranks' summaries. Stop stops every rank after its
@@ -10,6 +10,7 @@
 #include "ui/live/DeviceMonitorPanel.h"
 #include "ui/live/LiveView.h"
 #include "ui/live/MemoryGauge.h"
+#include "ui/session/CliProcess.h"
 #include "ui/session/ProcessRun.h"
 #include "ui/session/TrainingSession.h"
 
@@ -44,7 +45,6 @@ private Q_SLOTS:
     void initTestCase()
     {
         test::isolateSettings(m_dir);
-        qputenv("HEARTH_CLI", HEARTH_CLI_PATH);
         qputenv("OMP_NUM_THREADS", "1");
     }
 
@@ -75,10 +75,8 @@ private Q_SLOTS:
 #ifndef HEARTH_WITH_C10D
         QSKIP("this build has no c10d (ddp)");
 #endif
-        QVERIFY2(!ui::ProcessRun::cliPath().isEmpty(), HEARTH_CLI_PATH);
+        QVERIFY2(!ui::CliProcess::cliPath().isEmpty(), HEARTH_CLI_PATH);
         const auto config = twoDevices("two-devices", 2);
-        QVERIFY(ui::TrainingSession::runsInProcesses(config));
-        QVERIFY(!ui::TrainingSession::runsInProcesses(test::tinyExperiment()));
         const QString db = m_dir.filePath(QStringLiteral("processes.sqlite"));
         ui::TrainingSession session(db);
         QSignalSpy started(&session, &ui::TrainingSession::runStarted);

@@ -1,7 +1,7 @@
 // TrainingSession never waits on the database: while another connection holds the store's write
 // lock, starting a run and ending one leave the GUI thread's event loop running, and the run's
 // row (or its final commit) follows once the lock is released. A store that refuses the run
-// says so through startFailed.
+// says so through startFailed; a run whose store fails mid-way ends as the row says: failed.
 #include "RawDb.h"
 #include "UiTestSupport.h"
 
@@ -85,6 +85,28 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
         QVERIFY(!session.isRunning());
         QCOMPARE(RunStore(db.toStdString()).run(runId)->status, std::string("completed"));
+    }
+
+    // The child trains on, but the store refuses its epochs: the window shows the run as failed
+    // with the store's message, as the row says, never "completed".
+    void aRunWhoseWriterFailsEndsShownAsFailedWithTheMessage()
+    {
+        const QString db = freshDb();
+        ui::TrainingSession session(db);
+        testing::RawDb(db.toStdString())
+            .exec("CREATE TRIGGER full_disk BEFORE INSERT ON epoch_metrics BEGIN "
+                  "SELECT RAISE(ABORT, 'database or disk is full (test)'); END");
+        QSignalSpy ended(&session, &ui::TrainingSession::runEnded);
+        QSignalSpy started(&session, &ui::TrainingSession::runStarted);
+        QVERIFY(session.start(test::tinyExperiment("writer-fails")));
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 120000);
+        QCOMPARE(ended.at(0).at(1).value<hearth::RunStatus>(), hearth::RunStatus::Failed);
+        const QString message = ended.at(0).at(2).toString();
+        QVERIFY2(message.contains(QStringLiteral("database or disk is full (test)")), qPrintable(message));
+        const auto row = RunStore(db.toStdString()).run(session.currentRunId());
+        QCOMPARE(row->status, std::string("failed"));
+        QCOMPARE(QString::fromStdString(row->failure_message), message);
     }
 
     void aStoreThatRefusesTheRunSaysWhy()
