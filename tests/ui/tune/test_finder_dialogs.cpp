@@ -85,14 +85,15 @@ private Q_SLOTS:
 
     void batchSizeDialogListsTrialsAndApplies()
     {
-        // A config for two devices is tuned as one device in the workbench, and the dialog says so.
+        // A config for two devices is tuned on both, one process each (the finder's child hearth-cli
+        // launches the ranks, as hearth-cli tune does), and the dialog says so.
         auto config = hearth::test::tinyExperiment("batch-finder");
         config.trainer.devices = 2;
         config.trainer.strategy = "ddp";
         BatchSizeFinderDialog dialog(config, /*cuda=*/false);
         const auto labels = dialog.findChildren<QLabel*>();
         QVERIFY(std::any_of(labels.begin(), labels.end(),
-                            [](const QLabel* l) { return l->text().contains(QStringLiteral("tuned as one device")); }));
+                            [](const QLabel* l) { return l->text().contains(QStringLiteral("all of the experiment's devices")); }));
         QSignalSpy applied(&dialog, &BatchSizeFinderDialog::batchSizeApplied);
         dialog.memoryLimitField()->setText(QStringLiteral("lots"));
         dialog.start();
