@@ -5,6 +5,7 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "storage/RunStore.h"
+#include "storage/RunWriter.h"
 
 #include <QDir>
 #include <QFile>
@@ -212,7 +213,7 @@ private Q_SLOTS:
     // with --events the sweep's and each step's lines reach stdout.
     void sweepStepThatDiesBeforeItsRowIsReportedAsFailed() {
         const QString database = m_dir.filePath("one-run-only.sqlite");
-        QCOMPARE(cliOn(database, {"runs"}).exit_code, 0);   // creates the store
+        { hearth::RunWriter create(database.toStdString()); }   // the store, with its schema
         hearth::testing::RawDb(database.toStdString())
             .exec("CREATE TRIGGER one_run BEFORE INSERT ON runs WHEN (SELECT COUNT(*) FROM runs) >= 1 "
                   "BEGIN SELECT RAISE(ABORT, 'this store takes one run'); END");
@@ -221,7 +222,8 @@ private Q_SLOTS:
         QVERIFY2(r.exit_code == 3, qPrintable(r.out));
         QVERIFY2(r.out.contains("\"event\":\"sweep\"") && r.out.contains("\"event\":\"run\",\"run_id\":1"),
                  qPrintable(r.out));
-        QVERIFY2(r.out.contains("failed before it recorded a run") && r.out.contains("this store takes one run"),
+        QVERIFY2(r.out.contains("failed: its process exited with 3 before it recorded a run") &&
+                     r.out.contains("this store takes one run"),
                  qPrintable(r.out));
         QVERIFY2(r.out.contains("Ladder ended early"), qPrintable(r.out));
         // The table's second row is the failed step with no run (0), not run 1 again.
