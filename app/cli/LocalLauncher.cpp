@@ -30,6 +30,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX, for posix_spawn
 
@@ -122,7 +123,12 @@ std::vector<std::string> childEnvironment(const std::vector<std::pair<std::strin
                               std::any_of(set.begin(), set.end(), [&](const auto& v) { return v.first == name; });
         if (!replaced) env.push_back(entry);
     }
-    for (const auto& [name, value] : set) env.push_back(name + "=" + value);
+    for (const auto& [name, value] : set) {
+        std::string entry = name;
+        entry += '=';
+        entry += value;
+        env.push_back(std::move(entry));
+    }
     env.push_back(std::string(kParentPidVariable) + "=" + std::to_string(getpid()));
     return env;
 }
@@ -152,7 +158,8 @@ pid_t spawnChild(const std::string& executable, const std::vector<std::string>& 
 }
 
 void followParentProcess() {
-    const char* parent = std::getenv(kParentPidVariable);
+    // Read once in main() before any thread starts.
+    const char* parent = std::getenv(kParentPidVariable);  // NOLINT(concurrency-mt-unsafe)
     if (!parent) return;
     char* end = nullptr;
     const long pid = std::strtol(parent, &end, 10);
