@@ -3,6 +3,7 @@
 #include "engine/events/EventJson.h"
 #include "engine/events/Overloaded.h"
 #include "engine/events/RunJson.h"
+#include "storage/FieldSql.h"
 #include "storage/Sha256.h"
 #include "storage/StepBlock.h"
 
@@ -97,7 +98,7 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql")
         .bind(3, state.open.front().global_step)
         .bind(4, state.open.back().global_step)
         .bind(5, static_cast<int64_t>(state.open.size()))
-        .bind(6, static_cast<int64_t>(stepblock::kFields))
+        .bind(6, static_cast<int64_t>(stepblock::fieldCount()))
         .bindBlob(7, data.data(), data.size())
         .run();
     db_.cached("UPDATE runs SET global_steps = max(global_steps, ?2) WHERE id = ?1")
@@ -140,19 +141,10 @@ WHERE id = ?1)sql")
 }
 
 void BatchWriter::onEpoch(int64_t run_id, const EpochMetrics& e) {
-    db_.cached(R"sql(
-INSERT OR REPLACE INTO epoch_metrics (run_id, epoch, global_step, train_loss, train_acc, val_loss, val_acc, lr,
-    epoch_time_s, samples_per_sec, data_wait_share, skipped_steps, is_best, bd_data_wait_ms, bd_host_to_device_ms,
-    bd_forward_ms, bd_backward_ms, bd_comm_wait_ms, bd_optimizer_ms, bd_sync_ms, bd_step_ms, bd_profiled)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22))sql")
-        .bind(1, run_id).bind(2, e.epoch).bind(3, e.global_step)
-        .bind(4, e.train_loss).bind(5, e.train_accuracy).bind(6, e.val_loss).bind(7, e.val_accuracy)
-        .bind(8, e.lr).bind(9, e.epoch_time_s).bind(10, e.samples_per_sec).bind(11, e.data_wait_share)
-        .bind(12, e.skipped_steps).bind(13, int64_t{e.is_best ? 1 : 0})
-        .bind(14, e.breakdown.data_wait_ms).bind(15, e.breakdown.host_to_device_ms).bind(16, e.breakdown.forward_ms)
-        .bind(17, e.breakdown.backward_ms).bind(18, e.breakdown.comm_wait_ms).bind(19, e.breakdown.optimizer_ms)
-        .bind(20, e.breakdown.sync_ms).bind(21, e.breakdown.step_ms).bind(22, e.breakdown.profiled)
-        .run();
+    static const std::string sql = fieldsql::insert("INSERT OR REPLACE", "epoch_metrics", {"run_id"}, fields::epochFields());
+    auto& insert = db_.cached(sql).bind(1, run_id);
+    fieldsql::bindFields(insert, 2, fields::epochFields(), e);
+    insert.run();
     // Live summary while the run goes on; RunFinished sets the final values.
     db_.cached(R"sql(
 UPDATE runs SET epochs_completed = max(epochs_completed, ?2), global_steps = max(global_steps, ?3),
@@ -214,28 +206,18 @@ ON CONFLICT (run_id, path) DO UPDATE SET bytes = excluded.bytes, sha256 = exclud
 
 void BatchWriter::onDeviceSample(int64_t run_id, const DeviceSample& e) {
     if (e.relayed) return;  // a live copy: the rank's history arrives when fit ends
-    db_.cached(R"sql(
-INSERT INTO device_samples (run_id, elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes,
-    total_bytes, utilization, rank, driver_used_bytes, temperature_c, power_w, power_limit_w, sm_clock_mhz)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15))sql")
-        .bind(1, run_id).bind(2, e.elapsed_s).bind(3, e.device).bind(4, e.name).bind(5, e.allocated_bytes)
-        .bind(6, e.reserved_bytes).bind(7, e.peak_bytes).bind(8, e.total_bytes).bind(9, e.utilization)
-        .bind(10, e.rank).bind(11, e.driver_used_bytes).bind(12, e.temperature_c).bind(13, e.power_w)
-        .bind(14, e.power_limit_w).bind(15, e.sm_clock_mhz)
-        .run();
+    static const std::string sql = fieldsql::insert("INSERT", "device_samples", {"run_id"}, fields::deviceFields());
+    auto& insert = db_.cached(sql).bind(1, run_id);
+    fieldsql::bindFields(insert, 2, fields::deviceFields(), e);
+    insert.run();
 }
 
 void BatchWriter::onRankSummary(int64_t run_id, const RankSummary& e, const FileDigest& digest) {
     if (!e.final) return;  // a live update: the record comes when fit ends
-    db_.cached(R"sql(
-INSERT OR REPLACE INTO run_ranks (run_id, rank, world_size, backend, device, pid, samples, train_time_s,
-    samples_per_sec, data_wait_s, peak_memory_bytes, log_path, steps, comm_steps, comm_ms, overlap_ms)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16))sql")
-        .bind(1, run_id).bind(2, e.rank).bind(3, e.world_size).bind(4, e.backend).bind(5, e.device)
-        .bind(6, e.pid).bind(7, e.samples).bind(8, e.train_time_s).bind(9, e.samples_per_sec)
-        .bind(10, e.data_wait_s).bind(11, e.peak_memory_bytes).bind(12, e.log_path).bind(13, e.steps)
-        .bind(14, e.comm_steps).bind(15, e.comm_ms).bind(16, e.overlap_ms)
-        .run();
+    static const std::string sql = fieldsql::insert("INSERT OR REPLACE", "run_ranks", {"run_id"}, fields::rankFields());
+    auto& insert = db_.cached(sql).bind(1, run_id);
+    fieldsql::bindFields(insert, 2, fields::rankFields(), e);
+    insert.run();
     if (e.log_path.empty() || digest.bytes < 0) return;  // no log file (or it could not be read)
     db_.cached(R"sql(
 INSERT INTO artifacts (run_id, kind, path, bytes, sha256, created_at) VALUES (?1, 'log', ?2, ?3, ?4, ?5)
@@ -265,16 +247,11 @@ WHERE id = ?1)sql")
         .bind(10, e.peak_memory_bytes).bind(11, int64_t{tested ? 1 : 0}).bind(12, e.epochs_completed)
         .bind(13, e.global_steps).bind(14, e.stop_reason)
         .run();
-    const MemoryBreakdown& m = e.memory;
-    if (m.device.empty()) return;  // not measured (a stop before the first optimizer step)
-    db_.cached(R"sql(
-INSERT OR REPLACE INTO run_memory (run_id, device, parameters_bytes, gradients_bytes, optimizer_state_bytes,
-    activations_bytes, reserved_unused_bytes, other_bytes, peak_bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql")
-        .bind(1, run_id).bind(2, m.device).bind(3, m.parameters_bytes).bind(4, m.gradients_bytes)
-        .bind(5, m.optimizer_state_bytes).bind(6, m.activations_bytes).bind(7, m.reserved_unused_bytes)
-        .bind(8, m.other_bytes).bind(9, m.peak_bytes)
-        .run();
+    if (e.memory.device.empty()) return;  // not measured (a stop before the first optimizer step)
+    static const std::string sql = fieldsql::insert("INSERT OR REPLACE", "run_memory", {"run_id"}, fields::memoryFields());
+    auto& insert = db_.cached(sql).bind(1, run_id);
+    fieldsql::bindFields(insert, 2, fields::memoryFields(), e.memory);
+    insert.run();
 }
 
 void BatchWriter::onFailed(int64_t run_id, const RunFailed& e) {

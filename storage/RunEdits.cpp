@@ -116,7 +116,7 @@ UPDATE step_metrics SET last_step = ?3, row_count = ?4, field_count = ?5, data =
             .bind(2, cut.block)
             .bind(3, cut.kept.back().global_step)
             .bind(4, static_cast<int64_t>(cut.kept.size()))
-            .bind(5, static_cast<int64_t>(stepblock::kFields))
+            .bind(5, static_cast<int64_t>(stepblock::fieldCount()))
             .bindBlob(6, data.data(), data.size())
             .run();
     }

@@ -2,6 +2,7 @@
 // report is storage/report/RunPage.h).
 #include "storage/RunReport.h"
 
+#include "engine/events/FieldJson.h"
 #include "engine/events/RunJson.h"
 
 #include <nlohmann/json.hpp>
@@ -203,25 +204,52 @@ std::string historyCsv(const std::vector<RunSummary>& runs) {
     return out;
 }
 
+namespace {
+
+// The metrics CSV's columns after epoch and step: the step table's CSV names, then the epoch
+// table's that the steps do not already have (lr is one column for both).
+std::vector<std::string> metricColumns() {
+    std::vector<std::string> columns;
+    auto add = [&columns](const std::string& name) {
+        if (!name.empty() && std::find(columns.begin(), columns.end(), name) == columns.end()) columns.push_back(name);
+    };
+    for (const auto& f : fields::stepFields()) add(f.csv);
+    for (const auto& f : fields::epochFields()) add(f.csv);
+    return columns;
+}
+
+// One CSV row: epoch, step (0-based, as Lightning's CSVLogger writes it), then the row's own
+// fields in `columns` (the others empty).
+template <typename E>
+void appendCsvRow(std::string& out, int64_t epoch, int64_t global_step, const std::vector<std::string>& columns,
+                  const std::vector<fields::Field<E>>& table, const E& e) {
+    out += std::to_string(epoch) + "," + std::to_string(global_step - 1);
+    for (const auto& column : columns) {
+        out += ",";
+        for (const auto& f : table)
+            if (f.csv == column && f.known(e)) out += csvNumber(f.number(e));
+    }
+    out += "\n";
+}
+
+}  // namespace
+
 std::string metricsCsv(const RunStore& store, int64_t run_id) {
     const auto steps = store.steps(run_id);
     const auto epochs = store.epochs(run_id);
-    std::string out =
-        "epoch,step,train_loss,train_acc,lr,val_loss,val_acc,train_loss_epoch,train_acc_epoch,loss_scale,"
-        "samples_per_sec,step_time_ms,data_wait_ms,epoch_time_s\n";
+    static const std::vector<std::string> columns = metricColumns();
+    std::string out = "epoch,step";
+    for (const auto& column : columns) out += "," + column;
+    out += "\n";
     out.reserve(out.size() + steps.size() * 120);
     size_t e = 0;
     auto epochRow = [&](const EpochMetrics& m) {
-        out += std::to_string(m.epoch) + "," + std::to_string(m.global_step - 1) + ",,," + csvNumber(m.lr) + "," +
-               csvNumber(m.val_loss) + "," + csvNumber(m.val_accuracy) + "," + csvNumber(m.train_loss) + "," +
-               csvNumber(m.train_accuracy) + ",,,,," + csvNumber(m.epoch_time_s) + "\n";
+        appendCsvRow(out, m.epoch, m.global_step, columns, fields::epochFields(), m);
     };
     for (const auto& s : steps) {
         // An epoch's row follows the last step logged before (or at) its end.
         while (e < epochs.size() && epochs[e].global_step < s.global_step) epochRow(epochs[e++]);
-        out += std::to_string(s.epoch) + "," + std::to_string(s.global_step - 1) + "," + csvNumber(s.loss) + "," +
-               csvNumber(s.accuracy) + "," + csvNumber(s.lr) + ",,,,," + csvNumber(s.loss_scale) + "," +
-               csvNumber(s.samples_per_sec) + "," + csvNumber(s.step_time_ms) + "," + csvNumber(s.data_wait_ms) + ",\n";
+        appendCsvRow(out, s.epoch, s.global_step, columns, fields::stepFields(), s);
     }
     while (e < epochs.size()) epochRow(epochs[e++]);
     return out;
@@ -236,18 +264,9 @@ std::string runJson(const RunStore& store, int64_t run_id) {
     j["environment"] = parsedOr(runjson::environmentToJson(run.started.environment), json::object());
     j["setup"] = parsedOr(runjson::setupToJson(run.started), json::object());
     j["epochs"] = json::array();
-    for (const auto& m : run.epochs)
-        j["epochs"].push_back({{"epoch", m.epoch}, {"global_step", m.global_step}, {"train_loss", m.train_loss},
-                               {"train_accuracy", m.train_accuracy}, {"val_loss", m.val_loss},
-                               {"val_accuracy", m.val_accuracy}, {"lr", m.lr}, {"epoch_time_s", m.epoch_time_s},
-                               {"samples_per_sec", m.samples_per_sec}, {"data_wait_share", m.data_wait_share},
-                               {"skipped_steps", m.skipped_steps}, {"is_best", m.is_best}});
+    for (const auto& m : run.epochs) j["epochs"].push_back(fields::toJson(fields::epochFields(), m, fields::Which::Stored));
     j["steps"] = json::array();
-    for (const auto& s : store.steps(run_id))
-        j["steps"].push_back({{"epoch", s.epoch}, {"batch", s.batch}, {"global_step", s.global_step}, {"loss", s.loss},
-                              {"accuracy", s.accuracy}, {"lr", s.lr}, {"loss_scale", s.loss_scale},
-                              {"samples_per_sec", s.samples_per_sec}, {"step_time_ms", s.step_time_ms},
-                              {"data_wait_ms", s.data_wait_ms}, {"elapsed_s", s.elapsed_s}});
+    for (const auto& s : store.steps(run_id)) j["steps"].push_back(fields::toJson(fields::stepFields(), s, fields::Which::Stored));
     j["reports"] = json::object();
     j["predictions"] = json::object();
     for (const auto* r : {&run.val, &run.test}) {
@@ -260,19 +279,9 @@ std::string runJson(const RunStore& store, int64_t run_id) {
         j["predictions"][(*r)->split] = std::move(predictions);
     }
     j["device_samples"] = json::array();
-    for (const auto& d : store.deviceSamples(run_id))
-        j["device_samples"].push_back({{"rank", d.rank}, {"elapsed_s", d.elapsed_s}, {"device", d.device}, {"name", d.name},
-                                       {"allocated_bytes", d.allocated_bytes}, {"reserved_bytes", d.reserved_bytes},
-                                       {"peak_bytes", d.peak_bytes}, {"total_bytes", d.total_bytes},
-                                       {"utilization", d.utilization}});
+    for (const auto& d : store.deviceSamples(run_id)) j["device_samples"].push_back(fields::toJson(fields::deviceFields(), d, fields::Which::Stored));
     j["ranks"] = json::array();
-    for (const auto& r : run.ranks)
-        j["ranks"].push_back({{"rank", r.rank}, {"world_size", r.world_size}, {"backend", r.backend},
-                              {"device", r.device}, {"pid", r.pid}, {"samples", r.samples},
-                              {"train_time_s", r.train_time_s}, {"samples_per_sec", r.samples_per_sec},
-                              {"data_wait_s", r.data_wait_s}, {"peak_memory_bytes", r.peak_memory_bytes},
-                              {"log_path", r.log_path}, {"steps", r.steps}, {"comm_steps", r.comm_steps},
-                              {"comm_ms", r.comm_ms}, {"overlap_ms", r.overlap_ms}});
+    for (const auto& r : run.ranks) j["ranks"].push_back(fields::toJson(fields::rankFields(), r, fields::Which::Stored));
     j["logs"] = json::array();
     for (const auto& l : store.logEntries(run_id))
         j["logs"].push_back({{"level", runjson::levelName(l.level)}, {"text", l.text}});

@@ -3,6 +3,7 @@
 #include "storage/RunStore.h"
 
 #include "engine/events/RunJson.h"
+#include "storage/FieldSql.h"
 #include "storage/RunStoreImpl.h"
 #include "storage/StepBlock.h"
 
@@ -28,6 +29,19 @@ void preferHugePages(std::vector<StepMetrics>& out) {
 #else
     (void)out;
 #endif
+}
+
+// The rows of `sql_table` for one run, in `order`, read through the event's field table.
+template <typename E>
+std::vector<E> series(std::mutex& mutex, sqlite::Connection& db, int64_t run_id,
+                      const std::vector<fields::Field<E>>& table, const char* sql_table, const char* order) {
+    std::lock_guard lock(mutex);
+    sqlite::StatementUse q(db.cached("SELECT " + fieldsql::columns(table) + " FROM " + sql_table +
+                                     " WHERE run_id = ?1 ORDER BY " + order));
+    q->bind(1, run_id);
+    std::vector<E> out;
+    while (q->step()) fieldsql::readFields(*q, 0, table, out.emplace_back());
+    return out;
 }
 
 }  // namespace
@@ -70,119 +84,21 @@ std::vector<StepMetrics> RunStore::stepsAfter(int64_t run_id, int64_t global_ste
 }
 
 std::vector<EpochMetrics> RunStore::epochs(int64_t run_id) const {
-    std::lock_guard lock(impl_->mutex);
-    sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT epoch, global_step, train_loss, train_acc, val_loss, val_acc, lr, epoch_time_s, samples_per_sec,
-       data_wait_share, skipped_steps, is_best, bd_data_wait_ms, bd_host_to_device_ms, bd_forward_ms,
-       bd_backward_ms, bd_comm_wait_ms, bd_optimizer_ms, bd_sync_ms, bd_step_ms, bd_profiled
-FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch)sql"));
-    q->bind(1, run_id);
-    std::vector<EpochMetrics> out;
-    while (q->step()) {
-        EpochMetrics e;
-        e.epoch = q->int64(0);
-        e.global_step = q->int64(1);
-        e.train_loss = q->real(2);
-        e.train_accuracy = q->real(3);
-        e.val_loss = q->real(4);
-        e.val_accuracy = q->real(5);
-        e.lr = q->real(6);
-        e.epoch_time_s = q->real(7);
-        e.samples_per_sec = q->real(8);
-        e.data_wait_share = q->real(9);
-        e.skipped_steps = q->int64(10);
-        e.is_best = q->int64(11) != 0;
-        e.breakdown.data_wait_ms = q->real(12);
-        e.breakdown.host_to_device_ms = q->real(13);
-        e.breakdown.forward_ms = q->real(14);
-        e.breakdown.backward_ms = q->real(15);
-        e.breakdown.comm_wait_ms = q->real(16);
-        e.breakdown.optimizer_ms = q->real(17);
-        e.breakdown.sync_ms = q->real(18);
-        e.breakdown.step_ms = q->real(19);
-        e.breakdown.profiled = q->int64(20);
-        out.push_back(e);
-    }
-    return out;
+    return series<EpochMetrics>(impl_->mutex, *impl_->db, run_id, fields::epochFields(), "epoch_metrics", "epoch");
 }
 
 std::vector<DeviceSample> RunStore::deviceSamples(int64_t run_id) const {
-    std::lock_guard lock(impl_->mutex);
-    sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT elapsed_s, device, name, allocated_bytes, reserved_bytes, peak_bytes, total_bytes, utilization, rank,
-       driver_used_bytes, temperature_c, power_w, power_limit_w, sm_clock_mhz
-FROM device_samples WHERE run_id = ?1 ORDER BY id)sql"));
-    q->bind(1, run_id);
-    std::vector<DeviceSample> out;
-    while (q->step()) {
-        DeviceSample d;
-        d.elapsed_s = q->real(0);
-        d.device = q->int64(1);
-        d.name = q->text(2);
-        d.allocated_bytes = q->int64(3);
-        d.reserved_bytes = q->int64(4);
-        d.peak_bytes = q->int64(5);
-        d.total_bytes = q->int64(6);
-        d.utilization = q->real(7);
-        d.rank = q->int64(8);
-        d.driver_used_bytes = q->int64(9);
-        d.temperature_c = q->real(10);
-        d.power_w = q->real(11);
-        d.power_limit_w = q->real(12);
-        d.sm_clock_mhz = q->real(13);
-        out.push_back(std::move(d));
-    }
-    return out;
+    return series<DeviceSample>(impl_->mutex, *impl_->db, run_id, fields::deviceFields(), "device_samples", "id");
 }
 
 std::optional<MemoryBreakdown> RunStore::memoryBreakdown(int64_t run_id) const {
-    std::lock_guard lock(impl_->mutex);
-    sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT device, parameters_bytes, gradients_bytes, optimizer_state_bytes, activations_bytes, reserved_unused_bytes,
-       other_bytes, peak_bytes
-FROM run_memory WHERE run_id = ?1)sql"));
-    q->bind(1, run_id);
-    if (!q->step()) return std::nullopt;
-    MemoryBreakdown m;
-    m.device = q->text(0);
-    m.parameters_bytes = q->int64(1);
-    m.gradients_bytes = q->int64(2);
-    m.optimizer_state_bytes = q->int64(3);
-    m.activations_bytes = q->int64(4);
-    m.reserved_unused_bytes = q->int64(5);
-    m.other_bytes = q->int64(6);
-    m.peak_bytes = q->int64(7);
-    return m;
+    auto rows = series<MemoryBreakdown>(impl_->mutex, *impl_->db, run_id, fields::memoryFields(), "run_memory", "run_id");
+    if (rows.empty()) return std::nullopt;
+    return std::move(rows.front());
 }
 
 std::vector<RankSummary> RunStore::ranks(int64_t run_id) const {
-    std::lock_guard lock(impl_->mutex);
-    sqlite::StatementUse q(impl_->db->cached(R"sql(
-SELECT rank, world_size, backend, device, pid, samples, train_time_s, samples_per_sec, data_wait_s,
-    peak_memory_bytes, log_path, steps, comm_steps, comm_ms, overlap_ms
-FROM run_ranks WHERE run_id = ?1 ORDER BY rank)sql"));
-    q->bind(1, run_id);
-    std::vector<RankSummary> out;
-    while (q->step()) {
-        RankSummary r;
-        r.rank = q->int64(0);
-        r.world_size = q->int64(1);
-        r.backend = q->text(2);
-        r.device = q->text(3);
-        r.pid = q->int64(4);
-        r.samples = q->int64(5);
-        r.train_time_s = q->real(6);
-        r.samples_per_sec = q->real(7);
-        r.data_wait_s = q->real(8);
-        r.peak_memory_bytes = q->int64(9);
-        r.log_path = q->text(10);
-        r.steps = q->int64(11);
-        r.comm_steps = q->int64(12);
-        r.comm_ms = q->real(13);
-        r.overlap_ms = q->real(14);
-        out.push_back(std::move(r));
-    }
-    return out;
+    return series<RankSummary>(impl_->mutex, *impl_->db, run_id, fields::rankFields(), "run_ranks", "rank");
 }
 
 std::optional<EvalReport> RunStore::report(int64_t run_id, const std::string& split) const {

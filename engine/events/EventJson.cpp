@@ -1,5 +1,6 @@
 #include "engine/events/EventJson.h"
 
+#include "engine/events/FieldJson.h"
 #include "engine/events/Overloaded.h"
 #include "engine/events/RunJson.h"
 
@@ -15,52 +16,19 @@ json parsed(const std::string& text) {
     return j.is_discarded() ? json::object() : j;
 }
 
-json encodeBreakdown(const StepBreakdown& b) {
-    return json{{"data_wait_ms", b.data_wait_ms}, {"host_to_device_ms", b.host_to_device_ms},
-                {"forward_ms", b.forward_ms},     {"backward_ms", b.backward_ms},
-                {"comm_wait_ms", b.comm_wait_ms}, {"optimizer_ms", b.optimizer_ms},
-                {"sync_ms", b.sync_ms},           {"step_ms", b.step_ms},
-                {"profiled", b.profiled}};
+// An event line of a table-described kind: {"event": kind, ...its fields}.
+template <typename E>
+json tagged(const char* kind, const std::vector<fields::Field<E>>& table, const E& e) {
+    json j{{"event", kind}};
+    fields::toJson(table, e, j);
+    return j;
 }
 
-StepBreakdown decodeBreakdown(const json& j) {
-    StepBreakdown b;
-    if (!j.is_object()) return b;
-    b.data_wait_ms = j.value("data_wait_ms", 0.0);
-    b.host_to_device_ms = j.value("host_to_device_ms", 0.0);
-    b.forward_ms = j.value("forward_ms", 0.0);
-    b.backward_ms = j.value("backward_ms", 0.0);
-    b.comm_wait_ms = j.value("comm_wait_ms", 0.0);
-    b.optimizer_ms = j.value("optimizer_ms", 0.0);
-    b.sync_ms = j.value("sync_ms", 0.0);
-    b.step_ms = j.value("step_ms", 0.0);
-    b.profiled = j.value("profiled", int64_t{0});
-    return b;
-}
-
-json encodeMemory(const MemoryBreakdown& m) {
-    return json{{"device", m.device},
-                {"parameters_bytes", m.parameters_bytes},
-                {"gradients_bytes", m.gradients_bytes},
-                {"optimizer_state_bytes", m.optimizer_state_bytes},
-                {"activations_bytes", m.activations_bytes},
-                {"reserved_unused_bytes", m.reserved_unused_bytes},
-                {"other_bytes", m.other_bytes},
-                {"peak_bytes", m.peak_bytes}};
-}
-
-MemoryBreakdown decodeMemory(const json& j) {
-    MemoryBreakdown m;
-    if (!j.is_object()) return m;
-    m.device = j.value("device", "");
-    m.parameters_bytes = j.value("parameters_bytes", int64_t{0});
-    m.gradients_bytes = j.value("gradients_bytes", int64_t{0});
-    m.optimizer_state_bytes = j.value("optimizer_state_bytes", int64_t{0});
-    m.activations_bytes = j.value("activations_bytes", int64_t{0});
-    m.reserved_unused_bytes = j.value("reserved_unused_bytes", int64_t{0});
-    m.other_bytes = j.value("other_bytes", int64_t{0});
-    m.peak_bytes = j.value("peak_bytes", int64_t{0});
-    return m;
+template <typename E>
+std::optional<Event> decoded(const std::vector<fields::Field<E>>& table, const json& j) {
+    E e;
+    fields::fromJson(table, j, e);
+    return e;
 }
 
 json encode(const Event& event) {
@@ -75,22 +43,8 @@ json encode(const Event& event) {
                             {"device", e.device},
                             {"setup", parsed(runjson::setupToJson(e))}};
             },
-            [](const StepMetrics& e) {
-                return json{{"event", "step"}, {"epoch", e.epoch}, {"batch", e.batch},
-                            {"batches_per_epoch", e.batches_per_epoch}, {"global_step", e.global_step},
-                            {"loss", e.loss}, {"accuracy", e.accuracy}, {"lr", e.lr}, {"loss_scale", e.loss_scale},
-                            {"samples_per_sec", e.samples_per_sec}, {"step_time_ms", e.step_time_ms},
-                            {"data_wait_ms", e.data_wait_ms}, {"elapsed_s", e.elapsed_s}, {"eta_s", e.eta_s},
-                            {"breakdown", encodeBreakdown(e.breakdown)}};
-            },
-            [](const EpochMetrics& e) {
-                return json{{"event", "epoch"}, {"epoch", e.epoch}, {"global_step", e.global_step},
-                            {"train_loss", e.train_loss}, {"train_accuracy", e.train_accuracy},
-                            {"val_loss", e.val_loss}, {"val_accuracy", e.val_accuracy}, {"lr", e.lr},
-                            {"epoch_time_s", e.epoch_time_s}, {"samples_per_sec", e.samples_per_sec},
-                            {"data_wait_share", e.data_wait_share}, {"skipped_steps", e.skipped_steps},
-                            {"is_best", e.is_best}, {"breakdown", encodeBreakdown(e.breakdown)}};
-            },
+            [](const StepMetrics& e) { return tagged("step", fields::stepFields(), e); },
+            [](const EpochMetrics& e) { return tagged("epoch", fields::epochFields(), e); },
             [](const EvalReport& e) {
                 return json{{"event", "report"}, {"split", e.split}, {"loss", e.loss},
                             {"report", parsed(e.report.toJson())}};
@@ -105,35 +59,12 @@ json encode(const Event& event) {
                             {"monitor", e.monitor}, {"value", e.value}, {"bytes", e.bytes}, {"kind", e.kind},
                             {"removed", e.removed}};
             },
-            [](const DeviceSample& e) {
-                return json{{"event", "device"}, {"elapsed_s", e.elapsed_s}, {"device", e.device},
-                            {"name", e.name}, {"allocated_bytes", e.allocated_bytes},
-                            {"reserved_bytes", e.reserved_bytes}, {"peak_bytes", e.peak_bytes},
-                            {"total_bytes", e.total_bytes}, {"utilization", e.utilization}, {"rank", e.rank},
-                            {"relayed", e.relayed}, {"driver_used_bytes", e.driver_used_bytes},
-                            {"temperature_c", e.temperature_c}, {"power_w", e.power_w},
-                            {"power_limit_w", e.power_limit_w}, {"sm_clock_mhz", e.sm_clock_mhz}};
-            },
-            [](const RankSummary& e) {
-                return json{{"event", "rank"}, {"rank", e.rank}, {"world_size", e.world_size},
-                            {"backend", e.backend}, {"device", e.device}, {"pid", e.pid},
-                            {"samples", e.samples}, {"train_time_s", e.train_time_s},
-                            {"samples_per_sec", e.samples_per_sec}, {"data_wait_s", e.data_wait_s},
-                            {"peak_memory_bytes", e.peak_memory_bytes}, {"log_path", e.log_path},
-                            {"steps", e.steps}, {"comm_steps", e.comm_steps}, {"comm_ms", e.comm_ms},
-                            {"overlap_ms", e.overlap_ms}, {"final", e.final}};
-            },
+            [](const DeviceSample& e) { return tagged("device", fields::deviceFields(), e); },
+            [](const RankSummary& e) { return tagged("rank", fields::rankFields(), e); },
             [](const LogLine& e) {
                 return json{{"event", "log"}, {"level", runjson::levelName(e.level)}, {"text", e.text}};
             },
-            [](const RunFinished& e) {
-                return json{{"event", "finished"}, {"status", e.status}, {"train_time_s", e.train_time_s},
-                            {"total_time_s", e.total_time_s}, {"best_val_accuracy", e.best_val_accuracy},
-                            {"test_accuracy", e.test_accuracy}, {"test_loss", e.test_loss},
-                            {"samples_per_sec", e.samples_per_sec}, {"peak_memory_bytes", e.peak_memory_bytes},
-                            {"epochs_completed", e.epochs_completed}, {"global_steps", e.global_steps},
-                            {"memory", encodeMemory(e.memory)}, {"stop_reason", e.stop_reason}};
-            },
+            [](const RunFinished& e) { return tagged("finished", fields::finishedFields(), e); },
             [](const RunFailed& e) {
                 return json{{"event", "failed"},
                             {"kind", failureKindName(e.kind)},
@@ -163,26 +94,8 @@ std::optional<Event> decode(const json& j) {
         runjson::setupFromJson(j.value("setup", json::object()).dump(), e);
         return e;
     }
-    if (kind == "step") {
-        StepMetrics e;
-        read(j, "epoch", e.epoch); read(j, "batch", e.batch); read(j, "batches_per_epoch", e.batches_per_epoch);
-        read(j, "global_step", e.global_step); read(j, "loss", e.loss); read(j, "accuracy", e.accuracy);
-        read(j, "lr", e.lr); read(j, "loss_scale", e.loss_scale); read(j, "samples_per_sec", e.samples_per_sec);
-        read(j, "step_time_ms", e.step_time_ms); read(j, "data_wait_ms", e.data_wait_ms);
-        read(j, "elapsed_s", e.elapsed_s); read(j, "eta_s", e.eta_s);
-        e.breakdown = decodeBreakdown(j.value("breakdown", json::object()));
-        return e;
-    }
-    if (kind == "epoch") {
-        EpochMetrics e;
-        read(j, "epoch", e.epoch); read(j, "global_step", e.global_step); read(j, "train_loss", e.train_loss);
-        read(j, "train_accuracy", e.train_accuracy); read(j, "val_loss", e.val_loss);
-        read(j, "val_accuracy", e.val_accuracy); read(j, "lr", e.lr); read(j, "epoch_time_s", e.epoch_time_s);
-        read(j, "samples_per_sec", e.samples_per_sec); read(j, "data_wait_share", e.data_wait_share);
-        read(j, "skipped_steps", e.skipped_steps); read(j, "is_best", e.is_best);
-        e.breakdown = decodeBreakdown(j.value("breakdown", json::object()));
-        return e;
-    }
+    if (kind == "step") return decoded<StepMetrics>(fields::stepFields(), j);
+    if (kind == "epoch") return decoded<EpochMetrics>(fields::epochFields(), j);
     if (kind == "report") {
         EvalReport e;
         read(j, "split", e.split); read(j, "loss", e.loss);
@@ -208,44 +121,15 @@ std::optional<Event> decode(const json& j) {
                 if (path.is_string()) e.removed.push_back(path.get<std::string>());
         return e;
     }
-    if (kind == "device") {
-        DeviceSample e;
-        read(j, "elapsed_s", e.elapsed_s); read(j, "device", e.device); read(j, "name", e.name);
-        read(j, "allocated_bytes", e.allocated_bytes); read(j, "reserved_bytes", e.reserved_bytes);
-        read(j, "peak_bytes", e.peak_bytes); read(j, "total_bytes", e.total_bytes);
-        read(j, "utilization", e.utilization); read(j, "rank", e.rank); read(j, "relayed", e.relayed);
-        read(j, "driver_used_bytes", e.driver_used_bytes); read(j, "temperature_c", e.temperature_c);
-        read(j, "power_w", e.power_w); read(j, "power_limit_w", e.power_limit_w);
-        read(j, "sm_clock_mhz", e.sm_clock_mhz);
-        return e;
-    }
-    if (kind == "rank") {
-        RankSummary e;
-        read(j, "rank", e.rank); read(j, "world_size", e.world_size); read(j, "backend", e.backend);
-        read(j, "device", e.device); read(j, "pid", e.pid); read(j, "samples", e.samples);
-        read(j, "train_time_s", e.train_time_s); read(j, "samples_per_sec", e.samples_per_sec);
-        read(j, "data_wait_s", e.data_wait_s); read(j, "peak_memory_bytes", e.peak_memory_bytes);
-        read(j, "log_path", e.log_path); read(j, "steps", e.steps); read(j, "comm_steps", e.comm_steps);
-        read(j, "comm_ms", e.comm_ms); read(j, "overlap_ms", e.overlap_ms); read(j, "final", e.final);
-        return e;
-    }
+    if (kind == "device") return decoded<DeviceSample>(fields::deviceFields(), j);
+    if (kind == "rank") return decoded<RankSummary>(fields::rankFields(), j);
     if (kind == "log") {
         LogLine e;
         e.level = runjson::levelFromName(j.value("level", "info"));
         read(j, "text", e.text);
         return e;
     }
-    if (kind == "finished") {
-        RunFinished e;
-        read(j, "status", e.status); read(j, "train_time_s", e.train_time_s); read(j, "total_time_s", e.total_time_s);
-        read(j, "best_val_accuracy", e.best_val_accuracy); read(j, "test_accuracy", e.test_accuracy);
-        read(j, "test_loss", e.test_loss); read(j, "samples_per_sec", e.samples_per_sec);
-        read(j, "peak_memory_bytes", e.peak_memory_bytes); read(j, "epochs_completed", e.epochs_completed);
-        read(j, "global_steps", e.global_steps);
-        e.memory = decodeMemory(j.value("memory", json::object()));
-        read(j, "stop_reason", e.stop_reason);
-        return e;
-    }
+    if (kind == "finished") return decoded<RunFinished>(fields::finishedFields(), j);
     if (kind == "failed") {
         RunFailed e;
         e.kind = failureKindFromName(j.value("kind", "training"));

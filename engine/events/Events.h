@@ -65,6 +65,7 @@ struct StepMetrics {
     double data_wait_ms = 0.0;       // mean per micro-batch waiting for the loader
     double elapsed_s = 0.0;          // since fit started
     double eta_s = 0.0;              // to the end of fit
+    int64_t skipped_steps = 0;       // optimizer steps the GradScaler skipped (inf/NaN gradients) since the last log
     StepBreakdown breakdown;         // the interval's profiled micro-batches (live; not stored per step)
 };
 

@@ -1,5 +1,6 @@
 #include "storage/tensorboard/TensorBoardExport.h"
 
+#include "engine/events/EventFields.h"
 #include "storage/RunReport.h"
 #include "storage/tensorboard/EventFile.h"
 
@@ -100,6 +101,25 @@ int sessionStatus(const std::string& status) {
     return kStatusUnknown;   // stopped, interrupted
 }
 
+// What the run has, for the fields exported only when it applies (fields::When).
+struct Exported {
+    bool scaled = false;     // some step scaled its loss (16-mixed)
+    bool validates = false;  // the run has a validation split
+};
+
+// The scalars of one event: each field with a TensorBoard tag that applies to this run.
+template <typename E>
+std::vector<std::string> scalars(const std::vector<fields::Field<E>>& table, const E& e, const Exported& run) {
+    std::vector<std::string> values;
+    for (const auto& f : table) {
+        if (f.tensorboard.empty() || !f.known(e)) continue;
+        if ((f.when == fields::When::Scaled && !run.scaled) || (f.when == fields::When::Validated && !run.validates))
+            continue;
+        values.push_back(tb::scalarValue(f.tensorboard, f.number(e)));
+    }
+    return values;
+}
+
 class EventLog {
 public:
     void add(double wall_time, int64_t step, const std::vector<std::string>& values) {
@@ -186,34 +206,16 @@ TensorBoardExport exportTensorBoard(const RunStore& store, int64_t run_id, const
     double wall = start;
     int64_t last_step = 0;
     size_t e = 0;
+    const Exported exported{scaled, validates};
     auto addEpoch = [&](const EpochMetrics& m) {
-        std::vector<std::string> values = {tb::scalarValue("epoch/train_loss", m.train_loss),
-                                           tb::scalarValue("epoch/train_accuracy", m.train_accuracy),
-                                           tb::scalarValue("epoch/lr", m.lr),
-                                           tb::scalarValue("epoch/time_s", m.epoch_time_s),
-                                           tb::scalarValue("epoch/samples_per_sec", m.samples_per_sec),
-                                           tb::scalarValue("epoch/data_wait_share", m.data_wait_share),
-                                           tb::scalarValue("epoch/epoch", static_cast<double>(m.epoch))};
-        if (validates) {
-            values.push_back(tb::scalarValue("epoch/val_loss", m.val_loss));
-            values.push_back(tb::scalarValue("epoch/val_accuracy", m.val_accuracy));
-        }
-        if (scaled) values.push_back(tb::scalarValue("epoch/skipped_steps", static_cast<double>(m.skipped_steps)));
-        log.add(wall, m.global_step, values);
+        log.add(wall, m.global_step, scalars(fields::epochFields(), m, exported));
         last_step = std::max(last_step, m.global_step);
         ++result.epoch_points;
     };
     for (const auto& m : steps) {
         while (e < run.epochs.size() && run.epochs[e].global_step < m.global_step) addEpoch(run.epochs[e++]);
         wall = start + m.elapsed_s;
-        std::vector<std::string> values = {tb::scalarValue("train/loss", m.loss),
-                                           tb::scalarValue("train/accuracy", m.accuracy),
-                                           tb::scalarValue("train/lr", m.lr),
-                                           tb::scalarValue("speed/samples_per_sec", m.samples_per_sec),
-                                           tb::scalarValue("speed/step_time_ms", m.step_time_ms),
-                                           tb::scalarValue("speed/data_wait_ms", m.data_wait_ms)};
-        if (scaled) values.push_back(tb::scalarValue("train/loss_scale", m.loss_scale));
-        log.add(wall, m.global_step, values);
+        log.add(wall, m.global_step, scalars(fields::stepFields(), m, exported));
         last_step = std::max(last_step, m.global_step);
         ++result.step_points;
     }

@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -222,24 +223,37 @@ void CliStoreTest::exportCsvFollowsLightningLayout() {
     std::ifstream in(out);
     std::string header, line;
     std::getline(in, header);
-    QVERIFY2(header.rfind("epoch,step,train_loss,train_acc,lr,val_loss,val_acc,", 0) == 0, header.c_str());
+    QVERIFY2(header.rfind("epoch,step,train_loss,train_acc,lr,", 0) == 0, header.c_str());
+    // The columns come from the event field tables: find them by name.
+    std::vector<std::string> names;
+    {
+        std::stringstream header_in(header);
+        for (std::string name; std::getline(header_in, name, ',');) names.push_back(name);
+    }
+    auto column = [&names](const std::string& name) {
+        return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    for (const char* name : {"val_loss", "val_acc", "train_loss_epoch", "train_acc_epoch", "samples_per_sec",
+                             "step_time_ms", "data_wait_ms", "epoch_time_s", "loss_scale", "skipped_steps"})
+        QVERIFY2(column(name) < names.size(), (std::string(name) + " in " + header).c_str());
     std::vector<std::vector<std::string>> rows;
     while (std::getline(in, line)) {
         std::vector<std::string> cells;
         std::stringstream cells_in(line);
         for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+        cells.resize(names.size());   // getline drops a trailing empty cell
         rows.push_back(cells);
     }
     QCOMPARE(rows.size(), size_t{30 + 2});               // 30 logged steps + 2 epoch rows
     QCOMPARE(rows[0][0], std::string("0"));
     QCOMPARE(rows[0][1], std::string("0"));              // Lightning's 0-based step
-    QVERIFY(!rows[0][2].empty() && rows[0][5].empty());  // a step row: train metrics, no val
+    QVERIFY(!rows[0][2].empty() && rows[0][column("val_loss")].empty());  // a step row: train metrics, no val
     QCOMPARE(std::stod(rows[0][2]), stepEvent(0, 15).loss);
     const auto& epoch_row = rows[15];                    // after the 15th step of epoch 0
     QCOMPARE(epoch_row[0], std::string("0"));
     QCOMPARE(epoch_row[1], std::string("14"));
     QVERIFY(epoch_row[2].empty());
-    QCOMPARE(std::stod(epoch_row[6]), 0.75);             // val_acc
+    QCOMPARE(std::stod(epoch_row[column("val_acc")]), 0.75);
 }
 
 void CliStoreTest::exportJsonMarkdownAndHtml() {
