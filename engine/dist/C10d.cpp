@@ -1,12 +1,15 @@
 // The one translation unit that includes c10d. LibTorch 1.13 (Debian, CPU) and 2.x (the PyTorch
-// wheel, CUDA) differ in three places, each marked HEARTH_TORCH_VERSION below:
+// wheel, CUDA) differ in four places, each marked HEARTH_TORCH_VERSION below:
 //  - 1.13's ProcessGroupGloo *is* a c10d::ProcessGroup; 2.x's backends derive from c10d::Backend
 //    and a c10d::ProcessGroup routes each collective to the backend of its tensors' device;
 //  - the Reducer's constructor (2.x drops per_bucket_size_limits' position, adds two flags);
-//  - NCCL exists only in the wheel (USE_C10D_NCCL, set by the torch_cuda CMake target).
+//  - NCCL exists only in the wheel (USE_C10D_NCCL, set by the torch_cuda CMake target);
+//  - the TCPStore wire protocol: 1.13's client cannot talk to a 2.x store (torchrun 2.x's agent
+//    store), so a 1.13 build asks a launcher's store which protocol it speaks before joining it.
 #include "engine/dist/C10d.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/dist/StoreProbe.h"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -21,6 +24,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hearth::dist {
@@ -53,6 +57,35 @@ c10::intrusive_ptr<Backend> makeNccl(const c10::intrusive_ptr<c10d::Store>& stor
     options->timeout = group.timeout;
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, static_cast<int>(env.rank),
                                                        static_cast<int>(env.world_size), options);
+}
+#endif
+
+#if HEARTH_TORCH_VERSION < 200
+// A launcher's store (torchrun's agent, Hearth's own launcher) must speak this client's protocol.
+// Against torchrun 2.x's libuv store, Gloo's rendezvous through 1.13's client sends SET (0 in
+// 1.x), which the store takes for a VALIDATE (0 in 2.x) with a wrong magic number and leaves
+// unanswered; the WAIT that follows gets no STOP_WAITING when it arrived in the same read (the
+// rank blocks in recv until the store timeout, 300 s by default, silently) and a closed
+// connection when it came later ("Broken pipe"). Asked first on a socket of our own, a mismatch
+// fails in seconds and says what to launch instead. Unreachable is left to c10d's connect, which
+// retries and reports as before.
+void requireStoreThisClientSpeaks(const DistEnv& env, std::chrono::milliseconds timeout) {
+    const auto wait = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(5));
+    const auto probe = probeStoreProtocol(env.master_addr, static_cast<int>(env.master_port), wait);
+    if (probe.protocol == StoreProtocol::LibTorch1 || probe.protocol == StoreProtocol::Unreachable) return;
+    const std::string version = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+    const std::string why =
+        probe.protocol == StoreProtocol::LibTorch2
+            ? "the store speaks the protocol of PyTorch 2.x (torchrun 2.x hosts it), which LibTorch " + version +
+                  "'s store client does not understand"
+            : "the store does not speak LibTorch " + version + "'s store protocol (torchrun 2.x hosts such a store)";
+    throw LaunchError("hearth-cli (LibTorch " + version + ") cannot talk to its launcher's rendezvous store at " +
+                      env.master_addr + ":" + std::to_string(env.master_port) + ": " + why + "; asked as LibTorch " +
+                      version + " asks, it " + probe.detail + ". Launch this build with torchrun from PyTorch " +
+                      version + " or with hearth-cli's own launcher (hearth-cli run --set trainer.devices=N, "
+                      "without torchrun), or launch the cuda build of Hearth (LibTorch 2.11) with PyTorch 2.11's "
+                      "torchrun; with torchrun 2.x, TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 also works (rank 0 then "
+                      "hosts the store).");
 }
 #endif
 
@@ -109,6 +142,9 @@ std::shared_ptr<ProcessGroup> ProcessGroup::join(const DistEnv& env, const Group
     impl->world = env.world_size;
     impl->backend = options.backend;
     const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
+#if HEARTH_TORCH_VERSION < 200
+    if (env.agent_store) requireStoreThisClientSpeaks(env, options.timeout);
+#endif
     try {
         c10d::TCPStoreOptions so;
         so.port = static_cast<std::uint16_t>(env.master_port);

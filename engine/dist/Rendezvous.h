@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace hearth::dist {
@@ -25,6 +26,14 @@ struct DistEnv {
 // Reads a variable; the default reads the process environment (tests pass a map).
 using EnvReader = std::function<std::optional<std::string>(const std::string&)>;
 EnvReader processEnvironment();
+
+// The launcher and this build cannot work together (e.g. torchrun's store speaks a protocol this
+// LibTorch's store client does not): a launch problem, reported like a bad config (exit 2), with
+// what to launch instead in the message.
+class LaunchError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 // nullopt when no launcher set a world (a single process). Throws std::invalid_argument naming
 // the variable that is missing or malformed.

@@ -1,9 +1,10 @@
-# Sources of engine/dist (listed, not globbed). Rendezvous reads launchers' environments: torch-free,
-# in hearth_engine_api with the launch plan that reads it; C10d.cpp (the one unit that includes c10d) and the distributed strategies wherever
+# Sources of engine/dist (listed, not globbed). Rendezvous reads launchers' environments and
+# StoreProbe asks a launcher's store which protocol it speaks: torch-free, in hearth_engine_api
+# with the launch plan that reads the environment; C10d.cpp (the one unit that includes c10d) and the distributed strategies wherever
 # c10d's Gloo header compiles: it needs Gloo's headers, which neither Debian's libtorch-dev nor the
 # PyTorch wheel ships, so scripts/install-deps installs libgloo-dev. The wheel (cuda preset) adds
 # NCCL, through the USE_C10D_NCCL definition its torch_cuda target carries.
-target_sources(hearth_engine_api PRIVATE dist/Rendezvous.cpp)
+target_sources(hearth_engine_api PRIVATE dist/Rendezvous.cpp dist/StoreProbe.cpp)
 set(HEARTH_WITH_C10D OFF)
 if(EXISTS "/usr/include/gloo/config.h")
   set(HEARTH_WITH_C10D ON)

@@ -4,6 +4,7 @@
 #include "engine/run/Finders.h"
 
 #include "engine/data/DataError.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/run/FinderSteps.h"
 #include "engine/run/RunController.h"
@@ -37,6 +38,9 @@ Result guarded(Body&& body) {
         releaseDeviceCache();
         return result;
     } catch (const ConfigError& e) {
+        releaseDeviceCache();
+        throw FinderError(FailureKind::Config, e.what());
+    } catch (const dist::LaunchError& e) {
         releaseDeviceCache();
         throw FinderError(FailureKind::Config, e.what());
     } catch (const DataError& e) {

@@ -7,6 +7,7 @@
 #include "engine/config/DeviceInfo.h"
 #include "engine/data/Augment.h"
 #include "engine/data/DataError.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/run/RunSetup.h"
@@ -167,6 +168,9 @@ RunOutcome runExperiment(const ExperimentConfig& config, const RunOptions& optio
     RunOutcome outcome;
     try {
         outcome = train(config, options, sink, stop);
+    } catch (const dist::LaunchError& e) {
+        // The launcher and this build do not fit together; the message says what to launch instead.
+        outcome = fail(sink, FailureKind::Config, e.what(), "");
     } catch (const ConfigError& e) {
         const std::string key = e.key().empty() ? std::string("the config") : e.key();
         outcome = fail(sink, FailureKind::Config, e.what(), "fix " + key + " and run again");

@@ -8,6 +8,7 @@
 #include "storage/RunWriter.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -317,6 +318,50 @@ private Q_SLOTS:
             for (const auto count : row) support += count;
         QCOMPARE(support, started->test_size);
         QCOMPARE(static_cast<int64_t>(store.predictions(1, "test").size()), started->test_size);
+    }
+
+    // Launched by PyTorch 2.11's own torchrun (issue 26): a build whose LibTorch is 1.x cannot talk
+    // to the store torchrun's agent hosts. It must fail within seconds, say so and what to launch
+    // instead, and leave a failed run in the store, never hang.
+    void torchrunOfAnotherPyTorchFailsFastSayingWhatToUse() {
+#ifndef HEARTH_WITH_C10D
+        QSKIP("this build has no c10d (ddp)");
+#endif
+        if (!QString(HEARTH_EXPECT_TORCH).startsWith("1."))
+            QSKIP("this build's LibTorch speaks the store protocol of PyTorch 2.11's torchrun: nothing to refuse");
+        const QString torchrun = QStringLiteral(HEARTH_SOURCE_DIR "/.deps/python/bin/torchrun");
+        if (!QFile::exists(torchrun))
+            QSKIP("no torchrun in .deps/python (scripts/install-deps installs PyTorch 2.11 there)");
+        const QString db = m_dir.filePath("torchrun.sqlite");
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QElapsedTimer timer;
+        timer.start();
+        p.start(torchrun, QStringList{"--nnodes=1", "--nproc-per-node=2", "--rdzv-backend=c10d",
+                                      "--rdzv-endpoint=127.0.0.1:0", "--no-python", HEARTH_CLI_PATH, "--db", db} +
+                              quickRun() +
+                              QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=ddp", "-q"});
+        if (!p.waitForFinished(120000)) {
+            p.kill();
+            p.waitForFinished();
+            QFAIL("torchrun with the dev build still ran after 120 s");
+        }
+        const double seconds = static_cast<double>(timer.elapsed()) / 1000.0;
+        const QString out = QString::fromUtf8(p.readAll());
+        // torchrun itself (Python, importing PyTorch) takes some of these seconds on a busy machine.
+        QVERIFY2(seconds < 30.0, qPrintable(QString::number(seconds) + " s\n" + out));
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() != 0, qPrintable(out));
+        QVERIFY2(out.contains(QRegularExpression("cannot talk to its launcher's rendezvous store at (localhost|127\\.0\\.0\\.1):\\d+")),
+                 qPrintable(out));
+        QVERIFY2(out.contains("torchrun from PyTorch 1.13") && out.contains("hearth-cli's own launcher") &&
+                     out.contains("cuda build of Hearth (LibTorch 2.11) with PyTorch 2.11's torchrun"),
+                 qPrintable(out));
+        // Every rank exits 2, a launch problem, as a bad config does.
+        QVERIFY2(out.contains(QRegularExpression("exitcode\\s*:\\s*2")), qPrintable(out));
+        // Rank 0 recorded the run as failed, with the message; nothing is left 'running'.
+        const auto runs = hearth::RunStore(db.toStdString()).listRuns();
+        QCOMPARE(runs.size(), size_t{1});
+        QCOMPARE(QString::fromStdString(runs[0].status), QString("failed"));
     }
 
     void unknownConfigKeyExits2NamingIt() {

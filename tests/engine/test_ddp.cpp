@@ -5,9 +5,12 @@
 // gradients; a world of one works for every strategy; a rank that dies makes the other fail with
 // a message within the timeout; a zero1/zero2 checkpoint holds every rank's optimizer share.
 #include "DdpTestSupport.h"
+#include "FakeStore.h"
 
+#include "engine/TorchCompat.h"
 #include "engine/dist/C10d.h"
 #include "engine/dist/Rendezvous.h"
+#include "engine/dist/StoreProbe.h"
 #include "engine/strategy/CheckpointFile.h"
 
 #include <QElapsedTimer>
@@ -331,6 +334,46 @@ private Q_SLOTS:
         single.optimizer = "adam";
         single.batch = 32;
         QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-5);
+    }
+
+    // A launcher's store must speak this LibTorch's store protocol. This build's own store (what
+    // Hearth's launcher hosts) does. A 1.x build asked to join torchrun 2.x's store (a stand-in
+    // here) fails within seconds with a launch error that names the store and what to launch
+    // instead, where c10d would wait for answers that never come until its timeout.
+    void aStoreOfAnotherPyTorchFailsTheJoinFast() {
+        const dist::StoreServer own(std::chrono::seconds(60));
+        const auto probe = dist::probeStoreProtocol("127.0.0.1", own.port(), std::chrono::seconds(5));
+#if HEARTH_TORCH_VERSION < 200
+        QCOMPARE(probe.protocol, dist::StoreProtocol::LibTorch1);
+        const testing::FakeStore torchrun2(testing::FakeStore::Speaks::LibTorch2);
+        dist::DistEnv env;
+        env.rank = 1;
+        env.local_rank = 1;
+        env.world_size = 2;
+        env.local_world_size = 2;
+        env.master_port = torchrun2.port();
+        env.agent_store = true;
+        dist::GroupOptions options;
+        options.timeout = std::chrono::seconds(60);
+        QElapsedTimer timer;
+        timer.start();
+        QString message;
+        try {
+            dist::ProcessGroup::join(env, options);
+        } catch (const dist::LaunchError& e) {
+            message = e.what();
+        }
+        QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+        const QString where = "127.0.0.1:" + QString::number(torchrun2.port());
+        QVERIFY2(message.contains("cannot talk to its launcher's rendezvous store at " + where), qPrintable(message));
+        QVERIFY2(message.contains("protocol of PyTorch 2.x"), qPrintable(message));
+        QVERIFY2(message.contains("torchrun from PyTorch 1.13") && message.contains("own launcher") &&
+                     message.contains("PyTorch 2.11's torchrun"),
+                 qPrintable(message));
+#else
+        // 2.x's store does not answer 1.x's request and is recognised by its VALIDATE + PING.
+        QCOMPARE(probe.protocol, dist::StoreProtocol::LibTorch2);
+#endif
     }
 
     void launchersEnvironmentIsRead() {
