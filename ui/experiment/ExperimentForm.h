@@ -70,8 +70,8 @@ private:
     void showValue(const hearth::ConfigKey& key, const hearth::ExperimentConfig& config);
     void readValue(const hearth::ConfigKey& key, hearth::ExperimentConfig& config, TextReader& read) const;
     void browse(const std::string& key, bool folder);
-    void updateApplicability();
-    void updateDevices();   // the global batch line; the ddp keys only when several processes run
+    void updateApplicability();   // enables the keys that have an effect with the other settings
+    void updateDevices();         // the global batch line
     void onEdited();
 
     // Typed accessors by key (the maps own nothing; widgets are children of this form).
