@@ -191,10 +191,12 @@ private Q_SLOTS:
         MainWindow window(options());
         auto config = hearth::test::tinyExperiment("resumed-run");
         // Long enough that the stop lands in training. The stop follows the first plotted step,
-        // but the child trains on while the window draws: 3 epochs of this tiny mlp (339 steps)
-        // could end before the stop on a loaded machine, and a completed run is not resumable.
+        // but the child trains on while the window draws: 3 epochs of the tiny mlp (375 steps)
+        // take 0.15 s and could end before the stop on a loaded machine, and a completed run is
+        // not resumable. Wider layers make each step slower without more events to draw.
         config.data.limit = 4000;
-        config.trainer.max_epochs = 20;
+        config.model.hidden = {1024, 1024};
+        config.trainer.max_epochs = 3;
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
