@@ -234,7 +234,7 @@ void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
     }
 }
 
-void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
+void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps, bool known)
 {
     m_caps = caps;
     QString text;
@@ -256,6 +256,8 @@ void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
         text += caps.cuda_bf16 ? tr(" · bf16 supported") : tr(" · no bf16");
     }
     text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2)") : QString();
+    if (!known)
+        text = tr("Probing this machine's devices… (until then, what a CPU-only machine can run)");
     m_capabilities->setText(text);
     offerWhatCanRun(caps);
     updateApplicability();   // some keys apply on some machines only (the ddp keys: several GPUs)

@@ -39,7 +39,8 @@ public:
     hearth::ExperimentConfig config(std::vector<hearth::ConfigIssue>* parseIssues = nullptr) const;
     // Shows each issue under its field; returns those that name no field.
     std::vector<hearth::ConfigIssue> showIssues(const std::vector<hearth::ConfigIssue>& issues);
-    void setCapabilities(const hearth::DeviceCapabilities& caps);
+    // `known` false: CPU-only assumptions while the machine's devices are being probed.
+    void setCapabilities(const hearth::DeviceCapabilities& caps, bool known = true);
     // A dropped or chosen data source: a folder means IDX, a .csv file means CSV.
     void setDataSource(const QString& path);
     QString fieldMessage(const std::string& key) const;

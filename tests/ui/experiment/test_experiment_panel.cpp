@@ -6,6 +6,7 @@
 #include "engine/config/DeviceInfo.h"
 #include "ui/experiment/ExperimentForm.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/MetaTypes.h"
 #include "ui/widgets/ValidatedField.h"
 
@@ -77,6 +78,8 @@ private Q_SLOTS:
     {
         hearth::test::isolateSettings(m_dir);
         hearth::ui::registerMetaTypes();
+        // The panels below start with this machine's capabilities (the probe runs off the GUI thread).
+        QTRY_VERIFY(hearth::ui::DeviceProbe::instance().isReady());
     }
 
     void defaultsMatchTheBuiltInExperiment()
