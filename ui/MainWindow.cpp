@@ -1,11 +1,11 @@
 #include "ui/MainWindow.h"
 
-#include "engine/config/DeviceInfo.h"
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/history/HistoryView.h"
 #include "ui/live/LiveView.h"
 #include "ui/report/ReportView.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/LadderRunner.h"
 #include "ui/session/MetaTypes.h"
 #include "ui/session/TrainingSession.h"
@@ -137,7 +137,7 @@ void MainWindow::buildMenus()
                                   "checkpointing; peak memory compared."));
     QAction* findBatch = run->addAction(tr("Find &Batch Size…"), this, [this] {
         const hearth::ExperimentConfig config = m_panel->config();
-        const bool cuda = config.trainer.accelerator != "cpu" && hearth::queryDeviceCapabilities().cuda_available;
+        const bool cuda = config.trainer.accelerator != "cpu" && DeviceProbe::instance().capabilities().cuda_available;
         auto* dialog = new BatchSizeFinderDialog(config, cuda, this);
         connect(dialog, &BatchSizeFinderDialog::batchSizeApplied, this, [this](qint64 batchSize) {
             hearth::ExperimentConfig c = m_panel->config();
@@ -184,10 +184,18 @@ void MainWindow::buildMenus()
 
 void MainWindow::buildStatusBar()
 {
-    const hearth::DeviceCapabilities caps = hearth::queryDeviceCapabilities();
-    m_deviceStatus->setText(caps.cuda_available && caps.cuda_device_count > 0
-                                ? tr("%n CUDA device(s)", nullptr, static_cast<int>(caps.cuda_device_count))
-                                : tr("CPU only"));
+    // The devices come from the process's probe, off the GUI thread.
+    m_deviceStatus->setObjectName(QStringLiteral("deviceStatus"));
+    DeviceProbe& probe = DeviceProbe::instance();
+    const auto showDevices = [this, &probe] {
+        const hearth::DeviceCapabilities& caps = probe.capabilities();
+        m_deviceStatus->setText(!probe.isReady() ? tr("Probing devices…")
+                                : caps.cuda_available && caps.cuda_device_count > 0
+                                    ? tr("%n CUDA device(s)", nullptr, static_cast<int>(caps.cuda_device_count))
+                                    : tr("CPU only"));
+    };
+    showDevices();
+    connect(&probe, &DeviceProbe::ready, m_deviceStatus, showDevices);
     m_runStatus->setText(tr("Idle"));
     connect(m_controller, &WorkbenchController::runStatusChanged, m_runStatus, &QLabel::setText);
     connect(m_controller, &WorkbenchController::statusMessage, statusBar(), &QStatusBar::showMessage);

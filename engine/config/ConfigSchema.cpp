@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 
 namespace hearth {
@@ -18,6 +19,113 @@ std::string number(double v) {
     std::ostringstream s;
     s << v;
     return s.str();
+}
+
+// The rules of ConfigKey::no_effect: "" where the key applies, else why it does nothing.
+using Caps = DeviceCapabilities;
+
+bool isTransformerName(const std::string& name) { return name == "distilbert" || name == "bert"; }
+
+std::string onlyOptimizers(const ExperimentConfig& c, std::initializer_list<const char*> names, const char* what) {
+    for (const char* n : names) {
+        if (c.optimizer.name == n) return "";
+    }
+    return std::string(what) + " (optimizer.name is " + c.optimizer.name + ")";
+}
+
+std::string onlySchedules(const ExperimentConfig& c, std::initializer_list<const char*> names, const char* what) {
+    for (const char* n : names) {
+        if (c.scheduler.name == n) return "";
+    }
+    return std::string(what) + " (scheduler.name is " + c.scheduler.name + ")";
+}
+
+std::string momentumRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"sgd"}, "only sgd uses momentum");
+}
+std::string betasRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw"}, "only adam and adamw use betas");
+}
+std::string epsRule(const ExperimentConfig& c, const Caps&) {
+    return c.optimizer.name == "sgd" ? "sgd adds no epsilon" : "";
+}
+std::string stepScheduleRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"step"}, "only the step schedule decays by epochs");
+}
+std::string warmupRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"linear-warmup"}, "only linear-warmup warms up");
+}
+std::string finalLrRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"cosine", "linear-warmup"}, "only cosine and linear-warmup end at a final rate");
+}
+
+std::string mlpRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "mlp" ? "" : "only mlp has hidden layers (model.name is " + c.model.name + ")";
+}
+std::string cnnRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "cnn" ? "" : "only cnn has convolutions (model.name is " + c.model.name + ")";
+}
+std::string pretrainedRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) ? ""
+                                           : "only distilbert and bert load a checkpoint (model.name is " +
+                                                 c.model.name + ")";
+}
+std::string newTransformerRule(const ExperimentConfig& c, const Caps&) {
+    if (!isTransformerName(c.model.name))
+        return "only a new distilbert or bert is built to these sizes (model.name is " + c.model.name + ")";
+    return c.model.pretrained ? "a pretrained model's sizes come from its config.json" : "";
+}
+std::string inplaceRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) ? "a transformer's GELU has no in-place form" : "";
+}
+std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) && c.model.pretrained
+               ? "a pretrained transformer keeps its config.json's dropout"
+               : "";
+}
+
+std::string textDataRule(const ExperimentConfig& c, const Caps&) {
+    return isTextKind(c.data.kind) ? "" : "applies to text data (data.kind is " + c.data.kind + ")";
+}
+std::string textCsvRule(const ExperimentConfig& c, const Caps&) {
+    return c.data.kind == "text_csv" ? "" : "only text_csv data has a text column (data.kind is " + c.data.kind + ")";
+}
+std::string csvFilesRule(const ExperimentConfig& c, const Caps&) {
+    return c.data.kind == "csv" || c.data.kind == "text_csv"
+               ? ""
+               : "applies to csv and text_csv data (data.kind is " + c.data.kind + ")";
+}
+std::string testFractionRule(const ExperimentConfig& c, const Caps&) {
+    if (c.data.kind == "idx") return "IDX data is tested on its official t10k files";
+    if (c.data.kind != "csv" && !isTextKind(c.data.kind))
+        return "applies to csv and text data (data.kind is " + c.data.kind + ")";
+    return c.data.test_path ? "data.test_path names the test file" : "";
+}
+
+std::string workersRule(const ExperimentConfig& c, const Caps&) {
+    return c.trainer.num_workers > 0 ? "" : "there are no loader workers (trainer.num_workers is 0)";
+}
+std::string cudaRule(const ExperimentConfig& c, const Caps& caps) {
+    return trainsOnCuda(c.trainer, caps) ? "" : "CUDA only, and this run trains on the CPU";
+}
+std::string gradsToNoneRule(const ExperimentConfig& c, const Caps& caps) {
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    return strategy == "ddp" || strategy == "zero1"
+               ? strategy + " zeroes gradients in place (they live in the reducer's buckets)"
+               : "";
+}
+// The distributed keys, for the strategy "auto" resolves to (ddp with several processes).
+std::string distributedRule(const ExperimentConfig& c, const Caps& caps) {
+    return resolveTrainer(c.trainer, caps).strategy == "auto"
+               ? "one process: there is nothing to synchronise (trainer.strategy auto with one device)"
+               : "";
+}
+// DDP's reducer (its buckets, its unused-parameter search, gradients as bucket views): ddp and zero1.
+std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
+    if (const std::string why = distributedRule(c, caps); !why.empty()) return why;
+    return resolveTrainer(c.trainer, caps).strategy == "zero2"
+               ? "ZeRO-2 shards gradients itself; DDP's buckets are not used"
+               : "";
 }
 
 // Builders keep the table readable: one entry per key, in file order.
@@ -42,6 +150,7 @@ struct Entry {
     Entry& nullWord(const char* word) { k.null_word = word; return *this; }
     Entry& toggle() { k.toggle = true; return *this; }
     Entry& widget(ConfigWidget w) { k.widget = w; return *this; }
+    Entry& noEffect(NoEffectRule rule) { k.no_effect = rule; return *this; }
     operator ConfigKey() const { return k; }  // NOLINT(google-explicit-constructor)
 };
 
@@ -67,35 +176,44 @@ std::vector<ConfigKey> buildSchema() {
                     .widget(ConfigWidget::DirectoryOrFile));
     s.push_back(Entry("data.val_path", T::String, "Data", "Validation file",
                       "csv, text_csv: an explicit validation file (empty: split off data.val_fraction).",
-                      HEARTH_FIELD(data.val_path)).nullable("split off").widget(ConfigWidget::Path));
+                      HEARTH_FIELD(data.val_path)).nullable("split off").widget(ConfigWidget::Path)
+                    .noEffect(csvFilesRule));
     s.push_back(Entry("data.test_path", T::String, "Data", "Test file",
                       "csv, text_csv: an explicit test file (empty: split off data.test_fraction).",
-                      HEARTH_FIELD(data.test_path)).nullable("split off").widget(ConfigWidget::Path));
+                      HEARTH_FIELD(data.test_path)).nullable("split off").widget(ConfigWidget::Path)
+                    .noEffect(csvFilesRule));
     s.push_back(Entry("data.label_column", T::String, "Data", "Label column",
                       "csv, text_csv: the column holding the class label (names or integers).",
-                      HEARTH_FIELD(data.label_column)));
+                      HEARTH_FIELD(data.label_column))
+                    .noEffect(csvFilesRule));
     s.push_back(Entry("data.text_column", T::String, "Data", "Text column",
-                      "text_csv: the column holding the text.", HEARTH_FIELD(data.text_column)));
+                      "text_csv: the column holding the text.", HEARTH_FIELD(data.text_column))
+                    .noEffect(textCsvRule));
     s.push_back(Entry("data.tokenizer", T::String, "Data", "Tokenizer",
                       "Text: a BERT WordPiece vocab.txt, a tokenizer.json or a folder with either (empty: "
                       "model.pretrained's).", HEARTH_FIELD(data.tokenizer))
-                    .nullable("the model's").widget(ConfigWidget::DirectoryOrFile));
+                    .nullable("the model's").widget(ConfigWidget::DirectoryOrFile)
+                    .noEffect(textDataRule));
     s.push_back(Entry("data.max_length", T::Int, "Data", "Max tokens",
                       "Text: tokens per sample including [CLS] and [SEP]; longer texts are truncated.",
-                      HEARTH_FIELD(data.max_length)).atLeast(3).atMost(8192));
+                      HEARTH_FIELD(data.max_length)).atLeast(3).atMost(8192)
+                    .noEffect(textDataRule));
     s.push_back(Entry("data.padding", T::String, "Speed", "Padding",
                       "Text: max_length pads every sample to data.max_length; longest pads each batch to its "
                       "longest sample (dynamic padding: less work).", HEARTH_FIELD(data.padding))
-                    .choices({"longest", "max_length"}).toggle());
+                    .choices({"longest", "max_length"}).toggle()
+                    .noEffect(textDataRule));
     s.push_back(Entry("data.bucket_by_length", T::Bool, "Speed", "Bucket by length",
                       "Text: batch samples of similar length together (with longest padding, little padding "
-                      "is left); batches are still shuffled.", HEARTH_FIELD(data.bucket_by_length)).toggle());
+                      "is left); batches are still shuffled.", HEARTH_FIELD(data.bucket_by_length)).toggle()
+                    .noEffect(textDataRule));
     s.push_back(Entry("data.val_fraction", T::Double, "Data", "Validation share",
                       "Share of the training data held out for validation.", HEARTH_FIELD(data.val_fraction))
                     .atLeast(0).below(1).widget(ConfigWidget::Fraction));
     s.push_back(Entry("data.test_fraction", T::Double, "Data", "Test share",
                       "csv without a test file: share held out for test.", HEARTH_FIELD(data.test_fraction))
-                    .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+                    .atLeast(0).below(1).widget(ConfigWidget::Fraction)
+                    .noEffect(testFractionRule));
     s.push_back(Entry("data.limit", T::Int, "Data", "Limit",
                       "Use only the first N training samples (validation and test scaled alike) for quick "
                       "experiments.", HEARTH_FIELD(data.limit)).nullable("all samples").zeroMeans("all samples")
@@ -113,35 +231,44 @@ std::vector<ConfigKey> buildSchema() {
                       "bert: transformer encoders for text (from model.pretrained or new).",
                       HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert"}));
     s.push_back(Entry("model.hidden", T::IntList, "Model", "Hidden widths",
-                      "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1).atMost(1 << 16));
+                      "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1).atMost(1 << 16)
+                    .noEffect(mlpRule));
     s.push_back(Entry("model.channels", T::IntList, "Model", "Channels",
                       "cnn: output channels of each convolution block (1 to 4), e.g. 32, 64.",
-                      HEARTH_FIELD(model.channels)).atLeast(1).atMost(8192));
+                      HEARTH_FIELD(model.channels)).atLeast(1).atMost(8192)
+                    .noEffect(cnnRule));
     s.push_back(Entry("model.dropout", T::Double, "Model", "Dropout",
                       "Probability of zeroing activations during training (a pretrained transformer keeps its "
                       "config.json's).", HEARTH_FIELD(model.dropout))
-                    .atLeast(0).below(1).widget(ConfigWidget::Fraction));
+                    .atLeast(0).below(1).widget(ConfigWidget::Fraction)
+                    .noEffect(dropoutRule));
     s.push_back(Entry("model.pretrained", T::String, "Model", "Pretrained",
                       "distilbert, bert: a Hugging Face checkpoint folder (config.json with model.safetensors, "
                       "its shards, or pytorch_model.bin); empty: a new model of the sizes below.",
-                      HEARTH_FIELD(model.pretrained)).nullable("new model").widget(ConfigWidget::Path));
+                      HEARTH_FIELD(model.pretrained)).nullable("new model").widget(ConfigWidget::Path)
+                    .noEffect(pretrainedRule));
     s.push_back(Entry("model.hidden_size", T::Int, "Model", "Hidden size",
                       "New transformer: width of the hidden states (a multiple of model.num_heads).",
-                      HEARTH_FIELD(model.hidden_size)).atLeast(8).atMost(16384));
+                      HEARTH_FIELD(model.hidden_size)).atLeast(8).atMost(16384)
+                    .noEffect(newTransformerRule));
     s.push_back(Entry("model.num_layers", T::Int, "Model", "Layers", "New transformer: encoder layers.",
-                      HEARTH_FIELD(model.num_layers)).atLeast(1).atMost(48));
+                      HEARTH_FIELD(model.num_layers)).atLeast(1).atMost(48)
+                    .noEffect(newTransformerRule));
     s.push_back(Entry("model.num_heads", T::Int, "Model", "Attention heads", "New transformer: heads per layer.",
-                      HEARTH_FIELD(model.num_heads)).atLeast(1).atMost(256));
+                      HEARTH_FIELD(model.num_heads)).atLeast(1).atMost(256)
+                    .noEffect(newTransformerRule));
     s.push_back(Entry("model.intermediate_size", T::Int, "Model", "Feed-forward size",
                       "New transformer: width of each layer's feed-forward block.",
-                      HEARTH_FIELD(model.intermediate_size)).atLeast(1).atMost(1 << 17));
+                      HEARTH_FIELD(model.intermediate_size)).atLeast(1).atMost(1 << 17)
+                    .noEffect(newTransformerRule));
     s.push_back(Entry("model.gradient_checkpointing", T::Bool, "Memory", "Activation checkpointing",
                       "Keep only each block's input (transformer layer, cnn conv block, mlp hidden layer) and "
                       "recompute its activations in backward: less memory, about one more forward pass.",
                       HEARTH_FIELD(model.gradient_checkpointing)).toggle());
     s.push_back(Entry("model.inplace_activations", T::Bool, "Memory", "In-place activations",
                       "cnn, mlp: each ReLU overwrites its input instead of allocating its output.",
-                      HEARTH_FIELD(model.inplace_activations)).toggle());
+                      HEARTH_FIELD(model.inplace_activations)).toggle()
+                    .noEffect(inplaceRule));
     // Optimization
     s.push_back(Entry("optimizer.name", T::String, "Optimization", "Optimizer", "The update rule.",
                       HEARTH_FIELD(optimizer.name)).choices({"adam", "adamw", "sgd", "adagrad"}));
@@ -150,25 +277,33 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("optimizer.weight_decay", T::Double, "Optimization", "Weight decay",
                       "L2 penalty (adamw: decoupled).", HEARTH_FIELD(optimizer.weight_decay)).atLeast(0));
     s.push_back(Entry("optimizer.momentum", T::Double, "Optimization", "Momentum", "sgd only.",
-                      HEARTH_FIELD(optimizer.momentum)).atLeast(0).below(1));
+                      HEARTH_FIELD(optimizer.momentum)).atLeast(0).below(1)
+                    .noEffect(momentumRule));
     s.push_back(Entry("optimizer.beta1", T::Double, "Optimization", "Beta 1", "adam/adamw: decay of the first moment.",
-                      HEARTH_FIELD(optimizer.beta1)).atLeast(0).below(1));
+                      HEARTH_FIELD(optimizer.beta1)).atLeast(0).below(1)
+                    .noEffect(betasRule));
     s.push_back(Entry("optimizer.beta2", T::Double, "Optimization", "Beta 2",
-                      "adam/adamw: decay of the second moment.", HEARTH_FIELD(optimizer.beta2)).atLeast(0).below(1));
+                      "adam/adamw: decay of the second moment.", HEARTH_FIELD(optimizer.beta2)).atLeast(0).below(1)
+                    .noEffect(betasRule));
     s.push_back(Entry("optimizer.eps", T::Double, "Optimization", "Epsilon",
-                      "adam/adamw/adagrad: added to the denominator.", HEARTH_FIELD(optimizer.eps)).above(0));
+                      "adam/adamw/adagrad: added to the denominator.", HEARTH_FIELD(optimizer.eps)).above(0)
+                    .noEffect(epsRule));
     s.push_back(Entry("scheduler.name", T::String, "Optimization", "LR schedule",
                       "How the learning rate changes over the run.", HEARTH_FIELD(scheduler.name))
                     .choices({"none", "step", "cosine", "linear-warmup"}));
     s.push_back(Entry("scheduler.step_size", T::Int, "Optimization", "Step every", "step: epochs between decays.",
-                      HEARTH_FIELD(scheduler.step_size)).atLeast(1));
+                      HEARTH_FIELD(scheduler.step_size)).atLeast(1)
+                    .noEffect(stepScheduleRule));
     s.push_back(Entry("scheduler.gamma", T::Double, "Optimization", "Decay factor",
-                      "step: multiply the learning rate by this.", HEARTH_FIELD(scheduler.gamma)).above(0).atMost(1));
+                      "step: multiply the learning rate by this.", HEARTH_FIELD(scheduler.gamma)).above(0).atMost(1)
+                    .noEffect(stepScheduleRule));
     s.push_back(Entry("scheduler.warmup_steps", T::Int, "Optimization", "Warm-up steps",
-                      "linear-warmup: optimizer steps of warm-up.", HEARTH_FIELD(scheduler.warmup_steps)).atLeast(0));
+                      "linear-warmup: optimizer steps of warm-up.", HEARTH_FIELD(scheduler.warmup_steps)).atLeast(0)
+                    .noEffect(warmupRule));
     s.push_back(Entry("scheduler.min_lr", T::Double, "Optimization", "Final LR",
                       "cosine / linear-warmup: the learning rate at the end.", HEARTH_FIELD(scheduler.min_lr))
-                    .atLeast(0));
+                    .atLeast(0)
+                    .noEffect(finalLrRule));
     // Trainer
     s.push_back(Entry("trainer.max_epochs", T::Int, "Optimization", "Epochs", "Passes over the training data.",
                       HEARTH_FIELD(trainer.max_epochs)).atLeast(1).atMost(100000));
@@ -200,9 +335,11 @@ std::vector<ConfigKey> buildSchema() {
                       "Page-locked host buffers for faster, asynchronous copies to the GPU.",
                       HEARTH_FIELD(trainer.pin_memory)).toggle());
     s.push_back(Entry("trainer.prefetch_factor", T::Int, "Speed", "Prefetch per worker",
-                      "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).atMost(64).toggle());
+                      "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).atMost(64).toggle()
+                    .noEffect(workersRule));
     s.push_back(Entry("trainer.persistent_workers", T::Bool, "Speed", "Persistent workers",
-                      "Keep loader workers between epochs.", HEARTH_FIELD(trainer.persistent_workers)).toggle());
+                      "Keep loader workers between epochs.", HEARTH_FIELD(trainer.persistent_workers)).toggle()
+                    .noEffect(workersRule));
     s.push_back(Entry("trainer.gradient_clip_val", T::Double, "Optimization", "Clip gradients",
                       "Clip the gradient norm to this value; empty: no clipping.",
                       HEARTH_FIELD(trainer.gradient_clip_val)).nullable("off").above(0).toggle());
@@ -210,7 +347,8 @@ std::vector<ConfigKey> buildSchema() {
                       "Drop the gradients after each optimizer step (backward allocates them anew) instead of "
                       "zeroing them in place, so they do not hold memory through the next forward pass. "
                       "ddp and zero1 always zero in place (the gradients live in the reducer's buckets).",
-                      HEARTH_FIELD(trainer.set_grads_to_none)).toggle());
+                      HEARTH_FIELD(trainer.set_grads_to_none)).toggle()
+                    .noEffect(gradsToNoneRule));
     s.push_back(Entry("trainer.deterministic", T::Bool, "Optimization", "Deterministic algorithms",
                       "Reproducible results, possibly slower.", HEARTH_FIELD(trainer.deterministic)).toggle());
     s.push_back(Entry("trainer.log_every_n_steps", T::Int, "Optimization", "Log every",
@@ -225,12 +363,15 @@ std::vector<ConfigKey> buildSchema() {
                     .atLeast(0).atMost(1024).zeroMeans("default").toggle());
     s.push_back(Entry("trainer.cudnn_benchmark", T::Bool, "Speed", "cuDNN benchmark",
                       "CUDA: let cuDNN time kernels and pick the fastest.", HEARTH_FIELD(trainer.cudnn_benchmark))
-                    .toggle());
+                    .toggle()
+                    .noEffect(cudaRule));
     s.push_back(Entry("trainer.tf32", T::Bool, "Speed", "TF32 matmuls",
-                      "CUDA Ampere+: TensorFloat-32 for float32 matrix products.", HEARTH_FIELD(trainer.tf32)).toggle());
+                      "CUDA Ampere+: TensorFloat-32 for float32 matrix products.", HEARTH_FIELD(trainer.tf32)).toggle()
+                    .noEffect(cudaRule));
     s.push_back(Entry("trainer.channels_last", T::Bool, "Speed", "Channels last",
                       "cnn: NHWC memory layout (faster convolutions on tensor cores).",
-                      HEARTH_FIELD(trainer.channels_last)).toggle());
+                      HEARTH_FIELD(trainer.channels_last)).toggle()
+                    .noEffect(cnnRule));
     s.push_back(Entry("trainer.checkpoint.monitor", T::String, "Optimization", "Keep best by",
                       "The validation metric that picks the best checkpoint (tested at the end).",
                       HEARTH_FIELD(trainer.checkpoint.monitor)).choices({"val_acc", "val_loss"}));
@@ -265,19 +406,24 @@ std::vector<ConfigKey> buildSchema() {
                     .atLeast(0).atMost(1000).zeroMeans("off"));
     s.push_back(Entry("trainer.ddp.backend", T::String, "Devices", "Backend",
                       "ddp: how processes talk. auto: nccl on CUDA, gloo on CPU; gloo also runs several ranks "
-                      "on one GPU.", HEARTH_FIELD(trainer.ddp.backend)).choices({"auto", "gloo", "nccl"}).toggle());
+                      "on one GPU.", HEARTH_FIELD(trainer.ddp.backend)).choices({"auto", "gloo", "nccl"}).toggle()
+                    .noEffect(distributedRule));
     s.push_back(Entry("trainer.ddp.find_unused_parameters", T::Bool, "Devices", "Find unused parameters",
                       "ddp: allow parameters that take no part in a step's loss (costs a graph walk per step).",
-                      HEARTH_FIELD(trainer.ddp.find_unused_parameters)).toggle());
+                      HEARTH_FIELD(trainer.ddp.find_unused_parameters)).toggle()
+                    .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.gradient_as_bucket_view", T::Bool, "Devices", "Gradients as bucket views",
                       "ddp: gradients live in the allreduce buckets (saves one copy of the gradients).",
-                      HEARTH_FIELD(trainer.ddp.gradient_as_bucket_view)).toggle());
+                      HEARTH_FIELD(trainer.ddp.gradient_as_bucket_view)).toggle()
+                    .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.bucket_cap_mb", T::Double, "Devices", "Bucket size (MB)",
                       "ddp: gradients are allreduced in buckets of about this size, overlapping backward.",
-                      HEARTH_FIELD(trainer.ddp.bucket_cap_mb)).above(0).toggle());
+                      HEARTH_FIELD(trainer.ddp.bucket_cap_mb)).above(0).toggle()
+                    .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.timeout_s", T::Int, "Devices", "Timeout (s)",
                       "ddp: how long a rank waits for the others (rendezvous and each collective) before "
-                      "the run fails.", HEARTH_FIELD(trainer.ddp.timeout_s)).atLeast(1).toggle());
+                      "the run fails.", HEARTH_FIELD(trainer.ddp.timeout_s)).atLeast(1).toggle()
+                    .noEffect(distributedRule));
     return s;
 }
 
@@ -389,6 +535,10 @@ std::string checkConfigValue(const ConfigKey& key, const ExperimentConfig& confi
     }
     if (v.is_number() && !inRange(key, v.get<double>())) return bad(v.get<double>());
     return "";
+}
+
+std::string noEffectReason(const ConfigKey& key, const ExperimentConfig& config, const DeviceCapabilities& caps) {
+    return key.no_effect ? key.no_effect(config, caps) : std::string();
 }
 
 std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabilities& caps) {

@@ -16,6 +16,11 @@ namespace hearth {
 
 enum class ConfigType { String, Bool, Int, UInt, Double, IntList };
 
+// Why a key has no effect with the rest of `config` on `caps` ("only sgd uses momentum"), or ""
+// when it applies. One rule per key: the form disables the key with this reason, and validate()
+// warns when such a key is set away from its default.
+using NoEffectRule = std::string (*)(const ExperimentConfig& config, const DeviceCapabilities& caps);
+
 // How the form shows a key beyond what its type implies.
 enum class ConfigWidget { Auto, Path, DirectoryOrFile, Fraction };
 
@@ -38,6 +43,7 @@ struct ConfigKey {
     std::string null_word;            // JSON and --set spell null this way ("auto"); "" = JSON null
     bool toggle = false;              // a speed/technique toggle: listed in the effective settings
     ConfigWidget widget = ConfigWidget::Auto;
+    NoEffectRule no_effect = nullptr; // null: the key always applies
     ConfigField (*field)(ExperimentConfig&) = nullptr;
 };
 
@@ -55,6 +61,15 @@ std::string configValueText(const ConfigKey& key, const ExperimentConfig& config
 // The problem with `config`'s value of `key` against the key's type, choices and range
 // ("must be at least 1, got 0"), or "" when it is allowed.
 std::string checkConfigValue(const ConfigKey& key, const ExperimentConfig& config);
+// Why `key` has no effect with the rest of `config` on `caps`, or "" when it applies (its
+// ConfigKey::no_effect rule; a key without one always applies).
+std::string noEffectReason(const ConfigKey& key, const ExperimentConfig& config, const DeviceCapabilities& caps);
+// validate(config, caps) (ExperimentConfig.h), and in `warnings` the keys set away from their
+// default that have no effect here, by their no_effect rule ("has no effect: ZeRO-2 shards
+// gradients itself; DDP's buckets are not used"): allowed, but worth saying. A key that
+// validation refuses gets its error only.
+std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps,
+                                  std::vector<ConfigIssue>* warnings);
 // The values of a String key's choices that `caps` can run (what the form offers): e.g. 16-mixed
 // only with CUDA or CPU float16 autocast, cuda only with a GPU, distributed strategies only when
 // this build has them.

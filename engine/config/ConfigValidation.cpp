@@ -162,6 +162,20 @@ void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, C
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }
 
+// Keys set away from their default that do nothing with the rest of the config: one warning per
+// key, from its ConfigKey::no_effect rule (the rule the form disables the key by). A key that
+// validation refuses already has its message.
+void warnNoEffect(const ExperimentConfig& cfg, const DeviceCapabilities& caps, const std::vector<ConfigIssue>& errors,
+                  std::vector<ConfigIssue>& warnings) {
+    const ExperimentConfig defaults;
+    for (const auto& key : configSchema()) {
+        const std::string why = noEffectReason(key, cfg, caps);
+        if (why.empty() || configValueJson(key, cfg) == configValueJson(key, defaults)) continue;
+        const bool refused = std::any_of(errors.begin(), errors.end(), [&](const ConfigIssue& e) { return e.key == key.key; });
+        if (!refused) warnings.push_back({key.key, "has no effect: " + why});
+    }
+}
+
 }  // namespace
 
 bool trainsOnCuda(const TrainerConfig& t, const DeviceCapabilities& caps) {
@@ -177,7 +191,8 @@ TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilit
     return t;
 }
 
-std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps) {
+std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps,
+                                  std::vector<ConfigIssue>* warnings) {
     std::vector<ConfigIssue> issues;
     Checker c(issues);
     if (config.name.empty()) c.fail("name", "must not be empty (it names the run)");
@@ -187,7 +202,12 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
     checkOptimization(config, c);
     checkTrainer(config, c);
     checkHardware(config.trainer, caps, c);
+    if (warnings) warnNoEffect(config, caps, issues, *warnings);
     return issues;
+}
+
+std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps) {
+    return validate(config, caps, nullptr);
 }
 
 }  // namespace hearth

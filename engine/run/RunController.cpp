@@ -78,7 +78,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
         sink.onEvent(LogLine{LogLine::Level::Info, "training images augmented in the loader: " + augment.describe()});
     for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
     for (const auto& note : model->notes()) sink.onEvent(LogLine{LogLine::Level::Info, "model: " + note});
-    for (const auto& note : ineffectiveToggles(config, device, trainer)) {
+    for (const auto& note : ineffectiveToggles(requested)) {
         sink.onEvent(LogLine{LogLine::Level::Warning, note});
     }
 

@@ -235,31 +235,16 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     return e;
 }
 
-std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torch::Device device,
-                                            const Trainer& trainer) {
-    const auto& t = config.trainer;
+std::vector<std::string> ineffectiveToggles(const ExperimentConfig& requested) {
+    // pin_memory on a CPU is not among them: it is on by default so that one config serves CPU and
+    // GPU machines alike (a default value is never warned about); the effective settings still
+    // say "off (not applicable on CPU)".
+    std::vector<ConfigIssue> warnings;
+    validate(requested, queryDeviceCapabilities(), &warnings);
     std::vector<std::string> notes;
-    if (device.is_cpu()) {
-        // pin_memory is not warned about: it is on by default so that one config serves CPU and
-        // GPU machines alike; the effective settings still say "off (not applicable on CPU)".
-        if (t.cudnn_benchmark) {
-            notes.push_back("trainer.cudnn_benchmark=true has no effect on CPU");
-        }
-        if (t.tf32) {
-            notes.push_back("trainer.tf32=true has no effect on CPU");
-        }
-    } else if (t.cudnn_benchmark && t.deterministic) {
-        notes.push_back("trainer.cudnn_benchmark is off because trainer.deterministic=true");
-    }
-    if (t.num_workers == 0 && t.persistent_workers) {
-        notes.push_back("trainer.persistent_workers=true has no effect with num_workers=0");
-    }
-    if (config.data.bucket_by_length && !isTextKind(config.data.kind)) {
-        notes.push_back("data.bucket_by_length=true has no effect: " + config.data.kind +
-                        " samples all have one size");
-    }
-    if (t.channels_last && !trainer.strategyInUse().channelsLast()) {
-        notes.push_back("trainer.channels_last=true has no effect: " + config.model.name + " has no convolutions");
+    for (const auto& w : warnings) {
+        const ConfigKey* key = findConfigKey(w.key);
+        notes.push_back(w.key + "=" + (key ? configValueText(*key, requested) : std::string("?")) + " " + w.message);
     }
     return notes;
 }

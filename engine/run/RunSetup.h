@@ -41,8 +41,9 @@ void applyGlobalSettings(const ExperimentConfig& config, torch::Device device);
 std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& config, torch::Device device,
                                                      const Trainer& trainer, const std::string& checkpoint_path);
 
-// One line per requested toggle that has no effect here (so nothing is ignored silently).
-std::vector<std::string> ineffectiveToggles(const ExperimentConfig& config, torch::Device device,
-                                            const Trainer& trainer);
+// One line per key of the config as given (not resolved) that is set away from its default and
+// has no effect on this machine (so nothing is ignored silently): validate()'s warnings, which
+// follow the key table's no-effect rules, as the form's enablement does.
+std::vector<std::string> ineffectiveToggles(const ExperimentConfig& requested);
 
 }  // namespace hearth

@@ -401,6 +401,78 @@ private Q_SLOTS:
         QVERIFY(describeConfigKeys("nope").empty());
     }
 
+    // Under zero2 the reducer's keys do nothing (ZeRO-2 reduces its own gradient slices): a value
+    // set away from its default is warned about, with the same reason the form disables the key by.
+    void zero2WarnsThatTheReducerKeysHaveNoEffect() {
+        auto withC10d = cpuOnly();
+        withC10d.distributed = true;
+        ExperimentConfig zero2;
+        zero2.trainer.strategy = "zero2";
+        zero2.trainer.devices = 2;
+        std::vector<ConfigIssue> warnings;
+        QVERIFY(validate(zero2, withC10d, &warnings).empty());
+        QVERIFY2(warnings.empty(), issuesText(warnings).c_str());   // defaults are never warned about
+        zero2.trainer.ddp.bucket_cap_mb = 50.0;
+        zero2.trainer.ddp.find_unused_parameters = true;
+        zero2.trainer.ddp.gradient_as_bucket_view = true;
+        zero2.trainer.ddp.timeout_s = 60;   // the process group's: it applies
+        QVERIFY(validate(zero2, withC10d, &warnings).empty());
+        const std::string reason = "ZeRO-2 shards gradients itself; DDP's buckets are not used";
+        for (const char* key :
+             {"trainer.ddp.bucket_cap_mb", "trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
+            QVERIFY2(hasIssue(warnings, key, "has no effect: " + reason), issuesText(warnings).c_str());
+            QCOMPARE(noEffectReason(*findConfigKey(key), zero2, withC10d), reason);
+        }
+        QCOMPARE(warnings.size(), size_t(3));
+        // The same settings under ddp and zero1 (DDP's reducer) are used: nothing to warn about.
+        for (const char* reduced : {"ddp", "zero1"}) {
+            ExperimentConfig c = zero2;
+            c.trainer.strategy = reduced;
+            warnings.clear();
+            QVERIFY(validate(c, withC10d, &warnings).empty());
+            QVERIFY2(warnings.empty(), issuesText(warnings).c_str());
+        }
+        // One process: no strategy synchronises anything.
+        ExperimentConfig single = zero2;
+        single.trainer.strategy = "auto";
+        single.trainer.devices = 1;
+        warnings.clear();
+        QVERIFY(validate(single, withC10d, &warnings).empty());
+        QVERIFY(hasIssue(warnings, "trainer.ddp.bucket_cap_mb", "one process"));
+        QVERIFY(hasIssue(warnings, "trainer.ddp.timeout_s", "one process"));
+    }
+
+    // The runtime notes that came before the key table's rules, as validation warnings now; a
+    // key validation refuses gets its error, not a second message.
+    void noEffectWarningsFollowTheKeyTable() {
+        std::vector<ConfigIssue> warnings;
+        ExperimentConfig cpuToggles;
+        cpuToggles.trainer.cudnn_benchmark = true;
+        cpuToggles.trainer.tf32 = true;
+        QVERIFY(validate(cpuToggles, cpuOnly(), &warnings).empty());
+        QVERIFY(hasIssue(warnings, "trainer.cudnn_benchmark", "CUDA only"));
+        QVERIFY(hasIssue(warnings, "trainer.tf32", "CUDA only"));
+        warnings.clear();
+        QVERIFY(validate(cpuToggles, oneGpu(), &warnings).empty());
+        QVERIFY2(warnings.empty(), issuesText(warnings).c_str());
+
+        ExperimentConfig images;
+        images.data.bucket_by_length = true;
+        images.optimizer.momentum = 0.5;   // adam
+        warnings.clear();
+        QVERIFY(validate(images, cpuOnly(), &warnings).empty());
+        QVERIFY(hasIssue(warnings, "data.bucket_by_length", "applies to text data (data.kind is idx)"));
+        QVERIFY(hasIssue(warnings, "optimizer.momentum", "only sgd uses momentum (optimizer.name is adam)"));
+        QCOMPARE(warnings.size(), size_t(2));
+
+        ExperimentConfig refused;
+        refused.trainer.persistent_workers = true;
+        refused.trainer.num_workers = 0;
+        warnings.clear();
+        QVERIFY(hasIssue(validate(refused, cpuOnly(), &warnings), "trainer.persistent_workers", "needs trainer.num_workers"));
+        QVERIFY2(warnings.empty(), issuesText(warnings).c_str());
+    }
+
     void configKeysListsEveryLeaf() {
         const auto keys = configKeys();
         QVERIFY(std::find(keys.begin(), keys.end(), "trainer.checkpoint.monitor") != keys.end());

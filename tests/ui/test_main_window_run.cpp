@@ -190,16 +190,23 @@ private Q_SLOTS:
         qputenv("HEARTH_CLI", HEARTH_CLI_PATH);
         MainWindow window(options());
         auto config = hearth::test::tinyExperiment("resumed-run");
+        // Long enough that the stop lands in training. The stop follows the first plotted step,
+        // but the child trains on while the window draws: 3 epochs of the tiny mlp (375 steps)
+        // take 0.15 s and could end before the stop on a loaded machine, and a completed run is
+        // not resumable. Wider layers make each step slower without more events to draw.
         config.data.limit = 4000;
+        config.model.hidden = {1024, 1024};
         config.trainer.max_epochs = 3;
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
         const qint64 runId = window.session()->currentRunId();
-        QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 5, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->plots()->pointCount(LivePlots::Plot::Loss) > 0, 120000);
         window.stopAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
-        const auto kept = hearth::RunStore(m_db.toStdString()).steps(runId);
+        const hearth::RunStore stopped(m_db.toStdString());
+        QCOMPARE(stopped.run(runId)->status, std::string("stopped"));   // not completed before the stop came
+        const auto kept = stopped.steps(runId);
         QVERIFY(!kept.empty());
 
         HistoryView* history = window.historyView();

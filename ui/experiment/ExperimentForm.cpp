@@ -234,7 +234,7 @@ void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
     }
 }
 
-void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
+void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps, bool known)
 {
     m_caps = caps;
     QString text;
@@ -256,9 +256,11 @@ void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps)
         text += caps.cuda_bf16 ? tr(" · bf16 supported") : tr(" · no bf16");
     }
     text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2)") : QString();
+    if (!known)
+        text = tr("Probing this machine's devices… (until then, what a CPU-only machine can run)");
     m_capabilities->setText(text);
     offerWhatCanRun(caps);
-    updateDevices();
+    updateApplicability();   // some keys apply on some machines only (the ddp keys: several GPUs)
 }
 
 // Choices and ranges follow what validation accepts on this machine: 16-mixed only with CUDA (or
@@ -340,46 +342,13 @@ void ExperimentForm::onEdited()
     Q_EMIT changed();
 }
 
+// Each key's no-effect rule (ConfigSchema), the one validate() warns by, decides whether its
+// editor is enabled; the tooltip says why not.
 void ExperimentForm::updateApplicability()
 {
-    const std::string opt = choice("optimizer.name"), sched = choice("scheduler.name");
-    const bool csv = choice("data.kind") == "csv";
-    auto enable = [this](const std::string& key, bool on) { m_fields.at(key)->setEnabled(on); };
-    enable("optimizer.momentum", opt == "sgd");
-    enable("optimizer.beta1", opt == "adam" || opt == "adamw");
-    enable("optimizer.beta2", opt == "adam" || opt == "adamw");
-    enable("optimizer.eps", opt != "sgd");
-    enable("scheduler.step_size", sched == "step");
-    enable("scheduler.gamma", sched == "step");
-    enable("scheduler.warmup_steps", sched == "linear-warmup");
-    enable("scheduler.min_lr", sched == "cosine" || sched == "linear-warmup");
-    const std::string model = choice("model.name"), kind = choice("data.kind");
-    const bool transformer = model == "distilbert" || model == "bert";
-    const bool textData = hearth::isTextKind(kind);
-    const bool newTransformer = transformer && text("model.pretrained").trimmed().isEmpty();
-    enable("model.hidden", model == "mlp");
-    enable("model.channels", model == "cnn");
-    enable("model.pretrained", transformer);
-    for (const char* key : {"model.hidden_size", "model.num_layers", "model.num_heads", "model.intermediate_size"})
-        enable(key, newTransformer);
-    enable("model.inplace_activations", model == "cnn" || model == "mlp");   // a transformer's GELU: no in-place form
-    enable("model.dropout", !transformer || newTransformer);
-    for (const char* key : {"data.tokenizer", "data.max_length", "data.padding", "data.bucket_by_length"})
-        enable(key, textData);
-    enable("data.text_column", kind == "text_csv");
-    enable("data.val_path", csv || kind == "text_csv");
-    enable("data.test_path", csv || kind == "text_csv");
-    enable("data.label_column", csv || kind == "text_csv");
-    enable("data.test_fraction", (csv || textData) && text("data.test_path").isEmpty());
-    enable("trainer.prefetch_factor", m_ints.at("trainer.num_workers")->value() > 0);
-    // The strategy these settings resolve to decides (ddp and zero1 always zero in place).
-    hearth::TrainerConfig trainer;
-    trainer.accelerator = choice("trainer.accelerator");
-    trainer.strategy = choice("trainer.strategy");
-    const int64_t devices = m_ints.at("trainer.devices")->value();   // 0: auto
-    trainer.devices = devices > 0 ? std::optional<int64_t>(devices) : std::nullopt;
-    trainer.num_nodes = m_ints.at("trainer.num_nodes")->value();
-    enable("trainer.set_grads_to_none", hearth::resolveTrainer(trainer, m_caps).set_grads_to_none);
+    const hearth::ExperimentConfig current = config();
+    for (const hearth::ConfigKey& key : hearth::configSchema())
+        m_fields.at(key.key)->setNoEffect(qstr(hearth::noEffectReason(key, current, m_caps)));
     updateDevices();
 }
 
@@ -404,10 +373,6 @@ void ExperimentForm::updateDevices()
                                .arg(batch * processes * accumulate) +
                            (processes > 1 ? tr(" Start launches %1 processes; Stop stops them all.").arg(processes)
                                           : QString()));
-    const bool distributed = choice("trainer.strategy") != "auto" || processes > 1;
-    for (const char* key : {"trainer.ddp.backend", "trainer.ddp.find_unused_parameters",
-                            "trainer.ddp.gradient_as_bucket_view", "trainer.ddp.bucket_cap_mb", "trainer.ddp.timeout_s"})
-        m_fields.at(key)->setEnabled(distributed);
 }
 
 QString ExperimentForm::text(const std::string& key) const

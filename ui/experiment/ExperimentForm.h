@@ -39,7 +39,8 @@ public:
     hearth::ExperimentConfig config(std::vector<hearth::ConfigIssue>* parseIssues = nullptr) const;
     // Shows each issue under its field; returns those that name no field.
     std::vector<hearth::ConfigIssue> showIssues(const std::vector<hearth::ConfigIssue>& issues);
-    void setCapabilities(const hearth::DeviceCapabilities& caps);
+    // `known` false: CPU-only assumptions while the machine's devices are being probed.
+    void setCapabilities(const hearth::DeviceCapabilities& caps, bool known = true);
     // A dropped or chosen data source: a folder means IDX, a .csv file means CSV.
     void setDataSource(const QString& path);
     QString fieldMessage(const std::string& key) const;
@@ -70,8 +71,8 @@ private:
     void showValue(const hearth::ConfigKey& key, const hearth::ExperimentConfig& config);
     void readValue(const hearth::ConfigKey& key, hearth::ExperimentConfig& config, TextReader& read) const;
     void browse(const std::string& key, bool folder);
-    void updateApplicability();
-    void updateDevices();   // the global batch line; the ddp keys only when several processes run
+    void updateApplicability();   // enables the keys that have an effect with the other settings
+    void updateDevices();         // the global batch line
     void onEdited();
 
     // Typed accessors by key (the maps own nothing; widgets are children of this form).

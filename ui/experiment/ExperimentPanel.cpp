@@ -1,7 +1,7 @@
 #include "ui/experiment/ExperimentPanel.h"
 
-#include "engine/config/DeviceInfo.h"
 #include "ui/experiment/ExperimentForm.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/widgets/Format.h"
 #include "ui/widgets/ValidatedField.h"
 
@@ -31,8 +31,16 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     : QWidget(parent), m_form(new ExperimentForm), m_summary(new QLabel), m_start(new QPushButton(tr("Start"))),
       m_stop(new QPushButton(tr("Stop"))), m_ladder(new QPushButton(tr("Ladder…"))), m_recentMenu(new QMenu(tr("Open Recent"), this))
 {
-    m_caps = hearth::queryDeviceCapabilities();
-    m_form->setCapabilities(m_caps);
+    // The machine's capabilities come from the process's probe (off the GUI thread): until they
+    // do, the form offers what a CPU-only machine can run and says the devices are being probed.
+    DeviceProbe& probe = DeviceProbe::instance();
+    m_caps = probe.capabilities();
+    m_form->setCapabilities(m_caps, probe.isReady());
+    connect(&probe, &DeviceProbe::ready, this, [this, &probe] {
+        m_caps = probe.capabilities();
+        m_form->setCapabilities(m_caps);
+        revalidate();
+    });
 
     auto* fileRow = new QHBoxLayout;
     auto* open = new QToolButton;

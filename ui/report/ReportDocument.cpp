@@ -7,7 +7,7 @@
 #include "storage/report/BrowserPrint.h"
 #include "storage/report/ComparisonPage.h"
 #include "storage/report/RunPage.h"
-#include "ui/report/IdxImageReader.h"
+#include "ui/report/IdxImages.h"
 
 #include <QDesktopServices>
 #include <QDir>
@@ -18,6 +18,7 @@
 #include <QSaveFile>
 #include <QUrl>
 
+#include <optional>
 #include <stdexcept>
 
 namespace hearth::ui {
@@ -38,18 +39,22 @@ QString sourceFile(const hearth::DataConfig& data, bool test)
 void addImages(hearth::report::RunPage& page, const hearth::DataConfig& data, bool test)
 {
     const QString folder = QString::fromStdString(data.path);
-    const QString file = IdxImageReader::imageFileFor(folder, test ? QStringLiteral("test") : QStringLiteral("train"));
-    IdxImageReader reader;
-    QString error;
-    if (file.isEmpty() || !reader.open(file, &error)) {
-        page.samples_note = QObject::tr("The samples' images are not shown: %1.")
-                                .arg(file.isEmpty() ? QObject::tr("%1 holds no IDX image file").arg(folder) : error)
-                                .toStdString();
+    const QString file = IdxImages::imageFileFor(folder, test ? QStringLiteral("test") : QStringLiteral("train"));
+    std::optional<IdxImages> reader;
+    QString error = QObject::tr("%1 holds no IDX image file").arg(folder);
+    try {
+        if (!file.isEmpty())
+            reader.emplace(file);
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+    }
+    if (!reader) {
+        page.samples_note = QObject::tr("The samples' images are not shown: %1.").arg(error).toStdString();
         return;
     }
     int outside = 0;
     for (auto& sample : page.samples) {
-        const QImage image = reader.image(sample.prediction.index);
+        const QImage image = reader->image(sample.prediction.index);
         if (image.isNull()) {
             ++outside;
             continue;
@@ -62,7 +67,7 @@ void addImages(hearth::report::RunPage& page, const hearth::DataConfig& data, bo
     }
     if (outside > 0)
         page.samples_note = QObject::tr("%1 sample(s) lie beyond the %2 images of %3: it is not the file the run used.")
-                                .arg(outside).arg(reader.count()).arg(file).toStdString();
+                                .arg(outside).arg(reader->count()).arg(file).toStdString();
 }
 
 void addTexts(hearth::report::RunPage& page, const std::vector<std::string>& texts, const QString& path)

@@ -1,6 +1,6 @@
 #include "ui/report/SampleBrowser.h"
 
-#include "ui/report/IdxImageReader.h"
+#include "ui/report/IdxImages.h"
 #include "ui/widgets/Format.h"
 
 #include "engine/config/ExperimentConfig.h"
@@ -34,7 +34,8 @@ constexpr int kThumb = 56;
 
 SampleBrowser::SampleBrowser(QWidget* parent)
     : QWidget(parent), m_trueFilter(new QComboBox), m_predFilter(new QComboBox), m_list(new QListWidget),
-      m_preview(new QLabel), m_caption(new QLabel), m_status(new QLabel), m_images(new IdxImageReader)
+      m_preview(new QLabel), m_caption(new QLabel), m_status(new QLabel),
+      m_readImages([](const QString& path) { return std::make_shared<const IdxImages>(path); })
 {
     m_list->setObjectName(QStringLiteral("sampleList"));
     m_list->setUniformItemSizes(true);
@@ -96,20 +97,8 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
     m_predictions = std::move(predictions);
     std::stable_sort(m_predictions.begin(), m_predictions.end(),
                      [](const auto& a, const auto& b) { return a.confidence > b.confidence; });
-    if (m_dataKind == QLatin1String("idx")) {
-        const QString file = IdxImageReader::imageFileFor(m_dataPath, QStringLiteral("test"));
-        if (file != m_images->path()) {
-            m_images = std::make_unique<IdxImageReader>();
-            if (!file.isEmpty())
-                m_images->open(file);
-        }
-    }
-    const bool icons = m_dataKind == QLatin1String("idx") && m_images->isOpen();
-    m_list->setViewMode(icons ? QListView::IconMode : QListView::ListMode);
-    m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
-    m_list->setResizeMode(QListView::Adjust);
-    m_list->setGridSize(icons ? QSize(kThumb + 84, kThumb + 3 * fontMetrics().height() + 8) : QSize());
-    m_list->setWordWrap(!isText());   // a text sample is one elided line; its whole text shows on the right
+    if (m_dataKind == QLatin1String("idx"))
+        loadImages();
     for (QComboBox* combo : {m_trueFilter, m_predFilter}) {
         const QSignalBlocker block(combo);
         combo->clear();
@@ -130,8 +119,19 @@ void SampleBrowser::setFilter(int trueClass, int predicted)
     rebuild();
 }
 
+void SampleBrowser::applyViewMode()
+{
+    const bool icons = m_dataKind == QLatin1String("idx") && m_images;
+    m_list->setViewMode(icons ? QListView::IconMode : QListView::ListMode);
+    m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
+    m_list->setResizeMode(QListView::Adjust);
+    m_list->setGridSize(icons ? QSize(kThumb + 84, kThumb + 3 * fontMetrics().height() + 8) : QSize());
+    m_list->setWordWrap(!isText());   // a text sample is one elided line; its whole text shows on the right
+}
+
 void SampleBrowser::rebuild()
 {
+    applyViewMode();
     const int wantTrue = m_trueFilter->currentData().isValid() ? m_trueFilter->currentData().toInt() : -1;
     const int wantPred = m_predFilter->currentData().isValid() ? m_predFilter->currentData().toInt() : -1;
     m_visible.clear();
@@ -151,7 +151,7 @@ void SampleBrowser::rebuild()
         auto* item = new QListWidgetItem(tr("%1 → %2\n%3").arg(name(p.true_label), name(p.predicted),
                                                             formatPercent(p.confidence, 0)));
         if (m_list->viewMode() == QListView::IconMode)
-            item->setIcon(QIcon(QPixmap::fromImage(sampleImage(p).scaled(kThumb, kThumb))));
+            item->setIcon(QIcon(QPixmap::fromImage(sampleImage(p.index).scaled(kThumb, kThumb))));
         else if (isText())
             item->setText(tr("#%1  %2 → %3 (%4)   %5")
                               .arg(p.index)
@@ -163,10 +163,17 @@ void SampleBrowser::rebuild()
         item->setTextAlignment(isText() ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignTop);
         m_list->addItem(item);
     }
-    m_status->setText(total == 0 ? tr("No misclassified samples.")
-                                 : total > m_visible.size() ? tr("%1 misclassified (showing the %2 most confident)")
-                                                                  .arg(total).arg(m_visible.size())
-                                                            : tr("%1 misclassified").arg(total));
+    QString status = total == 0 ? tr("No misclassified samples.")
+                     : total > m_visible.size() ? tr("%1 misclassified (showing the %2 most confident)")
+                                                      .arg(total).arg(m_visible.size())
+                                                : tr("%1 misclassified").arg(total);
+    if (m_dataKind == QLatin1String("idx") && !m_predictions.empty()) {
+        if (m_imagesLoading)
+            status += tr(" · reading the test images…");
+        else if (!m_imagesError.isEmpty())
+            status += tr(" · the test images cannot be shown: %1").arg(m_imagesError);
+    }
+    m_status->setText(status);
     m_preview->clear();
     m_caption->clear();
     if (!m_visible.empty())
@@ -183,13 +190,17 @@ void SampleBrowser::showSample(int row)
         return;
     }
     const auto& p = m_predictions[m_visible[static_cast<size_t>(row)]];
-    const QImage img = sampleImage(p);
+    const QImage img = sampleImage(p.index);
     // Images are centred; texts read from the top left and use the panel's width.
     m_preview->setAlignment(img.isNull() ? Qt::AlignLeft | Qt::AlignTop : Qt::AlignCenter);
     if (QLayout* layout = m_preview->parentWidget()->layout())
         layout->setAlignment(m_preview, img.isNull() ? Qt::Alignment() : Qt::AlignHCenter);
     if (!img.isNull())
         m_preview->setPixmap(QPixmap::fromImage(img.scaled(224, 224, Qt::KeepAspectRatio, Qt::FastTransformation)));
+    else if (m_dataKind == QLatin1String("idx"))
+        m_preview->setText(m_imagesLoading      ? tr("(reading the test images of %1…)").arg(m_dataPath)
+                           : m_images           ? tr("(image %1 is not in %2)").arg(p.index).arg(m_imagesPath)
+                                                : tr("(the test images cannot be shown: %1)").arg(m_imagesError));
     else
         m_preview->setText(sampleText(p));
     const auto name = [this](int64_t c) { return c >= 0 && c < m_classNames.size() ? m_classNames[int(c)] : QString::number(c); };
@@ -198,9 +209,56 @@ void SampleBrowser::showSample(int row)
                            .arg(name(p.true_label), name(p.predicted), formatPercent(p.confidence, 1)));
 }
 
-QImage SampleBrowser::sampleImage(const hearth::Prediction& p) const
+QImage SampleBrowser::sampleImage(int64_t index) const
 {
-    return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(p.index) : QImage();
+    return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(index) : QImage();
+}
+
+void SampleBrowser::setImageReader(ImageReader reader)
+{
+    m_readImages = std::move(reader);
+}
+
+// A test file inflates to megabytes: it is read on a pool thread and handed back whole; a newer
+// load (another run's report) makes an older result stale. A file that cannot be read leaves the
+// list without images and says why.
+void SampleBrowser::loadImages()
+{
+    const QString file = IdxImages::imageFileFor(m_dataPath, QStringLiteral("test"));
+    if (file == m_imagesPath && (m_images || m_imagesLoading))
+        return;   // a file that could not be read is tried again
+    m_imagesPath = file;
+    m_images.reset();
+    m_imagesError.clear();
+    const int generation = ++m_imagesGeneration;
+    if (file.isEmpty()) {
+        m_imagesLoading = false;
+        m_imagesError = tr("%1 holds no t10k-images-idx3-ubyte file").arg(m_dataPath);
+        return;
+    }
+    m_imagesLoading = true;
+    QPointer<SampleBrowser> self(this);
+    QThreadPool::globalInstance()->start([self, generation, file, read = m_readImages] {
+        std::shared_ptr<const IdxImages> images;
+        QString error;
+        try {
+            images = read(file);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        // qApp outlives every browser; the QPointer is read on the GUI thread.
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, images, error] {
+                if (!self || generation != self->m_imagesGeneration)
+                    return;
+                self->m_images = images;
+                self->m_imagesError = error;
+                self->m_imagesLoading = false;
+                self->rebuild();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 bool SampleBrowser::isText() const

@@ -5,8 +5,10 @@
 
 #include "engine/events/Events.h"
 
+#include <QImage>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +19,7 @@ class QListWidget;
 
 namespace hearth::ui {
 
-class IdxImageReader;
+class IdxImages;
 
 class SampleBrowser final : public QWidget {
     Q_OBJECT
@@ -34,15 +36,24 @@ public:
     void setFilter(int trueClass, int predicted);
     int visibleCount() const;
     bool textsLoading() const;   // text data: the source texts are still being read
+    bool imagesLoading() const { return m_imagesLoading; }   // IDX data: the test images are being read
     QString statusText() const;
+    // The image shown for test sample `index` (null while the images load, or when they cannot be read).
+    QImage sampleImage(int64_t index) const;
+
+    // Reads an IDX image file; throws hearth::DataError. Called on a pool thread, never on the GUI
+    // thread. The default reads with the engine's reader (IdxImages); tests pass their own.
+    using ImageReader = std::function<std::shared_ptr<const IdxImages>(const QString& path)>;
+    void setImageReader(ImageReader reader);
 
 private:
     void rebuild();
     void showSample(int row);
-    QImage sampleImage(const hearth::Prediction& p) const;
+    void applyViewMode();   // icons once the images are there, a list otherwise
     QString sampleText(const hearth::Prediction& p) const;
     bool isText() const;
-    void loadTexts();   // the test split's source texts, once per file, off the GUI thread
+    void loadTexts();    // the test split's source texts, once per file, off the GUI thread
+    void loadImages();   // the test split's IDX images, once per file, off the GUI thread
     QComboBox* m_trueFilter;
     QComboBox* m_predFilter;
     QListWidget* m_list;
@@ -53,7 +64,11 @@ private:
     std::vector<hearth::Prediction> m_predictions;
     std::vector<size_t> m_visible;     // indices into m_predictions, in list order
     QString m_dataKind, m_dataPath, m_testPath;
-    std::unique_ptr<IdxImageReader> m_images;
+    ImageReader m_readImages;
+    std::shared_ptr<const IdxImages> m_images;   // read on a pool thread, then only read here
+    QString m_imagesPath, m_imagesError;
+    bool m_imagesLoading = false;
+    int m_imagesGeneration = 0;
     QString m_textColumn, m_textsPath, m_textsError;
     bool m_textsLoading = false;
     int m_textsGeneration = 0;

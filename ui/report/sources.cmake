@@ -1,6 +1,6 @@
 # The Report tab: one stored run's report, confusion matrix, samples and exports.
 target_sources(hearth_ui PRIVATE
-  report/IdxImageReader.h report/IdxImageReader.cpp
+  report/IdxImages.h report/IdxImages.cpp
   report/SampleBrowser.h report/SampleBrowser.cpp
   report/ConfusionMatrixView.h report/ConfusionMatrixView.cpp
   report/ReportExporter.h report/ReportExporter.cpp

@@ -1,7 +1,7 @@
 #include "ui/session/LadderRunner.h"
 
-#include "engine/config/DeviceInfo.h"
 #include "storage/RunEdits.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/TrainingSession.h"
 #include "ui/session/WriterJobs.h"
 
@@ -35,7 +35,7 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::Lad
         return false;
     }
     try {
-        m_steps = hearth::buildTechniqueLadder(base, hearth::queryDeviceCapabilities(), options);
+        m_steps = hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options);
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());

@@ -8,4 +8,5 @@ target_sources(hearth_ui PRIVATE
   session/TrainingSession.h session/TrainingSession.cpp
   session/CliProcess.h session/CliProcess.cpp
   session/ProcessRun.h session/ProcessRun.cpp
-  session/LadderRunner.h session/LadderRunner.cpp)
+  session/LadderRunner.h session/LadderRunner.cpp
+  session/DeviceProbe.h session/DeviceProbe.cpp)

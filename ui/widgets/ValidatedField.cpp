@@ -1,6 +1,7 @@
 #include "ui/widgets/ValidatedField.h"
 
 #include <QLabel>
+#include <QStringList>
 #include <QVBoxLayout>
 
 namespace hearth::ui {
@@ -36,15 +37,34 @@ void ValidatedField::setMessage(const QString& message)
     m_message = message;
     m_label->setText(message);
     m_label->setVisible(!message.isEmpty());
-    if (message.isEmpty()) {
+    if (message.isEmpty())
         m_frame->setStyleSheet(QString());
-        m_editor->setToolTip(m_toolTip);
-    } else {
+    else
         m_frame->setStyleSheet(QStringLiteral("%1 { border: 1px solid %2; border-radius: 3px; padding: 1px; }")
                                    .arg(QString::fromLatin1(m_frame->metaObject()->className()),
                                         errorColor().name()));
-        m_editor->setToolTip(m_toolTip.isEmpty() ? message : m_toolTip + QStringLiteral("\n\n") + message);
-    }
+    updateState();
+}
+
+void ValidatedField::setNoEffect(const QString& reason)
+{
+    if (reason == m_noEffect)
+        return;
+    m_noEffect = reason;
+    updateState();
+}
+
+void ValidatedField::updateState()
+{
+    setEnabled(m_noEffect.isEmpty() || !m_message.isEmpty());
+    QStringList tip;
+    if (!m_toolTip.isEmpty())
+        tip << m_toolTip;
+    if (!m_noEffect.isEmpty())
+        tip << tr("Has no effect here: %1").arg(m_noEffect);
+    if (!m_message.isEmpty())
+        tip << m_message;
+    m_editor->setToolTip(tip.join(QStringLiteral("\n\n")));
 }
 
 }  // namespace hearth::ui

@@ -1,6 +1,7 @@
 #pragma once
 // ValidatedField: an editor with a message line under it; a problem frames the editor in the
-// error colour, shows the message in place and adds it to the tooltip.
+// error colour, shows the message in place and adds it to the tooltip. A field whose key has no
+// effect with the rest of the settings is disabled, its tooltip saying why.
 
 #include <QColor>
 #include <QString>
@@ -23,13 +24,20 @@ public:
     QWidget* editor() const { return m_editor; }
     QString message() const { return m_message; }
     void setMessage(const QString& message);   // "" clears
+    // Why the key has no effect here ("" when it applies). A field that shows a problem stays
+    // editable all the same, so that its value can be taken back.
+    void setNoEffect(const QString& reason);
+    QString noEffect() const { return m_noEffect; }
 
 private:
+    void updateState();
+
     QWidget* m_editor;
     QWidget* m_frame;
     QLabel* m_label;
     QString m_toolTip;
     QString m_message;
+    QString m_noEffect;
 };
 
 }  // namespace hearth::ui

@@ -6,7 +6,9 @@
 #include "engine/config/DeviceInfo.h"
 #include "ui/experiment/ExperimentForm.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/MetaTypes.h"
+#include "ui/widgets/ValidatedField.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,7 +22,11 @@
 #include <QSpinBox>
 #include <QTest>
 
+#include <functional>
+
+using hearth::ui::ExperimentForm;
 using hearth::ui::ExperimentPanel;
+using hearth::ui::ValidatedField;
 
 namespace {
 
@@ -30,6 +36,25 @@ std::string messageFor(const hearth::ExperimentConfig& c, const std::string& key
         if (issue.key == key)
             return issue.message;
     return {};
+}
+
+// The field (editor, message line, tooltip) that shows `key` in `form`.
+ValidatedField* fieldOf(const ExperimentForm& form, const std::string& key)
+{
+    QWidget* w = form.findChild<QWidget*>(QString::fromStdString(key));
+    while (w && !qobject_cast<ValidatedField*>(w))
+        w = w->parentWidget();
+    if (!w)
+        qFatal("no field for %s", key.c_str());
+    return static_cast<ValidatedField*>(w);
+}
+
+hearth::DeviceCapabilities cpuWithC10d()
+{
+    hearth::DeviceCapabilities caps;
+    caps.distributed = true;
+    caps.cpu_threads = 2;
+    return caps;
 }
 
 }  // namespace
@@ -53,6 +78,8 @@ private Q_SLOTS:
     {
         hearth::test::isolateSettings(m_dir);
         hearth::ui::registerMetaTypes();
+        // The panels below start with this machine's capabilities (the probe runs off the GUI thread).
+        QTRY_VERIFY(hearth::ui::DeviceProbe::instance().isReady());
     }
 
     void defaultsMatchTheBuiltInExperiment()
@@ -361,6 +388,182 @@ private Q_SLOTS:
         field<QLineEdit>(panel, "model.pretrained")->setText(m_dir.path());
         QVERIFY2(summary->text().contains(QStringLiteral("No config.json")), qPrintable(summary->text()));
         QCOMPARE(panel.config().model.pretrained.value_or(""), m_dir.path().toStdString());
+    }
+
+    // Under zero2 the reducer's keys do nothing: the form disables them and says why, with the
+    // reason validate() warns by.
+    void zero2DisablesTheReducerKeysWithTheReason()
+    {
+        ExperimentForm form;
+        form.setCapabilities(cpuWithC10d());
+        hearth::ExperimentConfig c;
+        c.trainer.strategy = "zero2";
+        c.trainer.devices = 2;
+        c.trainer.ddp.bucket_cap_mb = 50.0;
+        form.setConfig(c);
+        const QString reason = QStringLiteral("ZeRO-2 shards gradients itself; DDP's buckets are not used");
+        std::vector<hearth::ConfigIssue> warnings;
+        hearth::validate(form.config(), cpuWithC10d(), &warnings);
+        QCOMPARE(warnings.size(), size_t(1));
+        QCOMPARE(warnings.front().key, std::string("trainer.ddp.bucket_cap_mb"));
+        QCOMPARE(QString::fromStdString(warnings.front().message), QStringLiteral("has no effect: ") + reason);
+        for (const char* key :
+             {"trainer.ddp.bucket_cap_mb", "trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
+            ValidatedField* field = fieldOf(form, key);
+            QVERIFY2(!field->editor()->isEnabled(), key);
+            QCOMPARE(field->noEffect(), reason);
+            QVERIFY2(field->editor()->toolTip().contains(QStringLiteral("Has no effect here: ") + reason),
+                     qPrintable(field->editor()->toolTip()));
+        }
+        // The process group's keys apply to every distributed strategy.
+        QVERIFY(fieldOf(form, "trainer.ddp.backend")->editor()->isEnabled());
+        QVERIFY(fieldOf(form, "trainer.ddp.timeout_s")->editor()->isEnabled());
+        // ddp uses its reducer: choosing it in the form enables the keys again, without the reason.
+        auto* strategy = form.findChild<QComboBox*>(QStringLiteral("trainer.strategy"));
+        strategy->setCurrentIndex(strategy->findData(QStringLiteral("ddp")));
+        for (const char* key :
+             {"trainer.ddp.bucket_cap_mb", "trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
+            QVERIFY2(fieldOf(form, key)->editor()->isEnabled(), key);
+            QVERIFY(!fieldOf(form, key)->editor()->toolTip().contains(QStringLiteral("Has no effect here")));
+        }
+    }
+
+    // Every case the form and the runtime notes decided key by key before the key table's rules,
+    // and then every key of every such config: the form's enablement, its tooltip and validate()'s
+    // warnings all say the same.
+    void everyKeyIsEnabledExactlyWhereValidationDoesNotWarn()
+    {
+        using Edit = std::function<void(hearth::ExperimentConfig&)>;
+        struct Case {
+            const char* what;
+            Edit edit;
+            std::vector<std::pair<const char*, bool>> applies;   // key, enabled
+            bool gpu = false;
+        };
+        const auto textData = [](hearth::ExperimentConfig& c) {
+            c.data.kind = "text_csv";
+            c.model.name = "distilbert";
+            c.data.tokenizer = "vocab.txt";
+        };
+        const std::vector<Case> cases = {
+            {"defaults: cnn on idx, adam, no schedule, 2 workers", [](hearth::ExperimentConfig&) {},
+             {{"optimizer.momentum", false}, {"optimizer.beta1", true}, {"optimizer.beta2", true},
+              {"optimizer.eps", true}, {"scheduler.step_size", false}, {"scheduler.gamma", false},
+              {"scheduler.warmup_steps", false}, {"scheduler.min_lr", false}, {"model.hidden", false},
+              {"model.channels", true}, {"model.pretrained", false}, {"model.hidden_size", false},
+              {"model.inplace_activations", true}, {"model.dropout", true}, {"data.tokenizer", false},
+              {"data.max_length", false}, {"data.padding", false}, {"data.bucket_by_length", false},
+              {"data.text_column", false}, {"data.val_path", false}, {"data.test_path", false},
+              {"data.label_column", false}, {"data.test_fraction", false}, {"trainer.prefetch_factor", true},
+              {"trainer.persistent_workers", true}, {"trainer.set_grads_to_none", true},
+              {"trainer.channels_last", true}, {"trainer.cudnn_benchmark", false}, {"trainer.tf32", false},
+              {"trainer.ddp.backend", false}, {"trainer.ddp.bucket_cap_mb", false}, {"trainer.ddp.timeout_s", false}}},
+            {"sgd", [](hearth::ExperimentConfig& c) { c.optimizer.name = "sgd"; },
+             {{"optimizer.momentum", true}, {"optimizer.beta1", false}, {"optimizer.eps", false}}},
+            {"adamw", [](hearth::ExperimentConfig& c) { c.optimizer.name = "adamw"; },
+             {{"optimizer.momentum", false}, {"optimizer.beta2", true}, {"optimizer.eps", true}}},
+            {"step schedule", [](hearth::ExperimentConfig& c) { c.scheduler.name = "step"; },
+             {{"scheduler.step_size", true}, {"scheduler.gamma", true}, {"scheduler.min_lr", false}}},
+            {"cosine schedule", [](hearth::ExperimentConfig& c) { c.scheduler.name = "cosine"; },
+             {{"scheduler.min_lr", true}, {"scheduler.warmup_steps", false}}},
+            {"linear-warmup schedule", [](hearth::ExperimentConfig& c) { c.scheduler.name = "linear-warmup"; },
+             {{"scheduler.min_lr", true}, {"scheduler.warmup_steps", true}, {"scheduler.gamma", false}}},
+            {"mlp", [](hearth::ExperimentConfig& c) { c.model.name = "mlp"; },
+             {{"model.hidden", true}, {"model.channels", false}, {"trainer.channels_last", false},
+              {"model.inplace_activations", true}}},
+            {"csv table", [](hearth::ExperimentConfig& c) { c.data.kind = "csv"; c.model.name = "mlp"; },
+             {{"data.val_path", true}, {"data.test_path", true}, {"data.label_column", true},
+              {"data.test_fraction", true}, {"data.text_column", false}, {"data.tokenizer", false}}},
+            {"csv with a test file",
+             [](hearth::ExperimentConfig& c) { c.data.kind = "csv"; c.model.name = "mlp"; c.data.test_path = "t.csv"; },
+             {{"data.test_fraction", false}}},
+            {"text csv, new distilbert", textData,
+             {{"data.tokenizer", true}, {"data.max_length", true}, {"data.padding", true},
+              {"data.bucket_by_length", true}, {"data.text_column", true}, {"data.label_column", true},
+              {"data.test_fraction", true}, {"model.pretrained", true}, {"model.hidden_size", true},
+              {"model.num_heads", true}, {"model.dropout", true}, {"model.inplace_activations", false},
+              {"model.channels", false}, {"model.hidden", false}}},
+            {"text csv, pretrained distilbert",
+             [textData](hearth::ExperimentConfig& c) { textData(c); c.model.pretrained = "checkpoint"; },
+             {{"model.hidden_size", false}, {"model.num_layers", false}, {"model.intermediate_size", false},
+              {"model.dropout", false}, {"model.pretrained", true}}},
+            {"wordnet, new bert",
+             [](hearth::ExperimentConfig& c) { c.data.kind = "wordnet"; c.model.name = "bert"; c.data.tokenizer = "v"; },
+             {{"data.text_column", false}, {"data.val_path", false}, {"data.label_column", false},
+              {"data.test_fraction", true}, {"data.max_length", true}}},
+            {"no loader workers",
+             [](hearth::ExperimentConfig& c) { c.trainer.num_workers = 0; },
+             {{"trainer.prefetch_factor", false}, {"trainer.persistent_workers", false}}},
+            {"two processes (strategy auto: ddp)", [](hearth::ExperimentConfig& c) { c.trainer.devices = 2; },
+             {{"trainer.set_grads_to_none", false}, {"trainer.ddp.backend", true},
+              {"trainer.ddp.find_unused_parameters", true}, {"trainer.ddp.gradient_as_bucket_view", true},
+              {"trainer.ddp.bucket_cap_mb", true}, {"trainer.ddp.timeout_s", true}}},
+            {"zero1", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero1"; c.trainer.devices = 2; },
+             {{"trainer.set_grads_to_none", false}, {"trainer.ddp.bucket_cap_mb", true}}},
+            {"zero2", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero2"; c.trainer.devices = 2; },
+             {{"trainer.set_grads_to_none", true}, {"trainer.ddp.backend", true}, {"trainer.ddp.timeout_s", true},
+              {"trainer.ddp.find_unused_parameters", false}, {"trainer.ddp.gradient_as_bucket_view", false},
+              {"trainer.ddp.bucket_cap_mb", false}}},
+            {"a GPU", [](hearth::ExperimentConfig&) {},
+             {{"trainer.cudnn_benchmark", true}, {"trainer.tf32", true}}, true},
+            {"a GPU, accelerator cpu", [](hearth::ExperimentConfig& c) { c.trainer.accelerator = "cpu"; },
+             {{"trainer.cudnn_benchmark", false}, {"trainer.tf32", false}}, true},
+        };
+        hearth::DeviceCapabilities gpu = cpuWithC10d();
+        gpu.cuda_available = true;
+        gpu.cuda_device_count = 2;
+        const hearth::ExperimentConfig defaults;
+        ExperimentForm form;
+        for (const Case& k : cases) {
+            const hearth::DeviceCapabilities caps = k.gpu ? gpu : cpuWithC10d();
+            form.setCapabilities(caps);
+            hearth::ExperimentConfig c;
+            k.edit(c);
+            form.setConfig(c);
+            for (const auto& [key, enabled] : k.applies)
+                QVERIFY2(fieldOf(form, key)->editor()->isEnabled() == enabled, qPrintable(QString("%1: %2").arg(k.what, key)));
+            // Every key: disabled exactly where its rule gives a reason (shown in the tooltip), and
+            // warned about exactly where it has no effect and is set away from its default.
+            for (const hearth::ConfigKey& key : hearth::configSchema()) {
+                const std::string why = hearth::noEffectReason(key, c, caps);
+                ValidatedField* field = fieldOf(form, key.key);
+                const QString where = QString("%1: %2").arg(k.what, QString::fromStdString(key.key));
+                QVERIFY2(field->editor()->isEnabled() == why.empty(), qPrintable(where));
+                QVERIFY2(why.empty() || field->editor()->toolTip().contains(QString::fromStdString(why)), qPrintable(where));
+                std::vector<hearth::ConfigIssue> warnings;
+                const auto errors = hearth::validate(c, caps, &warnings);
+                const bool warned = std::any_of(warnings.begin(), warnings.end(),
+                                                [&](const hearth::ConfigIssue& w) { return w.key == key.key; });
+                const bool refused = std::any_of(errors.begin(), errors.end(),
+                                                 [&](const hearth::ConfigIssue& e) { return e.key == key.key; });
+                const bool isDefault = hearth::configValueJson(key, c) == hearth::configValueJson(key, defaults);
+                QVERIFY2(warned == (!why.empty() && !isDefault && !refused), qPrintable(where));
+            }
+        }
+        // A value set away from its default is warned about where the key has no effect.
+        hearth::ExperimentConfig adam;
+        adam.optimizer.momentum = 0.5;
+        std::vector<hearth::ConfigIssue> warnings;
+        QVERIFY(hearth::validate(adam, cpuWithC10d(), &warnings).empty());
+        QCOMPARE(warnings.size(), size_t(1));
+        QCOMPARE(warnings.front().key, std::string("optimizer.momentum"));
+        form.setConfig(adam);
+        QVERIFY(!fieldOf(form, "optimizer.momentum")->editor()->isEnabled());
+    }
+
+    // A key that validation refuses stays editable even where it has no effect, so that the value
+    // can be taken back (persistent workers without workers: the check box can be cleared).
+    void aRefusedKeyStaysEditable()
+    {
+        ExperimentPanel panel;
+        field<QCheckBox>(panel, "trainer.persistent_workers")->setChecked(true);
+        field<QSpinBox>(panel, "trainer.num_workers")->setValue(0);
+        QVERIFY(!panel.form()->fieldMessage("trainer.persistent_workers").isEmpty());
+        QVERIFY(field<QCheckBox>(panel, "trainer.persistent_workers")->isEnabled());
+        QVERIFY(!field<QSpinBox>(panel, "trainer.prefetch_factor")->isEnabled());
+        field<QCheckBox>(panel, "trainer.persistent_workers")->setChecked(false);
+        QVERIFY(panel.isValid());
+        QVERIFY(!field<QCheckBox>(panel, "trainer.persistent_workers")->isEnabled());
     }
 
     void runningDisablesStartAndEnablesStop()

@@ -164,6 +164,45 @@ private Q_SLOTS:
         QVERIFY(!hearth::RunStore(m_db.toStdString()).run(3));
     }
 
+    // Resume follows the selected run's status as refreshes bring it: a run selected while it runs
+    // (another process writes it) becomes resumable when it is stopped, with nothing else
+    // changing in the list (no reset, the selection kept).
+    void resumeFollowsTheSelectedRunsStatus()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("resume.sqlite"));
+        hearth::RunWriter cli(db.toStdString());   // as hearth-cli's, another connection
+        recordRun(cli, "done", 0.5, 1.0);
+        hearth::ExperimentConfig config;
+        const int64_t id = cli.createRun("training", hearth::configToJson(config));
+        hearth::RunStarted started;
+        started.run_name = "training";
+        started.config_json = hearth::configToJson(config);
+        started.max_epochs = 3;
+        cli.enqueue(id, started);
+        cli.flush();
+        HistoryView view(db);
+        view.model()->setPollInterval(100);
+        QTRY_VERIFY(view.model()->hasLoaded());
+        auto* resume = view.findChild<QPushButton*>(QStringLiteral("historyResume"));
+        QVERIFY(resume);
+        view.selectRuns({id});
+        QCOMPARE(view.selectedRunIds(), QList<qint64>{id});
+        QVERIFY(!resume->isEnabled());   // running
+        hearth::RunFinished stopped;
+        stopped.status = "stopped";
+        cli.enqueue(id, stopped);
+        cli.flush();
+        QTRY_VERIFY_WITH_TIMEOUT(resume->isEnabled(), 5000);
+        QCOMPARE(view.selectedRunIds(), QList<qint64>{id});
+        QSignalSpy asked(&view, &HistoryView::resumeRequested);
+        resume->click();
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.first().first().toLongLong(), qint64(id));
+        // A completed run is not resumable.
+        view.selectRuns({1});
+        QVERIFY(!resume->isEnabled());
+    }
+
     // Another connection holds the write lock: the rename shows at once, the window keeps
     // running, and the store has it once the lock is gone.
     void renameWaitsForALockedStoreNotTheWindow()

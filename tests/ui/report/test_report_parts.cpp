@@ -1,15 +1,18 @@
-// The report's building blocks: IDX images for the sample browser, config diffs, the
+// The report's building blocks: IDX images for the sample browser (the engine's reader, on a
+// pool thread), config diffs, the
 // classification table / exports, and the confusion matrix view.
 #include "UiTestSupport.h"
 
 #include "RawDb.h"
 #include "StoreTestEvents.h"
 #include "engine/config/ExperimentConfig.h"
+#include "engine/data/DataError.h"
+#include "engine/data/formats/IdxFile.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "ui/experiment/ConfigDiff.h"
 #include "ui/report/ConfusionMatrixView.h"
-#include "ui/report/IdxImageReader.h"
+#include "ui/report/IdxImages.h"
 #include "ui/report/ReportExporter.h"
 #include "ui/report/ReportView.h"
 #include "ui/report/SampleBrowser.h"
@@ -21,12 +24,16 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <QThread>
 
 #include <qcustomplot.h>
+
+#include <atomic>
 
 using namespace hearth::ui;
 
@@ -51,6 +58,30 @@ hearth::EvalReport sampleReport()
     r.loss = 0.5;
     r.report = hearth::ClassificationReport::compute(y_true, y_pred, kClasses);
     return r;
+}
+
+// A raw IDX image file of `count` images of rows x columns, pixel i of image n = (n * 37 + i) % 256;
+// `keep` bytes of it when given (a damaged file).
+void writeIdxImages(const QString& path, int count, int rows, int columns, qint64 keep = -1)
+{
+    QByteArray bytes;
+    for (quint32 v : {quint32(0x00000803), quint32(count), quint32(rows), quint32(columns)})
+        for (int shift : {24, 16, 8, 0})
+            bytes.append(char((v >> shift) & 0xff));
+    for (int n = 0; n < count; ++n)
+        for (int i = 0; i < rows * columns; ++i)
+            bytes.append(char((n * 37 + i) % 256));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(keep < 0 ? bytes : bytes.left(keep)) < 0)
+        qFatal("cannot write %s", qPrintable(path));
+}
+
+QString idxConfigJson(const QString& folder)
+{
+    hearth::ExperimentConfig c;
+    c.data.kind = "idx";
+    c.data.path = folder.toStdString();
+    return QString::fromStdString(hearth::configToJson(c));
 }
 
 }  // namespace
@@ -208,13 +239,11 @@ private Q_SLOTS:
 
     void idxReaderDecodesFashionMnistTestImages()
     {
-        const QString file = IdxImageReader::imageFileFor(kFashion, QStringLiteral("test"));
+        const QString file = IdxImages::imageFileFor(kFashion, QStringLiteral("test"));
         if (file.isEmpty())
             QSKIP("Fashion-MNIST is not installed");
         QVERIFY(file.contains(QStringLiteral("t10k-images")));
-        IdxImageReader reader;
-        QString error;
-        QVERIFY2(reader.open(file, &error), qPrintable(error));
+        const IdxImages reader(file);
         QCOMPARE(reader.count(), int64_t(10000));
         QCOMPARE(reader.rows(), 28);
         QCOMPARE(reader.columns(), 28);
@@ -238,10 +267,87 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("hello world, this is not an IDX file");
         f.close();
-        IdxImageReader reader;
         QString error;
-        QVERIFY(!reader.open(path, &error));
-        QVERIFY(error.contains(QStringLiteral("not an IDX image file")));
+        try {
+            IdxImages images(path);
+        } catch (const hearth::DataError& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QVERIFY2(error.contains(path) && error.contains(QStringLiteral("bad magic number")), qPrintable(error));
+    }
+
+    // The browser reads the test images on a pool thread with the engine's reader: the list shows
+    // the samples at once and their images once the file is read, pixel for pixel the engine's.
+    void sampleBrowserReadsImagesOffTheGuiThread()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("idx-small"));
+        QVERIFY(QDir().mkpath(folder));
+        const QString file = QDir(folder).filePath(QStringLiteral("t10k-images-idx3-ubyte"));
+        writeIdxImages(file, 5, 4, 3);
+        // Where the file was read; the read waits (at most 10 s) until the GUI thread has looked.
+        auto readOn = std::make_shared<std::atomic<QThread*>>(nullptr);
+        auto mayRead = std::make_shared<QSemaphore>();
+        SampleBrowser browser;
+        browser.setImageReader([readOn, mayRead](const QString& path) {
+            readOn->store(QThread::currentThread());
+            mayRead->tryAcquire(1, 10000);
+            return std::make_shared<const IdxImages>(path);
+        });
+        browser.setRun(idxConfigJson(folder), {"a", "b", "c"}, {{4, 0, 1, 0.9}, {1, 2, 0, 0.8}, {3, 1, 2, 0.7}});
+        QVERIFY(browser.imagesLoading());
+        QCOMPARE(browser.visibleCount(), 3);   // the samples are listed while the images load
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::ListMode);
+        QVERIFY2(browser.statusText().contains(QStringLiteral("reading the test images")), qPrintable(browser.statusText()));
+        QVERIFY(browser.sampleImage(4).isNull());
+        mayRead->release();
+        QTRY_VERIFY(!browser.imagesLoading());
+        QVERIFY(readOn->load() != nullptr);
+        QVERIFY(readOn->load() != QThread::currentThread());
+        QCOMPARE(list->viewMode(), QListView::IconMode);
+        QVERIFY(!list->item(0)->icon().isNull());
+        const hearth::IdxFile engine = hearth::readIdxFile(file.toStdString(), 3);
+        for (int n = 0; n < 5; ++n) {
+            const QImage shown = browser.sampleImage(n);
+            QCOMPARE(shown.size(), QSize(3, 4));
+            for (int y = 0; y < 4; ++y)
+                for (int x = 0; x < 3; ++x)
+                    QCOMPARE(qGray(shown.pixel(x, y)), int(engine.payload()[n * 12 + y * 3 + x]));
+        }
+        QVERIFY(browser.sampleImage(5).isNull());
+    }
+
+    // A damaged test file: the browser lists the samples without images and says what is wrong
+    // with the file (the engine reader's message), instead of crashing or showing garbage.
+    void sampleBrowserExplainsADamagedImageFile()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("idx-damaged"));
+        QVERIFY(QDir().mkpath(folder));
+        const QString file = QDir(folder).filePath(QStringLiteral("t10k-images-idx3-ubyte"));
+        writeIdxImages(file, 10, 28, 28, /*keep=*/16 + 3 * 28 * 28);   // 3 of the 10 images promised
+        SampleBrowser browser;
+        browser.setRun(idxConfigJson(folder), {"a", "b"}, {{1, 0, 1, 0.9}, {7, 1, 0, 0.6}});
+        QTRY_VERIFY(!browser.imagesLoading());
+        QCOMPARE(browser.visibleCount(), 2);
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::ListMode);
+        QVERIFY(browser.sampleImage(1).isNull());
+        const QString status = browser.statusText();
+        QVERIFY2(status.contains(QStringLiteral("the test images cannot be shown")) && status.contains(file)
+                     && status.contains(QStringLiteral("truncated")),
+                 qPrintable(status));
+        bool explained = false;
+        for (QLabel* l : browser.findChildren<QLabel*>())
+            explained = explained || (l->text().contains(QStringLiteral("cannot be shown")) && l->text().contains(file));
+        QVERIFY(explained);
+        // Not an IDX file at all: the same, with the reader's reason.
+        QFile garbage(file);
+        QVERIFY(garbage.open(QIODevice::WriteOnly));
+        garbage.write(QByteArray(4096, 'x'));
+        garbage.close();
+        browser.setRun(idxConfigJson(folder), {"a", "b"}, {{1, 0, 1, 0.9}});
+        QTRY_VERIFY(!browser.imagesLoading());
+        QVERIFY2(browser.statusText().contains(QStringLiteral("bad magic number")), qPrintable(browser.statusText()));
     }
 
     void configDiffListsOnlyDifferingDottedKeys()
@@ -340,7 +446,7 @@ private Q_SLOTS:
 
     void sampleBrowserShowsMisclassifiedImagesAndFilters()
     {
-        if (IdxImageReader::imageFileFor(kFashion, QStringLiteral("test")).isEmpty())
+        if (IdxImages::imageFileFor(kFashion, QStringLiteral("test")).isEmpty())
             QSKIP("Fashion-MNIST is not installed");
         hearth::ExperimentConfig c;
         std::vector<hearth::Prediction> predictions = {{0, 9, 7, 0.9}, {1, 2, 6, 0.6}, {2, 1, 3, 0.95}};
@@ -350,6 +456,7 @@ private Q_SLOTS:
         SampleBrowser browser;
         browser.setRun(QString::fromStdString(hearth::configToJson(c)), names, predictions);
         QCOMPARE(browser.visibleCount(), 3);
+        QTRY_VERIFY(!browser.imagesLoading());   // read on a pool thread
         auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
         QVERIFY(list);
         QCOMPARE(list->viewMode(), QListView::IconMode);
