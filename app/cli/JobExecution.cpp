@@ -36,6 +36,21 @@ extern "C" void onInterrupt(int) {
     [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
 }
 
+// Ctrl+C and SIGTERM stop the job after its current step while this lives (a fresh request).
+struct StopSignals {
+    StopSignals() {
+        g_stop_requested.store(false);
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
+    }
+    ~StopSignals() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+};
+
 // While a child job runs: its parent passes the signal on (the child announces the stop itself).
 extern "C" void onChildJobSignal(int signal) {
     g_child_signal.store(signal);
@@ -179,9 +194,7 @@ int trainWorkerRank(const ExperimentConfig& config, int64_t rank, const RunOptio
         }
         int64_t rank;
     } log(rank);
-    g_stop_requested.store(false);
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    const StopSignals stop_signals;
     const RunOutcome outcome = runExperiment(config, options, log, g_stop_requested);
     if (outcome.status == RunStatus::Failed)
         std::fprintf(stderr, "error: rank %lld: %s\n", static_cast<long long>(rank), outcome.message.c_str());
@@ -193,6 +206,10 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     StoredRun result;
     RunOptions run_options;
     const std::string store_error_before = writer->lastError();
+    // Stop requests count from here: the workbench may send SIGTERM as soon as it reads the run
+    // line below, and a signal before the handlers were in place would kill the job outright
+    // (its row left running) instead of stopping it after its current step.
+    const StopSignals stop_signals;
     try {
         result.run_id = resume ? resume->run_id : writer->createRun(config.name, configToJson(config), sweep_id);
         run_options.artifacts_dir = writer->artifactsDir(result.run_id);
@@ -225,12 +242,7 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     }
     EventFanout fanout(sinks);
 
-    g_stop_requested.store(false);
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
     result.outcome = runExperiment(config, run_options, fanout, g_stop_requested);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
 
     writer->flush();
     result.recorded = recorder->isOpen();
