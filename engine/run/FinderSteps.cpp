@@ -19,22 +19,6 @@
 namespace hearth {
 namespace {
 
-int64_t cudaCount() {
-    return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-}
-
-torch::Tensor generatorState(c10::Device device) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setGeneratorState(c10::Device device, const torch::Tensor& state) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
-
 // A trial's memory passed the limit while it ran (CPU): the trial fails at once rather than
 // growing further.
 struct LimitExceeded {
@@ -225,22 +209,6 @@ void ModelSnapshot::restore() {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < live_.size(); ++i) live_[i].copy_(saved_[i]);
     for (auto& p : module_.parameters(/*recurse=*/true)) p.mutable_grad() = torch::Tensor();
-}
-
-RandomStateGuard::RandomStateGuard() : cpu_(generatorState(c10::Device(c10::kCPU))), threads_(torch::get_num_threads()) {
-    for (int64_t i = 0; i < cudaCount(); ++i)
-        cuda_.push_back(generatorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i))));
-}
-
-RandomStateGuard::~RandomStateGuard() {
-    try {
-        setGeneratorState(c10::Device(c10::kCPU), cpu_);
-        for (size_t i = 0; i < cuda_.size(); ++i)
-            setGeneratorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)), cuda_[i]);
-        torch::set_num_threads(threads_);
-    } catch (...) {
-        // A destructor must not throw; the next run re-seeds anyway.
-    }
 }
 
 bool isOutOfMemoryMessage(const std::string& message) {

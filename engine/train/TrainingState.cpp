@@ -2,16 +2,11 @@
 
 #include "engine/strategy/CheckpointFile.h"
 
-#include <ATen/Context.h>
-#include <ATen/core/Generator.h>
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -169,32 +164,6 @@ bool EpochProgress::operator==(const EpochProgress& o) const {
 bool FitTotals::operator==(const FitTotals& o) const {
     return train_s == o.train_s && samples == o.samples && rank_samples == o.rank_samples &&
            rank_train_s == o.rank_train_s && rank_wait_s == o.rank_wait_s && best_val_accuracy == o.best_val_accuracy;
-}
-
-torch::Tensor cpuRngState() {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setCpuRngState(const torch::Tensor& state) {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
-
-torch::Tensor deviceRngState(torch::Device device) {
-    if (!device.is_cuda()) return {};
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setDeviceRngState(torch::Device device, const torch::Tensor& state) {
-    if (!device.is_cuda() || !state.defined()) return;
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
 }
 
 torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer) {

@@ -20,6 +20,7 @@
 
 #include "engine/strategy/GradScaler.h"
 #include "engine/train/LoopState.h"
+#include "engine/train/RandomState.h"
 
 #include <torch/torch.h>
 
@@ -75,13 +76,6 @@ struct TrainingState {
     torch::Tensor cpu_rng;                  // the default CPU generator's state (uint8)
     torch::Tensor cuda_rng;                 // the model's CUDA device's generator (undefined on CPU)
 };
-
-// The default CPU generator's state, and back.
-torch::Tensor cpuRngState();
-void setCpuRngState(const torch::Tensor& state);
-// The default generator of a CUDA device, and back (undefined / nothing for other devices).
-torch::Tensor deviceRngState(torch::Device device);
-void setDeviceRngState(torch::Device device, const torch::Tensor& state);
 
 // "name:shape;..." of the model's parameters and buffers: two models can exchange states when
 // these are equal.

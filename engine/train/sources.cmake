@@ -4,6 +4,7 @@ target_sources(hearth_engine PRIVATE
   train/Schedulers.cpp
   train/Task.cpp
   train/LoopState.cpp
+  train/RandomState.cpp
   train/TrainingState.cpp
   train/Checkpoint.cpp
   train/EarlyStopping.cpp
