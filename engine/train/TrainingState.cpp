@@ -124,10 +124,24 @@ void readGenerators(torch::serialize::InputArchive& archive, TrainingState& stat
     if (archive.try_read("cuda_rng", cuda)) state.cuda_rng = cuda.to(torch::kCPU);
 }
 
-// The model's tensors from its archive (the layout of Module::save), copied into the ones the
-// model has: a strategy may hold views of them (zero2's flat buffers), which Module::load, which
-// swaps their storage, would leave behind.
-void copyModelFrom(torch::serialize::InputArchive& archive, torch::nn::Module& module) {
+std::string rankKey(int64_t rank) {
+    return "rank" + std::to_string(rank);
+}
+
+}  // namespace
+
+bool EpochProgress::operator==(const EpochProgress& o) const {
+    return loss_sum == o.loss_sum && correct == o.correct && samples == o.samples && batches == o.batches &&
+           local_samples == o.local_samples && skipped_steps == o.skipped_steps && wait_ms == o.wait_ms &&
+           train_time_s == o.train_time_s;
+}
+
+bool FitTotals::operator==(const FitTotals& o) const {
+    return train_s == o.train_s && samples == o.samples && rank_samples == o.rank_samples &&
+           rank_train_s == o.rank_train_s && rank_wait_s == o.rank_wait_s && best_val_accuracy == o.best_val_accuracy;
+}
+
+void copyModelTensors(torch::serialize::InputArchive& archive, torch::nn::Module& module) {
     torch::NoGradGuard no_grad;
     for (auto& p : module.named_parameters(/*recurse=*/false)) {
         torch::Tensor t;
@@ -145,25 +159,8 @@ void copyModelFrom(torch::serialize::InputArchive& archive, torch::nn::Module& m
         if (!child.value()->is_serializable()) continue;
         torch::serialize::InputArchive child_archive;
         archive.read(child.key(), child_archive);
-        copyModelFrom(child_archive, *child.value());
+        copyModelTensors(child_archive, *child.value());
     }
-}
-
-std::string rankKey(int64_t rank) {
-    return "rank" + std::to_string(rank);
-}
-
-}  // namespace
-
-bool EpochProgress::operator==(const EpochProgress& o) const {
-    return loss_sum == o.loss_sum && correct == o.correct && samples == o.samples && batches == o.batches &&
-           local_samples == o.local_samples && skipped_steps == o.skipped_steps && wait_ms == o.wait_ms &&
-           train_time_s == o.train_time_s;
-}
-
-bool FitTotals::operator==(const FitTotals& o) const {
-    return train_s == o.train_s && samples == o.samples && rank_samples == o.rank_samples &&
-           rank_train_s == o.rank_train_s && rank_wait_s == o.rank_wait_s && best_val_accuracy == o.best_val_accuracy;
 }
 
 torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer) {
@@ -284,7 +281,7 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
     try {
         torch::serialize::InputArchive model_archive;
         archive.read("model", model_archive);
-        copyModelFrom(model_archive, model);
+        copyModelTensors(model_archive, model);
         loadOptimizerOn(optimizer_bytes, optimizer, device);
     } catch (const std::exception& e) {
         torch::NoGradGuard no_grad;

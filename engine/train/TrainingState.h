@@ -81,6 +81,11 @@ struct TrainingState {
 // these are equal.
 std::string modelSignature(const torch::nn::Module& model);
 
+// The model's tensors from an archive in Module::save's layout, copied into the model's own
+// tensors: a strategy may hold views of them (zero2's flat buffers), which Module::load, which
+// swaps their storage, would leave behind. Throws std::runtime_error (a missing or mis-shaped one).
+void copyModelTensors(torch::serialize::InputArchive& archive, torch::nn::Module& model);
+
 // One rank's part of a data-parallel state, as bytes (what rank 0 gathers): its progress, its
 // generators and, when the optimizer is sharded, its optimizer share (`optimizer` null: not).
 torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer);
