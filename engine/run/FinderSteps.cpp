@@ -6,6 +6,7 @@
 #include "engine/strategy/Strategy.h"
 #include "engine/train/Optimizers.h"
 #include "engine/train/Task.h"
+#include "engine/train/TrainerParts.h"
 
 #include <algorithm>
 #include <chrono>
@@ -136,9 +137,11 @@ std::string describeFailure(const std::string& what) {
 // throws, so the caller can free the memory before the next trial.
 void runTrialSteps(PreparedRun& run, Strategy& strategy, const Task& task, int64_t batch_size,
                    const BatchSizeFinderOptions& options, const PeakMemory& memory, const std::atomic<bool>& stop) {
-    TrainerConfig trainer = run.config.trainer;
-    trainer.batch_size = batch_size;
-    LoaderOptions loader = strategy.loaderOptions(trainer, true, run.config.seed);
+    ExperimentConfig config = run.config;
+    config.trainer.batch_size = batch_size;
+    const TrainerConfig& trainer = config.trainer;
+    // The training loader's own options (augmentation, length bucketing): a trial sees what a run sees.
+    LoaderOptions loader = trainLoaderOptions(config, strategy);
     loader.drop_last = true;  // every step at the full batch size
     BatchCycle batches(run.splits.train, loader, strategy);
     auto optimizer = strategy.setupOptimizer(run.config.optimizer, *run.model);
@@ -280,8 +283,7 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
     LrFinderResult result;
     try {
         const ClassificationTask task;
-        BatchCycle batches(run.splits.train, strategy->loaderOptions(run.config.trainer, true, run.config.seed),
-                           *strategy);
+        BatchCycle batches(run.splits.train, trainLoaderOptions(run.config, *strategy), *strategy);
         auto optimizer = strategy->setupOptimizer(run.config.optimizer, *run.model);
         run.model->train();
         const double ratio = options.max_lr / options.min_lr;
