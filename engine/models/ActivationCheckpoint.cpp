@@ -1,6 +1,7 @@
 #include "engine/models/ActivationCheckpoint.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/train/RandomState.h"
 
 #include <optional>
 
@@ -9,18 +10,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-torch::Tensor rngState(c10::Device device) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setRngState(c10::Device device, const torch::Tensor& state) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
 
 // `anchor` is an empty tensor that requires grad: a custom function's output requires grad only
 // when one of its inputs does, and a block's parameters are not inputs here.
@@ -36,7 +25,7 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
         ctx->saved_data["x_requires_grad"] = x.requires_grad();
         if (extra.defined()) ctx->saved_data["extra"] = extra;
         ctx->saved_data["block"] = reinterpret_cast<int64_t>(block);
-        ctx->saved_data["rng"] = rngState(x.device());
+        ctx->saved_data["rng"] = generatorState(x.device());
         const bool autocast = compat::autocastEnabled(device_type);
         ctx->saved_data["autocast"] = autocast;
         ctx->saved_data["autocast_dtype"] = static_cast<int64_t>(compat::autocastDtype(device_type));
@@ -58,8 +47,8 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
         kept.reserve(state.size());
         for (const auto& t : state) kept.push_back(t.detach().clone());
         // Replay the forward's dropout masks, then give the generator back its current state.
-        const auto current = rngState(device);
-        setRngState(device, ctx->saved_data["rng"].toTensor());
+        const auto current = generatorState(device);
+        setGeneratorState(device, ctx->saved_data["rng"].toTensor());
         torch::Tensor out;
         {
             torch::AutoGradMode grad(true);
@@ -68,7 +57,7 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
                 autocast.emplace(device.type(), static_cast<at::ScalarType>(ctx->saved_data["autocast_dtype"].toInt()));
             out = block->recompute(x, extra);
         }
-        setRngState(device, current);
+        setGeneratorState(device, current);
         // Reentrant backward: accumulates the block's parameter gradients (and x's gradient).
         torch::autograd::backward({out}, {grad_output[0]});
         // After the backward: BatchNorm's backward reads the running statistics it was given.

@@ -6,6 +6,7 @@
 #include "engine/strategy/Strategy.h"
 #include "engine/train/Optimizers.h"
 #include "engine/train/Task.h"
+#include "engine/train/TrainerParts.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,22 +19,6 @@
 
 namespace hearth {
 namespace {
-
-int64_t cudaCount() {
-    return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-}
-
-torch::Tensor generatorState(c10::Device device) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setGeneratorState(c10::Device device, const torch::Tensor& state) {
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
 
 // A trial's memory passed the limit while it ran (CPU): the trial fails at once rather than
 // growing further.
@@ -152,9 +137,11 @@ std::string describeFailure(const std::string& what) {
 // throws, so the caller can free the memory before the next trial.
 void runTrialSteps(PreparedRun& run, Strategy& strategy, const Task& task, int64_t batch_size,
                    const BatchSizeFinderOptions& options, const PeakMemory& memory, const std::atomic<bool>& stop) {
-    TrainerConfig trainer = run.config.trainer;
-    trainer.batch_size = batch_size;
-    LoaderOptions loader = strategy.loaderOptions(trainer, true, run.config.seed);
+    ExperimentConfig config = run.config;
+    config.trainer.batch_size = batch_size;
+    const TrainerConfig& trainer = config.trainer;
+    // The training loader's own options (augmentation, length bucketing): a trial sees what a run sees.
+    LoaderOptions loader = trainLoaderOptions(config, strategy);
     loader.drop_last = true;  // every step at the full batch size
     BatchCycle batches(run.splits.train, loader, strategy);
     auto optimizer = strategy.setupOptimizer(run.config.optimizer, *run.model);
@@ -227,22 +214,6 @@ void ModelSnapshot::restore() {
     for (auto& p : module_.parameters(/*recurse=*/true)) p.mutable_grad() = torch::Tensor();
 }
 
-RandomStateGuard::RandomStateGuard() : cpu_(generatorState(c10::Device(c10::kCPU))), threads_(torch::get_num_threads()) {
-    for (int64_t i = 0; i < cudaCount(); ++i)
-        cuda_.push_back(generatorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i))));
-}
-
-RandomStateGuard::~RandomStateGuard() {
-    try {
-        setGeneratorState(c10::Device(c10::kCPU), cpu_);
-        for (size_t i = 0; i < cuda_.size(); ++i)
-            setGeneratorState(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)), cuda_[i]);
-        torch::set_num_threads(threads_);
-    } catch (...) {
-        // A destructor must not throw; the next run re-seeds anyway.
-    }
-}
-
 bool isOutOfMemoryMessage(const std::string& message) {
     return message.find("out of memory") != std::string::npos || message.find("Out of memory") != std::string::npos;
 }
@@ -312,8 +283,7 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
     LrFinderResult result;
     try {
         const ClassificationTask task;
-        BatchCycle batches(run.splits.train, strategy->loaderOptions(run.config.trainer, true, run.config.seed),
-                           *strategy);
+        BatchCycle batches(run.splits.train, trainLoaderOptions(run.config, *strategy), *strategy);
         auto optimizer = strategy->setupOptimizer(run.config.optimizer, *run.model);
         run.model->train();
         const double ratio = options.max_lr / options.min_lr;

@@ -5,6 +5,7 @@
 
 #include "engine/run/Finders.h"
 #include "engine/run/RunSetup.h"
+#include "engine/train/RandomState.h"
 
 #include <torch/torch.h>
 
@@ -25,21 +26,6 @@ public:
 private:
     std::vector<torch::Tensor> live_, saved_;
     torch::nn::Module& module_;
-};
-
-// Saves the default CPU (and CUDA) generators' states and LibTorch's thread count; puts them back
-// when it goes out of scope (a finder re-seeds as a run does).
-class RandomStateGuard {
-public:
-    RandomStateGuard();
-    ~RandomStateGuard();
-    RandomStateGuard(const RandomStateGuard&) = delete;
-    RandomStateGuard& operator=(const RandomStateGuard&) = delete;
-
-private:
-    torch::Tensor cpu_;
-    std::vector<torch::Tensor> cuda_;
-    int threads_;
 };
 
 bool isOutOfMemoryMessage(const std::string& message);

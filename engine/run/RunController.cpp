@@ -97,7 +97,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.test_accuracy = test.accuracy;
     done.test_loss = test.loss;
     done.samples_per_sec = fit.samples_per_sec;
-    done.peak_memory_bytes = trainer.monitor().peakBytes();
+    done.peak_memory_bytes = trainer.peakMemoryBytes();
     done.memory = trainer.memoryBreakdown();
     done.epochs_completed = fit.epochs_completed;
     done.global_steps = fit.global_steps;

@@ -7,11 +7,13 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
-#include "engine/train/LoopState.h"
+#include "engine/train/FitProgress.h"
 
 #include <torch/torch.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace hearth {
 
@@ -30,6 +32,8 @@ public:
     virtual ~TrainerContext() = default;
     virtual const ExperimentConfig& config() const = 0;
     virtual LoopState& state() = 0;
+    // The fit's whole progress: the loop, the epoch's running totals, the fit's totals.
+    virtual const FitProgress& progress() const = 0;
     virtual ClassifierImpl& model() = 0;
     virtual torch::optim::Optimizer& optimizer() = 0;
     virtual Strategy& strategy() = 0;
@@ -49,15 +53,28 @@ public:
     // point, each rank's part gathered into rank 0's file (the other ranks pass an empty path).
     // Throws TrainingStateError.
     virtual bool saveState(const std::string& path) = 0;
+    // What filled memory at the fit's peak, and the peak, as measured by a monitoring callback
+    // (DeviceStatsMonitor) at the end of fit: the Trainer hands them to its owner.
+    virtual void recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) = 0;
 };
 
 class Callback {
 public:
     virtual ~Callback() = default;
     virtual void onFitStart(TrainerContext&) {}
+    // A resumed fit: the saved progress and the callbacks' states were restored (after onFitStart).
+    virtual void onResume(TrainerContext&) {}
     virtual void onTrainEpochStart(TrainerContext&) {}
     // After each micro-batch (state().batch_in_epoch already counts it).
     virtual void onTrainBatchEnd(TrainerContext&) {}
+    // After the backward of an accumulation group's last micro-batch, before its optimizer step:
+    // the gradients are there.
+    virtual void onBeforeOptimizerStep(TrainerContext&) {}
+    // The step metrics of an interval were read back, on every rank at the same point (inside
+    // the metric sync, so a collective here is timed with it): this rank's own samples/s over it.
+    virtual void onMetricsSync(TrainerContext&, double /*local_samples_per_sec*/) {}
+    // After each batch of a validation or test pass.
+    virtual void onEvalBatchEnd(TrainerContext&) {}
     // A stop ends the fit part-way through an epoch, after the micro-batch's metrics were logged:
     // the last moment to save a training state there (saveState declines inside a group).
     virtual void onTrainStopped(TrainerContext&) {}
@@ -73,5 +90,11 @@ public:
     virtual std::string stateJson() const { return "{}"; }
     virtual void loadState(TrainerContext&, const std::string& /*json*/) {}
 };
+
+// Every callback's state as one JSON object ({"<stateKey>": {...}}), and back: loadState for each
+// callback whose key it holds.
+std::string callbackStates(const std::vector<std::shared_ptr<Callback>>& callbacks);
+void loadCallbackStates(const std::vector<std::shared_ptr<Callback>>& callbacks, TrainerContext& ctx,
+                        const std::string& json);
 
 }  // namespace hearth

@@ -1,6 +1,7 @@
 #include "engine/train/Checkpoint.h"
 
 #include "engine/strategy/Strategy.h"
+#include "engine/train/TrainingState.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,44 @@
 #include <filesystem>
 
 namespace hearth {
+namespace {
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// The model's parameters and buffers, copied to the host.
+NamedTensors hostCopy(const torch::nn::Module& model) {
+    torch::NoGradGuard no_grad;
+    const auto host = torch::TensorOptions().device(torch::kCPU);
+    NamedTensors out;
+    for (const auto& p : model.named_parameters()) out.emplace_back(p.key(), p.value().detach().to(host, false, true));
+    for (const auto& b : model.named_buffers()) out.emplace_back(b.key(), b.value().detach().to(host, false, true));
+    return out;
+}
+
+// Named tensors copied into the model's own (onto its device).
+void copyInto(const NamedTensors& tensors, torch::nn::Module& model) {
+    torch::NoGradGuard no_grad;
+    auto params = model.named_parameters();
+    auto buffers = model.named_buffers();
+    for (const auto& [name, tensor] : tensors) {
+        if (auto* p = params.find(name)) {
+            p->copy_(tensor);
+        } else if (auto* b = buffers.find(name)) {
+            b->copy_(tensor);
+        }
+    }
+}
+
+// best.pt's model part (read on the host) copied into the model's own tensors.
+void copyFromFile(const std::string& file, torch::nn::Module& model) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(file, torch::Device(torch::kCPU));
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    copyModelTensors(model_archive, model);
+}
+
+}  // namespace
 
 BestCheckpoint::BestCheckpoint(CheckpointConfig config, std::string directory)
     : config_(std::move(config)), directory_(std::move(directory)) {
@@ -53,21 +92,14 @@ void BestCheckpoint::keep(TrainerContext& ctx, double value) {
     ctx.state().best_value = best_;
     ctx.state().best_epoch = best_epoch_;
     const auto& model = ctx.model();
-    {
-        torch::NoGradGuard no_grad;
-        state_.clear();
-        for (const auto& p : model.named_parameters()) {
-            state_.emplace_back(p.key(), p.value().detach().clone());
-        }
-        for (const auto& b : model.named_buffers()) {
-            state_.emplace_back(b.key(), b.value().detach().clone());
-        }
-    }
+    state_.clear();
     // Every rank takes part (a sharded optimizer gathers its shares); rank 0 alone writes.
     const std::string file = ctx.strategy().isGlobalZero() ? path() : std::string();
     if (!file.empty()) std::filesystem::create_directories(directory_);
     ctx.strategy().saveCheckpoint(file, model, &ctx.optimizer());
-    if (file.empty()) {
+    on_disk_ = !file.empty();
+    if (!on_disk_) {
+        state_ = hostCopy(model);
         return;
     }
     CheckpointSaved saved;
@@ -89,19 +121,11 @@ void BestCheckpoint::onTestStart(TrainerContext& ctx) {
 }
 
 void BestCheckpoint::restore(torch::nn::Module& model) const {
-    if (state_.empty()) {
+    if (on_disk_) {
+        copyFromFile(path(), model);
         return;
     }
-    torch::NoGradGuard no_grad;
-    auto params = model.named_parameters();
-    auto buffers = model.named_buffers();
-    for (const auto& [name, tensor] : state_) {
-        if (auto* p = params.find(name)) {
-            p->copy_(tensor);
-        } else if (auto* b = buffers.find(name)) {
-            b->copy_(tensor);
-        }
-    }
+    copyInto(state_, model);
 }
 
 std::string BestCheckpoint::stateJson() const {
@@ -116,6 +140,7 @@ void BestCheckpoint::loadState(TrainerContext& ctx, const std::string& json) {
     best_ = j.at("best").is_null() ? std::nullopt : std::optional<double>(j.at("best").get<double>());
     best_epoch_ = j.at("best_epoch").get<int64_t>();
     state_.clear();
+    on_disk_ = false;
     const std::string file = path();
     std::error_code ec;
     if (!best_ || file.empty() || !std::filesystem::exists(file, ec)) {
@@ -124,19 +149,17 @@ void BestCheckpoint::loadState(TrainerContext& ctx, const std::string& json) {
         best_.reset();   // the next validated epoch becomes the best
         return;
     }
-    // The snapshot as it was: best.pt's model part, read through the model itself (whose own
-    // tensors, the resumed ones, are put back afterwards).
+    if (ctx.strategy().isGlobalZero()) {
+        on_disk_ = true;  // the rank that writes best.pt reads it back before the test
+        return;
+    }
+    // Another rank keeps a host copy, as it did before the interruption: best.pt's model part, read
+    // through the model itself (whose own tensors, the resumed ones, are put back afterwards).
     auto& model = ctx.model();
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> current;
-    for (const auto& t : model.parameters()) current.push_back(t.detach().clone());
-    for (const auto& t : model.buffers()) current.push_back(t.detach().clone());
-    loadCheckpointFile(file, model);
-    for (const auto& p : model.named_parameters()) state_.emplace_back(p.key(), p.value().detach().clone());
-    for (const auto& b : model.named_buffers()) state_.emplace_back(b.key(), b.value().detach().clone());
-    size_t i = 0;
-    for (auto& t : model.parameters()) t.copy_(current[i++]);
-    for (auto& t : model.buffers()) t.copy_(current[i++]);
+    const NamedTensors current = hostCopy(model);
+    copyFromFile(file, model);
+    state_ = hostCopy(model);
+    copyInto(current, model);
 }
 
 }  // namespace hearth

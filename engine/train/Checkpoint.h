@@ -1,8 +1,10 @@
 #pragma once
 // BestCheckpoint: the callback that keeps the best model state seen so far by a monitored
-// metric (like Lightning's ModelCheckpoint(save_top_k=1)), in memory and, given a directory, as
-// best.pt (model + optimizer state, written through the strategy). Before the test phase it
-// puts the best weights back into the model.
+// metric (like Lightning's ModelCheckpoint(save_top_k=1)): given a directory as best.pt (model +
+// optimizer state, written through the strategy), which the test phase reads back; otherwise (and
+// on the ranks that do not write the file) as a copy on the host. Never a second copy of the model
+// on its device: that would hold the model's size of device memory for the whole fit and count
+// as activations in the memory breakdown. Before the test phase it puts the best weights back.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
@@ -27,11 +29,11 @@ public:
     void onValidationEnd(TrainerContext& ctx, EpochEnd& epoch) override;
     void onTestStart(TrainerContext& ctx) override;
 
-    bool hasState() const { return !state_.empty(); }
+    bool hasState() const { return on_disk_ || !state_.empty(); }
     int64_t bestEpoch() const { return best_epoch_; }
     std::optional<double> bestValue() const { return best_; }
     std::string path() const;  // "" without a directory
-    // Copies the best snapshot back into the model (same architecture).
+    // Copies the best weights back into the model (same architecture), from best.pt or the host copy.
     void restore(torch::nn::Module& model) const;
 
     // Resume: the best value and epoch; the snapshot itself is read back from best.pt.
@@ -47,7 +49,8 @@ private:
     std::string directory_;
     std::optional<double> best_;
     int64_t best_epoch_ = -1;
-    std::vector<std::pair<std::string, torch::Tensor>> state_;  // parameters and buffers
+    bool on_disk_ = false;  // best.pt, written by this rank, holds the best weights (nothing kept here)
+    std::vector<std::pair<std::string, torch::Tensor>> state_;  // otherwise: parameters and buffers, on the host
 };
 
 }  // namespace hearth

@@ -1,10 +1,13 @@
 #include "engine/train/StepProfiler.h"
 
+#include "engine/strategy/Strategy.h"
+
 #ifdef HEARTH_WITH_CUDA
 #include "engine/monitor/CudaTimer.h"
 #endif
 
 #include <algorithm>
+#include <utility>
 
 namespace hearth {
 
@@ -33,7 +36,8 @@ void StepProfiler::Totals::add(const Totals& o) {
     micro_batches += o.micro_batches;
 }
 
-StepProfiler::StepProfiler(int64_t every_n_groups, int64_t cuda_device) : every_n_(std::max<int64_t>(every_n_groups, 1)) {
+StepProfiler::StepProfiler(int64_t every_n_groups, int64_t cuda_device, std::function<dist::CommStats()> comm_stats)
+    : every_n_(std::max<int64_t>(every_n_groups, 1)), comm_stats_(std::move(comm_stats)) {
 #ifdef HEARTH_WITH_CUDA
     if (cuda_device >= 0) cuda_ = std::make_unique<CudaTimer>(cuda_device);
 #else
@@ -97,6 +101,7 @@ void StepProfiler::end(Section section) {
 void StepProfiler::endGroup(int64_t micro_batches) {
     ++groups_;
     interval_.micro_batches += micro_batches;
+    micro_batches_ += micro_batches;
     if (!profiling_) return;
     profiling_ = false;
     if (!cuda_) {
@@ -167,11 +172,27 @@ StepBreakdown StepProfiler::means(const Totals& t) {
     return b;
 }
 
+// The gradient communication the strategy waited for since `last` (its running means turned into
+// totals), per micro-batch: moved from backward into its own part.
+void StepProfiler::subtractCommWait(StepBreakdown& b, CommMark& last) const {
+    if (!comm_stats_) return;
+    const dist::CommStats now = comm_stats_();
+    const double comm_total = now.comm_ms * static_cast<double>(now.steps);
+    const double overlap_total = now.overlap_ms * static_cast<double>(now.steps);
+    const double exposed = (comm_total - last.comm_total) - (overlap_total - last.overlap_total);
+    const int64_t micro = micro_batches_ - last.micro_batches;
+    last = CommMark{comm_total, overlap_total, micro_batches_};
+    if (now.steps == 0 || micro <= 0 || b.profiled == 0) return;
+    b.comm_wait_ms = std::min(std::max(0.0, exposed / static_cast<double>(micro)), b.backward_ms);
+    b.backward_ms -= b.comm_wait_ms;
+}
+
 StepBreakdown StepProfiler::takeInterval() {
     collectDevice(false);
-    const StepBreakdown b = means(interval_);
+    StepBreakdown b = means(interval_);
     epoch_.add(interval_);
     interval_ = {};
+    subtractCommWait(b, interval_comm_);
     return b;
 }
 
@@ -179,9 +200,17 @@ StepBreakdown StepProfiler::takeEpoch(bool wait) {
     collectDevice(wait);
     epoch_.add(interval_);
     interval_ = {};
-    const StepBreakdown b = means(epoch_);
+    StepBreakdown b = means(epoch_);
     epoch_ = {};
+    subtractCommWait(b, epoch_comm_);
     return b;
+}
+
+std::unique_ptr<StepProfiler> makeStepProfiler(int64_t profile_every_n_steps, const Strategy& strategy) {
+    if (profile_every_n_steps <= 0) return nullptr;
+    const torch::Device d = strategy.device();
+    return std::make_unique<StepProfiler>(profile_every_n_steps, d.is_cuda() ? std::max<int64_t>(d.index(), 0) : -1,
+                                          [&strategy] { return strategy.commStats(); });
 }
 
 }  // namespace hearth

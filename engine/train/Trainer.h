@@ -2,8 +2,10 @@
 // Trainer: the fit / validate / test loops, decomposed like Lightning's. The loop moves batches
 // and counts; everything else is a part it is given (TrainerParts): the Strategy (device,
 // precision, backward, optimizer step, reductions, stop agreement, checkpoint files), the Task
-// (loss and predictions), Callbacks (the best checkpoint, ...) and an optional Profiler that
-// brackets each section of a step. Progress is one LoopState value.
+// (loss and predictions), Callbacks (the device monitor, the best checkpoint, ...) and an optional
+// Profiler that brackets each section of a step. Progress is one FitProgress value (the loop
+// position, the epoch's running totals, the fit's totals), which a TrainingState saves whole;
+// the MetricsLogger turns it into StepMetrics and EpochMetrics.
 //
 // Events go to the sink on the calling thread. `stop` (the owner's request) and callbacks'
 // requests are read after every micro-batch: a stop finishes that micro-batch (and its optimizer
@@ -15,21 +17,22 @@
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
-#include "engine/monitor/DeviceMonitor.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/train/Callback.h"
 #include "engine/train/Evaluation.h"
-#include "engine/train/LoopState.h"
+#include "engine/train/FitProgress.h"
+#include "engine/train/MetricsLogger.h"
 #include "engine/train/Profiler.h"
-#include "engine/train/RunningMeter.h"
 #include "engine/train/Schedulers.h"
 #include "engine/train/StepProfiler.h"
 #include "engine/train/Task.h"
+#include "engine/train/TrainerParts.h"
 #include "engine/train/TrainingState.h"
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace hearth {
@@ -49,18 +52,6 @@ struct TestResult {
     double loss = 0.0;
     double accuracy = 0.0;
 };
-
-struct TrainerParts {
-    std::unique_ptr<Strategy> strategy;
-    std::unique_ptr<Task> task;
-    std::vector<std::shared_ptr<Callback>> callbacks;  // called in this order
-    Profiler* profiler = nullptr;                       // not owned; null = off
-};
-
-// What a config asks for: its strategy on `device`, classification, and the best-checkpoint
-// callback writing to artifacts_dir ("" = in memory only). Throws ConfigError.
-TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device device,
-                                 const std::string& artifacts_dir);
 
 class Trainer final : private TrainerContext {
 public:
@@ -84,46 +75,57 @@ public:
     // Evaluates the test split (callbacks' onTestStart first: the best checkpoint's weights).
     TestResult test();
 
-    int64_t batchesPerEpoch() const;
+    int64_t batchesPerEpoch() const { return train_loader_->batchesPerEpoch(); }
     int64_t optimizerStepsPerEpoch() const;
-    const LoopState& loopState() const { return state_; }
+    const LoopState& loopState() const { return progress_.loop; }
+    const FitProgress& fitProgress() const { return progress_; }
     const Loader& trainLoader() const { return *train_loader_; }
     const Strategy& strategyInUse() const { return *strategy_; }
     const LearningRateSchedule& schedule() const { return *schedule_; }
-    DeviceMonitor& monitor() { return monitor_; }
-    // What filled memory at fit's peak (device empty when fit made no optimizer step).
+    // What filled memory at fit's peak, and the peak (device empty / 0 when fit made no optimizer
+    // step, or without a monitoring callback: defaultTrainerParts adds DeviceStatsMonitor).
     const MemoryBreakdown& memoryBreakdown() const { return memory_; }
+    int64_t peakMemoryBytes() const { return peak_memory_bytes_; }
 
 private:
-    struct EpochStats;
     // TrainerContext
     const ExperimentConfig& config() const override { return config_; }
-    LoopState& state() override { return state_; }
+    LoopState& state() override { return progress_.loop; }
+    const FitProgress& progress() const override { return progress_; }
     ClassifierImpl& model() override { return *model_; }
     torch::optim::Optimizer& optimizer() override { return *optimizer_; }
     Strategy& strategy() override { return *strategy_; }
     void emit(const Event& event) override { sink_.onEvent(event); }
     void requestStop(const std::string& reason) override;
-    bool stopRequested() const override;
-    void finishEarly(const std::string& reason) override;
+    bool stopRequested() const override { return stop_requested_ || external_stop_.load(); }
+    void finishEarly(const std::string& reason) override {
+        if (finish_reason_.empty()) finish_reason_ = reason;
+    }
     bool canSaveState() const override;
     bool saveState(const std::string& path) override;
+    void recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) override {
+        peak_memory_bytes_ = peak_bytes;
+        memory_ = breakdown;
+    }
     TrainingState captureState() const;
-    void applyResume(FitResult& result, EpochStats& stats);
+    void applyResume();
 
-    bool trainEpoch(EpochStats& stats, int64_t first_batch);
-    void trainMicroBatch(const Batch& batch, EpochStats& stats);
-    void emitStepMetrics(EpochStats& stats);
-    MeterTotals reducedTotals(const MeterTotals& local) const;
+    // Returns true when the fit goes on after this epoch.
+    bool runEpoch(FitResult& result, int64_t first_batch);
+    bool trainEpoch(int64_t first_batch);
+    void trainMicroBatch(const Batch& batch);
+    void stepOptimizer(int64_t group_size);
+    void endStoppedEpoch();
+    void emitStepMetrics();
     void failOnNonFiniteLoss();
     // interruptible: a stop request ends the validation pass early (false: the pass completes).
-    bool validateEpoch(const EpochStats& stats, FitResult& result, bool interruptible);
+    bool validateEpoch(bool interruptible);
     // Runs `split` through the model and emits its EvalReport (not when a stop interrupted it).
     EvalResult evaluateAndReport(const std::string& split, Loader& loader, const Dataset& dataset,
                                  bool keep_predictions, bool interruptible = true);
     template <typename Hook>
     void forEachCallback(Hook&& hook);
-    int64_t groupSize() const;  // accumulate_grad_batches, at least 1
+    int64_t groupSize() const { return std::max<int64_t>(config_.trainer.accumulate_grad_batches, 1); }
 
     // Copies (the splits hold shared pointers): a Trainer built from temporaries stays valid.
     const ExperimentConfig config_;
@@ -132,39 +134,27 @@ private:
     std::vector<std::shared_ptr<Callback>> callbacks_;
     Profiler* profiler_;
     std::unique_ptr<StepProfiler> step_profiler_;  // trainer.profile_every_n_steps (without parts.profiler)
-    struct CommSnapshot {
-        double comm_total = 0.0, overlap_total = 0.0;
-        int64_t micro_batches = 0;
-    };
-    CommSnapshot interval_comm_, epoch_comm_;
-    MemoryBreakdown memory_;
-    std::string finish_reason_;           // set by finishEarly()
-    int64_t baseline_bytes_ = 0;          // the memory breakdown's baseline (RSS, or CUDA allocated)
-    int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)
-    void subtractCommWait(StepBreakdown& b, CommSnapshot& last) const;
     std::shared_ptr<ClassifierImpl> model_;
     const DataSplits splits_;
     EventSink& sink_;
     const std::atomic<bool>& external_stop_;
     bool stop_requested_ = false;  // by a callback
+    std::string finish_reason_;    // set by finishEarly()
 
     std::unique_ptr<Loader> train_loader_, val_loader_, test_loader_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     std::unique_ptr<LearningRateSchedule> schedule_;
-    DeviceMonitor monitor_;
-    LoopState state_;
 
-    // Since the last StepMetrics.
-    RunningMeter interval_meter_;
-    double interval_wait_ms_ = 0.0;
-    std::chrono::steady_clock::time_point interval_start_;
-    std::chrono::steady_clock::time_point fit_start_;
+    FitProgress progress_;            // the fit's progress: what a training state saves
+    MetricsLogger metrics_;           // the step-metric interval, the fit's clock, the metric events
+    bool in_epoch_ = false;           // between an epoch's start and its end
+    MetricsLogger::Clock::time_point epoch_start_;  // progress_.epoch.train_time_s ago when it (re)started
+    StepBreakdown epoch_breakdown_;   // the finished epoch's, for its EpochMetrics
+    MemoryBreakdown memory_;          // from the monitoring callback
+    int64_t peak_memory_bytes_ = 0;
 
-    // Resume: the state read by resumeFrom (applied when fit() starts), the totals of the fit's
-    // completed epochs and the epoch in progress (what saveState writes).
+    // Resume: the state read by resumeFrom, applied when fit() starts.
     std::optional<TrainingState> resume_;
-    FitTotals fit_totals_;
-    const EpochStats* current_epoch_ = nullptr;
 };
 
 }  // namespace hearth

@@ -1,17 +1,13 @@
 #include "engine/train/TrainingState.h"
 
 #include "engine/strategy/CheckpointFile.h"
-
-#include <ATen/Context.h>
-#include <ATen/core/Generator.h>
-#include <ATen/CPUGeneratorImpl.h>
+#include "engine/strategy/Strategy.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -28,41 +24,44 @@ std::string shapeText(const torch::Tensor& t) {
     return out.empty() ? "scalar" : out;
 }
 
+// The progress's JSON (the layout of format 1, which older files have).
 Json progressToJson(const TrainingState& s) {
+    const FitProgress& p = s.progress;
+    const EpochProgress& e = p.epoch;
     Json j;
-    j["loop"] = Json::parse(loopStateToJson(s.loop));
-    j["epoch"] = {{"loss_sum", s.epoch.loss_sum}, {"correct", s.epoch.correct},       {"samples", s.epoch.samples},
-                  {"batches", s.epoch.batches},   {"local_samples", s.epoch.local_samples},
-                  {"skipped_steps", s.epoch.skipped_steps}, {"wait_ms", s.epoch.wait_ms},
-                  {"train_time_s", s.epoch.train_time_s}};
-    j["fit"] = {{"train_s", s.fit.train_s},           {"samples", s.fit.samples},
-                {"rank_samples", s.fit.rank_samples}, {"rank_train_s", s.fit.rank_train_s},
-                {"rank_wait_s", s.fit.rank_wait_s},   {"best_val_accuracy", s.fit.best_val_accuracy}};
-    j["elapsed_s"] = s.elapsed_s;
+    j["loop"] = Json::parse(loopStateToJson(p.loop));
+    j["epoch"] = {{"loss_sum", e.totals.loss_sum}, {"correct", e.totals.correct},   {"samples", e.totals.samples},
+                  {"batches", e.totals.batches},   {"local_samples", e.local_samples},
+                  {"skipped_steps", e.skipped_steps}, {"wait_ms", e.wait_ms}, {"train_time_s", e.train_time_s}};
+    j["fit"] = {{"train_s", p.fit.train_s},           {"samples", p.fit.samples},
+                {"rank_samples", p.fit.rank_samples}, {"rank_train_s", p.fit.rank_train_s},
+                {"rank_wait_s", p.fit.rank_wait_s},   {"best_val_accuracy", p.fit.best_val_accuracy}};
+    j["elapsed_s"] = p.elapsed_s;
     if (s.scaler) j["scaler"] = {{"scale", s.scaler->scale}, {"growth_tracker", s.scaler->growth_tracker}};
     j["callbacks"] = Json::parse(s.callbacks_json);
     return j;
 }
 
 void progressFromJson(const Json& j, TrainingState& s) {
-    s.loop = loopStateFromJson(j.at("loop").dump());
+    FitProgress& p = s.progress;
+    p.loop = loopStateFromJson(j.at("loop").dump());
     const Json& e = j.at("epoch");
-    s.epoch.loss_sum = e.at("loss_sum").get<double>();
-    s.epoch.correct = e.at("correct").get<int64_t>();
-    s.epoch.samples = e.at("samples").get<int64_t>();
-    s.epoch.batches = e.at("batches").get<int64_t>();
-    s.epoch.local_samples = e.at("local_samples").get<int64_t>();
-    s.epoch.skipped_steps = e.at("skipped_steps").get<int64_t>();
-    s.epoch.wait_ms = e.at("wait_ms").get<double>();
-    s.epoch.train_time_s = e.at("train_time_s").get<double>();
+    p.epoch.totals.loss_sum = e.at("loss_sum").get<double>();
+    p.epoch.totals.correct = e.at("correct").get<int64_t>();
+    p.epoch.totals.samples = e.at("samples").get<int64_t>();
+    p.epoch.totals.batches = e.at("batches").get<int64_t>();
+    p.epoch.local_samples = e.at("local_samples").get<int64_t>();
+    p.epoch.skipped_steps = e.at("skipped_steps").get<int64_t>();
+    p.epoch.wait_ms = e.at("wait_ms").get<double>();
+    p.epoch.train_time_s = e.at("train_time_s").get<double>();
     const Json& f = j.at("fit");
-    s.fit.train_s = f.at("train_s").get<double>();
-    s.fit.samples = f.at("samples").get<int64_t>();
-    s.fit.rank_samples = f.at("rank_samples").get<int64_t>();
-    s.fit.rank_train_s = f.at("rank_train_s").get<double>();
-    s.fit.rank_wait_s = f.at("rank_wait_s").get<double>();
-    s.fit.best_val_accuracy = f.at("best_val_accuracy").get<double>();
-    s.elapsed_s = j.at("elapsed_s").get<double>();
+    p.fit.train_s = f.at("train_s").get<double>();
+    p.fit.samples = f.at("samples").get<int64_t>();
+    p.fit.rank_samples = f.at("rank_samples").get<int64_t>();
+    p.fit.rank_train_s = f.at("rank_train_s").get<double>();
+    p.fit.rank_wait_s = f.at("rank_wait_s").get<double>();
+    p.fit.best_val_accuracy = f.at("best_val_accuracy").get<double>();
+    p.elapsed_s = j.at("elapsed_s").get<double>();
     if (j.contains("scaler"))
         s.scaler = GradScalerState{j["scaler"].at("scale").get<double>(), j["scaler"].at("growth_tracker").get<int64_t>()};
     s.callbacks_json = j.at("callbacks").dump();
@@ -129,10 +128,13 @@ void readGenerators(torch::serialize::InputArchive& archive, TrainingState& stat
     if (archive.try_read("cuda_rng", cuda)) state.cuda_rng = cuda.to(torch::kCPU);
 }
 
-// The model's tensors from its archive (the layout of Module::save), copied into the ones the
-// model has: a strategy may hold views of them (zero2's flat buffers), which Module::load, which
-// swaps their storage, would leave behind.
-void copyModelFrom(torch::serialize::InputArchive& archive, torch::nn::Module& module) {
+std::string rankKey(int64_t rank) {
+    return "rank" + std::to_string(rank);
+}
+
+}  // namespace
+
+void copyModelTensors(torch::serialize::InputArchive& archive, torch::nn::Module& module) {
     torch::NoGradGuard no_grad;
     for (auto& p : module.named_parameters(/*recurse=*/false)) {
         torch::Tensor t;
@@ -150,51 +152,8 @@ void copyModelFrom(torch::serialize::InputArchive& archive, torch::nn::Module& m
         if (!child.value()->is_serializable()) continue;
         torch::serialize::InputArchive child_archive;
         archive.read(child.key(), child_archive);
-        copyModelFrom(child_archive, *child.value());
+        copyModelTensors(child_archive, *child.value());
     }
-}
-
-std::string rankKey(int64_t rank) {
-    return "rank" + std::to_string(rank);
-}
-
-}  // namespace
-
-bool EpochProgress::operator==(const EpochProgress& o) const {
-    return loss_sum == o.loss_sum && correct == o.correct && samples == o.samples && batches == o.batches &&
-           local_samples == o.local_samples && skipped_steps == o.skipped_steps && wait_ms == o.wait_ms &&
-           train_time_s == o.train_time_s;
-}
-
-bool FitTotals::operator==(const FitTotals& o) const {
-    return train_s == o.train_s && samples == o.samples && rank_samples == o.rank_samples &&
-           rank_train_s == o.rank_train_s && rank_wait_s == o.rank_wait_s && best_val_accuracy == o.best_val_accuracy;
-}
-
-torch::Tensor cpuRngState() {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setCpuRngState(const torch::Tensor& state) {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
-
-torch::Tensor deviceRngState(torch::Device device) {
-    if (!device.is_cuda()) return {};
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setDeviceRngState(torch::Device device, const torch::Tensor& state) {
-    if (!device.is_cuda() || !state.defined()) return;
-    auto generator = at::globalContext().defaultGenerator(device);
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
 }
 
 torch::Tensor rankStatePart(const TrainingState& state, torch::optim::Optimizer* optimizer) {
@@ -315,7 +274,7 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
     try {
         torch::serialize::InputArchive model_archive;
         archive.read("model", model_archive);
-        copyModelFrom(model_archive, model);
+        copyModelTensors(model_archive, model);
         loadOptimizerOn(optimizer_bytes, optimizer, device);
     } catch (const std::exception& e) {
         torch::NoGradGuard no_grad;
@@ -326,6 +285,37 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
         throw TrainingStateError("'" + path + "' is damaged: " + e.what() + ".");
     }
     return state;
+}
+
+TrainingState resumeTrainingState(const std::string& path, torch::nn::Module& model,
+                                  torch::optim::Optimizer& optimizer, Strategy& strategy) {
+    std::optional<TrainingState> loaded;
+    std::string problem;
+    try {
+        loaded = loadTrainingState(path, model, optimizer, strategy.rank(), strategy.worldSize());
+        if (loaded->scaler.has_value() != strategy.precision().scalesLoss())
+            problem = "'" + path + "' was written with another precision than this run's (" +
+                      strategy.precision().name() + ").";
+    } catch (const TrainingStateError& e) {
+        problem = e.what();
+    }
+    // Every rank goes on, or none: a rank that could not read its part stops them all here rather
+    // than leaving the others in the first collective of the fit.
+    if (strategy.agreeToStop(!problem.empty()) && problem.empty())
+        problem = "another rank could not resume from '" + path + "' (its log says why).";
+    if (!problem.empty()) throw TrainingStateError(problem);
+    strategy.weightsReplaced();
+    return std::move(*loaded);
+}
+
+void saveTrainingStateAcrossRanks(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
+                                  torch::optim::Optimizer& optimizer, const Strategy& strategy) {
+    if (strategy.worldSize() == 1) {
+        if (!path.empty()) saveTrainingState(path, state, model, optimizer);
+        return;
+    }
+    const auto parts = strategy.gatherRows(rankStatePart(state, strategy.shardsOptimizer() ? &optimizer : nullptr));
+    if (!path.empty()) saveTrainingState(path, state, model, optimizer, parts);
 }
 
 }  // namespace hearth

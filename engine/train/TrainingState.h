@@ -1,9 +1,9 @@
 #pragma once
 // TrainingState: what a fit needs to continue bit for bit where it stopped, as one file (a
 // LibTorch archive): the model's parameters and buffers, the optimizer state, the GradScaler's
-// scale and growth tracker, the CPU random generator (dropout), the loop position (LoopState:
-// epoch, micro-batch within it, optimizer steps), the interrupted epoch's running totals, the
-// fit's elapsed time, and the callbacks' own state as JSON; on a CUDA device its generator too.
+// scale and growth tracker, the CPU random generator (dropout), the fit's progress (FitProgress:
+// the loop position, the interrupted epoch's running totals, the fit's totals and elapsed time,
+// as the loop holds it), and the callbacks' own state as JSON; on a CUDA device its generator too.
 // The loaders need nothing: their order and augmentation are functions of the seed, the epoch
 // and the sample.
 //
@@ -19,7 +19,8 @@
 // optimizer stay as they were.
 
 #include "engine/strategy/GradScaler.h"
-#include "engine/train/LoopState.h"
+#include "engine/train/FitProgress.h"
+#include "engine/train/RandomState.h"
 
 #include <torch/torch.h>
 
@@ -31,6 +32,8 @@
 
 namespace hearth {
 
+class Strategy;
+
 // The newest format this Hearth reads; one process writes format 1 (readable by the Hearth that
 // introduced training states), a data-parallel fit format 2.
 constexpr int64_t kTrainingStateFormat = 2;
@@ -40,52 +43,23 @@ public:
     explicit TrainingStateError(const std::string& message) : std::runtime_error(message) {}
 };
 
-// The running totals of the epoch in progress (so its EpochMetrics come out as uninterrupted).
-struct EpochProgress {
-    double loss_sum = 0.0;
-    int64_t correct = 0, samples = 0, batches = 0;   // summed over ranks, as the epoch's meter holds them
-    int64_t local_samples = 0;                       // this rank's
-    int64_t skipped_steps = 0;
-    double wait_ms = 0.0;
-    double train_time_s = 0.0;
-
-    bool operator==(const EpochProgress& o) const;
-};
-
-// The fit's totals over its completed epochs (its samples/s and per-rank report continue).
-struct FitTotals {
-    double train_s = 0.0;            // pure training time
-    int64_t samples = 0;             // training samples, summed over ranks
-    int64_t rank_samples = 0;        // this rank's
-    double rank_train_s = 0.0;
-    double rank_wait_s = 0.0;
-    double best_val_accuracy = 0.0;
-
-    bool operator==(const FitTotals& o) const;
-};
-
 struct TrainingState {
     int64_t format = 1;   // as read; a write uses at least the format its content needs
-    LoopState loop;
-    EpochProgress epoch;
-    FitTotals fit;
-    double elapsed_s = 0.0;                 // the fit's time so far: the curves' time axis continues
+    FitProgress progress;                   // the loop's own value, saved whole
     std::optional<GradScalerState> scaler;   // 16-mixed only
     std::string callbacks_json = "{}";      // {"<callback>": {...}}, each callback's own
     torch::Tensor cpu_rng;                  // the default CPU generator's state (uint8)
     torch::Tensor cuda_rng;                 // the model's CUDA device's generator (undefined on CPU)
 };
 
-// The default CPU generator's state, and back.
-torch::Tensor cpuRngState();
-void setCpuRngState(const torch::Tensor& state);
-// The default generator of a CUDA device, and back (undefined / nothing for other devices).
-torch::Tensor deviceRngState(torch::Device device);
-void setDeviceRngState(torch::Device device, const torch::Tensor& state);
-
 // "name:shape;..." of the model's parameters and buffers: two models can exchange states when
 // these are equal.
 std::string modelSignature(const torch::nn::Module& model);
+
+// The model's tensors from an archive in Module::save's layout, copied into the model's own
+// tensors: a strategy may hold views of them (zero2's flat buffers), which Module::load, which
+// swaps their storage, would leave behind. Throws std::runtime_error (a missing or mis-shaped one).
+void copyModelTensors(torch::serialize::InputArchive& archive, torch::nn::Module& model);
 
 // One rank's part of a data-parallel state, as bytes (what rank 0 gathers): its progress, its
 // generators and, when the optimizer is sharded, its optimizer share (`optimizer` null: not).
@@ -101,5 +75,15 @@ void saveTrainingState(const std::string& path, const TrainingState& state, cons
 // was written by a run of another number of processes.
 TrainingState loadTrainingState(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                                 int64_t rank = 0, int64_t world_size = 1);
+
+// A fit's side of the two, through its strategy. Resuming: this rank's part is loaded, checked to
+// have this run's precision, and every rank agrees that all could (one agreeToStop), so a refused
+// state leaves no rank waiting in a collective; then the strategy hears that the weights were
+// replaced. Saving: one process writes `path`; data-parallel it is a collective, every rank's part
+// gathered into rank 0's file (the other ranks pass ""). Throw TrainingStateError.
+TrainingState resumeTrainingState(const std::string& path, torch::nn::Module& model,
+                                  torch::optim::Optimizer& optimizer, Strategy& strategy);
+void saveTrainingStateAcrossRanks(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
+                                  torch::optim::Optimizer& optimizer, const Strategy& strategy);
 
 }  // namespace hearth

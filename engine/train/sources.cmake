@@ -3,7 +3,10 @@ target_sources(hearth_engine PRIVATE
   train/Optimizers.cpp
   train/Schedulers.cpp
   train/Task.cpp
+  train/Callback.cpp
   train/LoopState.cpp
+  train/FitProgress.cpp
+  train/RandomState.cpp
   train/TrainingState.cpp
   train/Checkpoint.cpp
   train/EarlyStopping.cpp
@@ -12,6 +15,9 @@ target_sources(hearth_engine PRIVATE
   train/RankReport.cpp
   train/StepProfiler.cpp
   train/MemoryAccounting.cpp
+  train/DeviceStatsMonitor.cpp
+  train/MetricsLogger.cpp
+  train/TrainerParts.cpp
   train/Trainer.cpp)
 # The safety checkpoints' file names (torch-free: hearth-cli and the workbench look for them).
 target_sources(hearth_engine_api PRIVATE

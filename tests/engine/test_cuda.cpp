@@ -10,6 +10,7 @@
 #include "engine/run/RunController.h"
 #include "engine/strategy/GradScaler.h"
 #include "engine/strategy/Precision.h"
+#include "engine/train/Trainer.h"
 #ifdef HEARTH_WITH_CUDA
 #include "engine/monitor/CudaMemory.h"
 #endif
@@ -225,6 +226,30 @@ private Q_SLOTS:
         releaseCudaCache();
         QVERIFY(cudaMemoryStats(0).reserved_bytes < before.reserved_bytes + kBytes);
 #endif
+    }
+
+    // The best checkpoint's copy of the model lives on the host, not beside the model on the GPU:
+    // the memory breakdown's activations (allocated bytes at the peak beyond parameters, gradients
+    // and optimizer state) stay far below the model's size (large model, batch of 8).
+    void bestCheckpointKeepsNoCopyOnTheGpu() {
+        HEARTH_NEEDS_CUDA();
+        const auto s = blobSplits(64, 16, 16, {256});
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {2048, 2048};
+        c.optimizer.name = "sgd";
+        c.trainer.batch_size = 8;
+        c.trainer.max_epochs = 2;
+        c.trainer.num_workers = 0;
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, torch::Device(torch::kCUDA, 0), seededModel(c, s), s, "", sink, stop);
+        trainer.fit();
+        const MemoryBreakdown& m = trainer.memoryBreakdown();
+        QVERIFY(m.parameters_bytes > 16'000'000);
+        QVERIFY2(m.activations_bytes < m.parameters_bytes / 4,
+                 qPrintable(QString("activations %1 B, parameters %2 B").arg(m.activations_bytes).arg(m.parameters_bytes)));
+        QVERIFY(trainer.test().ran);
     }
 
     // A whole experiment on the GPU: 16-mixed, pinned memory, workers; it learns, and the run

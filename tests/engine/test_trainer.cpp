@@ -237,6 +237,36 @@ private Q_SLOTS:
         QCOMPARE(steps.front().lr, 0.1);
     }
 
+    // The best checkpoint keeps no second copy of the model beside it: with a folder the test phase
+    // reads best.pt back. The memory breakdown's activations (the counted tensor bytes at the peak
+    // beyond parameters, gradients and optimizer state) would otherwise hold a whole model from the
+    // second epoch on; here the model is large and the activations of a batch of 8 tiny.
+    void bestCheckpointKeepsNoSecondCopyOfTheModel() {
+        QTemporaryDir dir;
+        const auto s = blobSplits(64, 16, 16, {256});
+        auto c = mlpConfig();
+        c.model.hidden = {1024, 1024};
+        c.optimizer.momentum = 0.0;
+        c.trainer.batch_size = 8;
+        c.trainer.max_epochs = 2;  // the second epoch trains while the first one is kept as the best
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        auto model = seededModel(c, s);
+        Trainer trainer(c, torch::kCPU, model, s, dir.path().toStdString(), sink, stop);
+        trainer.fit();
+        const MemoryBreakdown& m = trainer.memoryBreakdown();
+        QCOMPARE(m.device, std::string("cpu"));
+        QVERIFY(m.parameters_bytes > 5'000'000);
+        QVERIFY2(m.activations_bytes < m.parameters_bytes / 4,
+                 qPrintable(QString("activations %1 B, parameters %2 B").arg(m.activations_bytes).arg(m.parameters_bytes)));
+        QVERIFY(!sink.all<CheckpointSaved>().empty());
+        // The test phase still gets the best weights: best.pt's.
+        QVERIFY(trainer.test().ran);
+        auto reloaded = seededModel(c, s, 99);
+        loadCheckpointFile(dir.filePath("best.pt").toStdString(), *reloaded);
+        QVERIFY(torch::equal(flatWeights(*model), flatWeights(*reloaded)));
+    }
+
     void bestCheckpointIsSavedAndUsedForTest() {
         QTemporaryDir dir;
         const auto s = blobSplits(160, 96, 96);

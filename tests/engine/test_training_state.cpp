@@ -58,17 +58,17 @@ bool sameTensors(const std::vector<torch::Tensor>& a, const std::vector<torch::T
 
 TrainingState someState() {
     TrainingState s;
-    s.loop.epoch = 2;
-    s.loop.batch_in_epoch = 7;
-    s.loop.global_step = 31;
-    s.loop.micro_batches = 62;
-    s.loop.epochs_completed = 2;
-    s.loop.best_value = 0.8125;
-    s.loop.best_epoch = 1;
-    s.loop.lr = 0.000731;
-    s.epoch = {12.345678901234567, 150, 224, 7, 224, 1, 3.25, 0.875};
-    s.fit = {20.5, 1800, 1800, 20.5, 0.75, 0.8125};
-    s.elapsed_s = 41.0625;
+    s.progress.loop.epoch = 2;
+    s.progress.loop.batch_in_epoch = 7;
+    s.progress.loop.global_step = 31;
+    s.progress.loop.micro_batches = 62;
+    s.progress.loop.epochs_completed = 2;
+    s.progress.loop.best_value = 0.8125;
+    s.progress.loop.best_epoch = 1;
+    s.progress.loop.lr = 0.000731;
+    s.progress.epoch = {{12.345678901234567, 150, 224, 7}, 224, 1, 3.25, 0.875};
+    s.progress.fit = {20.5, 1800, 1800, 20.5, 0.75, 0.8125};
+    s.progress.elapsed_s = 41.0625;
     s.scaler = GradScalerState{32768.0, 17};
     s.callbacks_json = R"({"early_stopping":{"wait":2,"best":0.41}})";
     return s;
@@ -176,10 +176,11 @@ void TestTrainingState::progressRoundTripsExactly() {
     saveTrainingState(path("progress.pt"), saved, *net, opt);
     const TrainingState back = loadTrainingState(path("progress.pt"), *net, opt);
     QCOMPARE(back.format, int64_t{1});   // one process: the first format
-    QVERIFY(back.loop == saved.loop);
-    QVERIFY(back.epoch == saved.epoch);
-    QVERIFY(back.fit == saved.fit);
-    QCOMPARE(back.elapsed_s, saved.elapsed_s);
+    QVERIFY(back.progress.loop == saved.progress.loop);
+    QVERIFY(back.progress.epoch == saved.progress.epoch);
+    QVERIFY(back.progress.fit == saved.progress.fit);
+    QCOMPARE(back.progress.elapsed_s, saved.progress.elapsed_s);
+    QVERIFY(back.progress == saved.progress);
     QVERIFY(back.scaler.has_value());
     QCOMPARE(back.scaler->scale, 32768.0);
     QCOMPARE(back.scaler->growth_tracker, int64_t{17});

@@ -6,6 +6,8 @@ hearth_add_test(NAME test_run_experiment SOURCES test_run_experiment.cpp TrainTe
 # The CUDA paths; every test skips without a CUDA device and must run under scripts/gpu-check.
 hearth_add_test(NAME test_cuda SOURCES test_cuda.cpp TrainTestSupport.h TORCH LABELS engine train cuda)
 hearth_add_test(NAME test_training_state SOURCES test_training_state.cpp TrainTestSupport.h TORCH LABELS engine train threads)
+# The default generators, read and set in one place (engine/train/RandomState).
+hearth_add_test(NAME test_random_state SOURCES test_random_state.cpp TORCH LABELS engine train)
 hearth_add_test(NAME test_trainer_seams SOURCES test_trainer_seams.cpp TrainTestSupport.h TORCH LABELS engine train)
 # The batch-size and learning-rate finders (engine/run/Finders).
 hearth_add_test(NAME test_finders SOURCES test_finders.cpp TrainTestSupport.h TORCH LABELS engine train TIMEOUT 600)

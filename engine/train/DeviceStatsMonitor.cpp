@@ -1,0 +1,108 @@
+#include "engine/train/DeviceStatsMonitor.h"
+
+#include "engine/strategy/Strategy.h"
+#include "engine/train/MemoryAccounting.h"
+#include "engine/train/RankReport.h"
+
+#include <algorithm>
+
+namespace hearth {
+namespace {
+
+// The monitor emits through the Trainer (the run's sink, on the training thread).
+class ContextSink final : public EventSink {
+public:
+    explicit ContextSink(TrainerContext& ctx) : ctx_(ctx) {}
+    void onEvent(const Event& event) override { ctx_.emit(event); }
+
+private:
+    TrainerContext& ctx_;
+};
+
+}  // namespace
+
+DeviceStatsMonitor::DeviceStatsMonitor(torch::Device device) : monitor_(device) {}
+
+void DeviceStatsMonitor::onFitStart(TrainerContext& ctx) {
+    monitor_.setRank(ctx.strategy().rank());
+    // The memory breakdown's baseline: what the process (or the device) holds before training.
+    memory_ = MemoryBreakdown{};
+    optimizer_state_measured_ = false;
+    monitor_.resetPeak();
+    baseline_bytes_ = monitor_.currentBytes();
+    baseline_tensor_bytes_ = monitor_.tensorBytes();
+}
+
+void DeviceStatsMonitor::onResume(TrainerContext& ctx) {
+    monitor_.continueFrom(ctx.progress().elapsed_s);
+}
+
+void DeviceStatsMonitor::onBeforeOptimizerStep(TrainerContext& ctx) {
+    if (ctx.state().global_step != 0) return;
+    // The first step's gradients, before the optimizer step frees or zeroes them.
+    const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer());
+    memory_.parameters_bytes = held.parameters;
+    memory_.gradients_bytes = held.gradients;
+}
+
+void DeviceStatsMonitor::onTrainBatchEnd(TrainerContext& ctx) {
+    if (!optimizer_state_measured_ && ctx.state().global_step == 1) {
+        // After the first optimizer step: its state is created lazily.
+        memory_.optimizer_state_bytes = measureHeldBytes(ctx.model(), ctx.optimizer()).optimizer_state;
+        optimizer_state_measured_ = true;
+    }
+    ContextSink sink(ctx);
+    monitor_.poll(sink);
+}
+
+void DeviceStatsMonitor::onMetricsSync(TrainerContext& ctx, double local_samples_per_sec) {
+    ContextSink sink(ctx);
+    shareLiveRanks(ctx.strategy(), monitor_, local_samples_per_sec, sink);
+}
+
+void DeviceStatsMonitor::onEvalBatchEnd(TrainerContext& ctx) {
+    ContextSink sink(ctx);
+    monitor_.poll(sink);
+}
+
+void DeviceStatsMonitor::onFitEnd(TrainerContext& ctx) {
+    ContextSink sink(ctx);
+    monitor_.poll(sink, /*force=*/true);
+    measureMemory(ctx);
+    const FitProgress& progress = ctx.progress();
+    RankTotals totals;
+    totals.samples = progress.fit.rank_samples;
+    totals.train_time_s = progress.fit.rank_train_s;
+    totals.data_wait_s = progress.fit.rank_wait_s;
+    totals.peak_memory_bytes = monitor_.peakBytes();
+    totals.steps = progress.loop.global_step;
+    reportRanks(ctx.strategy(), monitor_, totals, sink);
+    ctx.recordMemory(monitor_.peakBytes(), memory_);
+}
+
+void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
+    const torch::Device device = ctx.strategy().device();
+    memory_.device = device.str();
+    memory_.peak_bytes = monitor_.peakBytes();
+    if (ctx.state().global_step == 0) {
+        memory_.device.clear();  // no optimizer step: nothing to break down
+        return;
+    }
+    memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);
+    const int64_t held = memory_.gradients_bytes + memory_.optimizer_state_bytes;
+    const int64_t tensor_peak = monitor_.tensorPeakBytes();
+    if (device.is_cuda() || tensor_peak < 0 || baseline_tensor_bytes_ < 0) {
+        // CUDA (peak = allocated peak), or a host whose tensors could not be counted (peak RSS).
+        memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
+        memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
+    } else {
+        // Host: activations from the counted tensor bytes; what the peak RSS grew beyond them
+        // (the C heap keeping freed blocks, oneDNN's scratchpads) is the reserved-unused share.
+        const int64_t tensor_growth = std::max<int64_t>(0, tensor_peak - baseline_tensor_bytes_);
+        memory_.activations_bytes = std::max<int64_t>(0, tensor_growth - held);
+        memory_.reserved_unused_bytes =
+            std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - std::max(tensor_growth, held));
+    }
+}
+
+}  // namespace hearth

@@ -1,0 +1,43 @@
+#pragma once
+// DeviceStatsMonitor: the callback that watches the training device, as Lightning's
+// DeviceStatsMonitor does: it samples memory and utilisation about once a second while training
+// and evaluating (DeviceSample events), shares each rank's live numbers at every logged step and
+// its whole summary at the end of fit (RankReport), and measures what filled memory at the fit's
+// peak (MemoryBreakdown: parameters, gradients and optimizer state counted from the tensors at the
+// first optimizer step, activations from the peak), which it hands to the Trainer.
+
+#include "engine/monitor/DeviceMonitor.h"
+#include "engine/train/Callback.h"
+
+#include <cstdint>
+
+namespace hearth {
+
+class DeviceStatsMonitor final : public Callback {
+public:
+    // `device`: the strategy's (samples are marked with its rank when fit starts).
+    explicit DeviceStatsMonitor(torch::Device device);
+
+    void onFitStart(TrainerContext& ctx) override;
+    void onResume(TrainerContext& ctx) override;
+    void onBeforeOptimizerStep(TrainerContext& ctx) override;
+    void onTrainBatchEnd(TrainerContext& ctx) override;
+    void onMetricsSync(TrainerContext& ctx, double local_samples_per_sec) override;
+    void onEvalBatchEnd(TrainerContext& ctx) override;
+    void onFitEnd(TrainerContext& ctx) override;
+
+    const DeviceMonitor& monitor() const { return monitor_; }
+    // What filled memory at the last fit's peak (device empty when it made no optimizer step).
+    const MemoryBreakdown& memoryBreakdown() const { return memory_; }
+
+private:
+    void measureMemory(TrainerContext& ctx);
+
+    DeviceMonitor monitor_;
+    MemoryBreakdown memory_;
+    bool optimizer_state_measured_ = false;
+    int64_t baseline_bytes_ = 0;          // what the process (or the device) held when fit started
+    int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)
+};
+
+}  // namespace hearth

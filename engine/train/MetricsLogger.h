@@ -1,0 +1,57 @@
+#pragma once
+// MetricsLogger: what the training loop reports, assembled in one place. It keeps the step-metric
+// interval (the running meter on the device, the loader's wait, the interval's clock) and the
+// fit's clock, and builds StepMetrics (with the ETA) and EpochMetrics from the loop's progress.
+// The loop does the reading back and the reductions across ranks (they go through its strategy).
+
+#include "engine/events/Events.h"
+#include "engine/train/Callback.h"
+#include "engine/train/FitProgress.h"
+#include "engine/train/RunningMeter.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace hearth {
+
+class Strategy;
+
+class MetricsLogger final {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // A fit starts now, `elapsed_s` already trained (a resumed fit's clock continues).
+    void startFit(double elapsed_s = 0.0);
+    double elapsedSeconds() const;
+
+    // One micro-batch: its mean loss, predicted and true classes (device ops, no sync), and the
+    // time it waited for the loader.
+    void add(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
+        meter_.add(loss, predicted, targets);
+    }
+    void addWait(double ms) { wait_ms_ += ms; }
+    // No micro-batch since the last StepMetrics.
+    bool intervalEmpty() const { return meter_.empty(); }
+    // This rank's totals of the interval (one sync), and its samples/s over it.
+    MeterTotals intervalTotals() const { return meter_.read(); }
+    double localSamplesPerSec(const MeterTotals& local) const;
+    // The loss, correct predictions and samples summed over every rank (the strategy's reduction;
+    // nothing to do on one device). Batches stay this rank's: they time its steps.
+    static MeterTotals sumOverRanks(const Strategy& strategy, const MeterTotals& local);
+
+    // The interval's StepMetrics from its totals over every rank; the next interval starts.
+    StepMetrics stepMetrics(const MeterTotals& totals, const LoopState& loop, int64_t batches_per_epoch,
+                            int64_t max_epochs, double loss_scale);
+    // A validated epoch's EpochMetrics (its breakdown is the caller's).
+    static EpochMetrics epochMetrics(const FitProgress& progress, const EpochEnd& end, double epoch_time_s);
+
+private:
+    RunningMeter meter_;
+    double wait_ms_ = 0.0;
+    Clock::time_point interval_start_;
+    Clock::time_point fit_start_;
+};
+
+}  // namespace hearth

@@ -1,0 +1,38 @@
+#include "engine/train/TrainerParts.h"
+
+#include "engine/data/Augment.h"
+#include "engine/train/Checkpoint.h"
+#include "engine/train/DeviceStatsMonitor.h"
+#include "engine/train/EarlyStopping.h"
+#include "engine/train/SafetyCheckpoint.h"
+
+namespace hearth {
+
+TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device device,
+                                 const std::string& artifacts_dir) {
+    TrainerParts parts;
+    parts.strategy = createStrategy(config.trainer, device);
+    parts.task = std::make_unique<ClassificationTask>();
+    // First: its baseline is taken before any other callback starts, and it samples every batch.
+    parts.callbacks.push_back(std::make_shared<DeviceStatsMonitor>(parts.strategy->device()));
+    parts.callbacks.push_back(std::make_shared<BestCheckpoint>(config.trainer.checkpoint, artifacts_dir));
+    // After the checkpoint: the epoch that ends the fit has already been considered as the best.
+    if (config.trainer.early_stopping.monitor != "none")
+        parts.callbacks.push_back(std::make_shared<EarlyStopping>(config.trainer.early_stopping));
+    // Data-parallel: on every rank (saving a state is a collective), rank 0 alone writes.
+    if (config.trainer.safety_checkpoint.keep_last > 0 && (!artifacts_dir.empty() || parts.strategy->worldSize() > 1))
+        parts.callbacks.push_back(std::make_shared<SafetyCheckpoint>(config.trainer.safety_checkpoint, artifacts_dir));
+    return parts;
+}
+
+LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy& strategy) {
+    LoaderOptions options = strategy.loaderOptions(config.trainer, true, config.seed);
+    const AugmentConfig& augment = config.data.augment;
+    if (augment.random_crop_padding > 0 || augment.horizontal_flip)
+        options.augment = std::make_shared<ImageAugment>(augment.random_crop_padding, augment.horizontal_flip);
+    // Only text samples differ in length; other data keeps the plain shuffled plan.
+    options.bucket_by_length = config.data.bucket_by_length && isTextKind(config.data.kind);
+    return options;
+}
+
+}  // namespace hearth
