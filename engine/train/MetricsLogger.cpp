@@ -61,8 +61,10 @@ StepMetrics MetricsLogger::stepMetrics(const MeterTotals& totals, const LoopStat
     m.eta_s = done > 0 ? m.elapsed_s / static_cast<double>(done) *
                              static_cast<double>(std::max<int64_t>(total_micro - done, 0))
                        : 0.0;
+    m.skipped_steps = skipped_steps_;
     meter_.reset();
     wait_ms_ = 0.0;
+    skipped_steps_ = 0;
     interval_start_ = Clock::now();
     return m;
 }

@@ -32,6 +32,8 @@ public:
         meter_.add(loss, predicted, targets);
     }
     void addWait(double ms) { wait_ms_ += ms; }
+    // An optimizer step the GradScaler skipped (inf/NaN gradients) in this interval.
+    void addSkippedStep() { ++skipped_steps_; }
     // No micro-batch since the last StepMetrics.
     bool intervalEmpty() const { return meter_.empty(); }
     // This rank's totals of the interval (one sync), and its samples/s over it.
@@ -50,6 +52,7 @@ public:
 private:
     RunningMeter meter_;
     double wait_ms_ = 0.0;
+    int64_t skipped_steps_ = 0;
     Clock::time_point interval_start_;
     Clock::time_point fit_start_;
 };

@@ -263,7 +263,10 @@ void Trainer::trainMicroBatch(const Batch& batch) {
 void Trainer::stepOptimizer(int64_t group_size) {
     {
         ScopedSection section(profiler_, Section::OptimizerStep);
-        if (!strategy_->optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) ++progress_.epoch.skipped_steps;
+        if (!strategy_->optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) {
+            ++progress_.epoch.skipped_steps;
+            metrics_.addSkippedStep();
+        }
     }
     ++progress_.loop.global_step;
     if (profiler_) profiler_->endGroup(group_size);

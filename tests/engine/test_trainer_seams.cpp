@@ -154,12 +154,53 @@ public:
     mutable int agreements = 0;
 };
 
+// Skips every third optimizer step, as a GradScaler does on inf/NaN gradients.
+class SkippingStrategy final : public Strategy {
+public:
+    SkippingStrategy() : Strategy(std::make_unique<Precision>("32-true", torch::kCPU)) {}
+    std::string name() const override { return "skipping"; }
+    std::string describe() const override { return "skipping (cpu)"; }
+    torch::Device device() const override { return torch::kCPU; }
+    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override {
+        const bool stepped = ++calls % 3 != 0 && Strategy::optimizerStep(optimizer, clip_val);
+        if (!stepped) optimizer.zero_grad();
+        return stepped;
+    }
+    int calls = 0;
+};
+
 }  // namespace
 
 class TestTrainerSeams : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(2); }
+
+    void skippedOptimizerStepsAreCountedPerLoggedInterval() {
+        auto c = smallConfig();
+        c.trainer.log_every_n_steps = 2;
+        const auto s = blobSplits(160, 32, 32);  // 10 optimizer steps per epoch, 2 epochs
+        auto parts = defaultTrainerParts(c, torch::kCPU, "");
+        parts.strategy = std::make_unique<SkippingStrategy>();
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        Trainer trainer(c, std::move(parts), createModel(c.model, ModelInput{{8}, 3}), s, sink, stop);
+        trainer.fit();
+        // Steps 3, 6, 9, ... were skipped: each logged interval (2 steps) counts its own.
+        int64_t logged = 0, last_step = 0;
+        for (const auto& m : sink.all<StepMetrics>()) {
+            int64_t expected = 0;
+            for (int64_t step = last_step + 1; step <= m.global_step; ++step) expected += step % 3 == 0 ? 1 : 0;
+            QCOMPARE(m.skipped_steps, expected);
+            logged += m.skipped_steps;
+            last_step = m.global_step;
+        }
+        QCOMPARE(last_step, int64_t(20));
+        QCOMPARE(logged, int64_t(6));
+        int64_t per_epoch = 0;
+        for (const auto& e : sink.all<EpochMetrics>()) per_epoch += e.skipped_steps;
+        QCOMPARE(per_epoch, logged);
+    }
 
     void batchFieldsOfAnyDtypeReachTheModel() {
         DataSplits s;
