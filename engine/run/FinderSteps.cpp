@@ -85,25 +85,16 @@ private:
     bool agree_;
 };
 
-// One optimizer step's micro-batches (accumulate_grad_batches of them) forward and backward, then
-// the step. Returns the mean loss.
-double trainStep(Strategy& strategy, ClassifierImpl& model, const Task& task, torch::optim::Optimizer& optimizer,
-                 const TrainerConfig& trainer, const std::function<Batch()>& next_batch,
-                 const std::function<void()>& after_phase) {
+// One optimizer step's micro-batches (accumulate_grad_batches of them) through the run's own
+// training step, then the optimizer step. Returns the mean loss.
+double trainStep(TrainingStep& step, torch::optim::Optimizer& optimizer, const TrainerConfig& trainer,
+                 const std::function<Batch()>& next_batch, const std::function<void()>& after_phase) {
     const int64_t k = std::max<int64_t>(trainer.accumulate_grad_batches, 1);
-    double loss_sum = 0.0;
-    for (int64_t micro = 0; micro < k; ++micro) {
-        const Batch batch = next_batch();
-        const torch::Tensor output = strategy.forward(model, batch);
-        const torch::Tensor loss = task.loss(output, batch);
-        after_phase();
-        strategy.backward(k == 1 ? loss : loss / static_cast<double>(k), micro + 1 == k);
-        after_phase();
-        loss_sum += loss.item<double>();
-    }
-    strategy.optimizerStep(optimizer, trainer.gradient_clip_val);
+    MetricsLogger metrics;
+    for (int64_t micro = 0; micro < k; ++micro) step.microBatch(next_batch(), k, micro + 1 == k, metrics, after_phase);
+    step.optimizerStep(optimizer, trainer.gradient_clip_val);
     after_phase();
-    return loss_sum / static_cast<double>(k);
+    return metrics.intervalTotals().meanLoss();
 }
 
 // Batches of one loader, epoch after epoch.
@@ -148,8 +139,8 @@ void runTrialSteps(PreparedRun& run, Strategy& strategy, const Task& task, int64
     run.model->train();
     for (int64_t s = 0; s < options.steps_per_trial && !stop.load(); ++s) {
         if (options.before_step) options.before_step(batch_size);
-        trainStep(strategy, *run.model, task, *optimizer, trainer, [&] { return batches.next(); },
-                  [&] { memory.check(); });
+        TrainingStep step(strategy, *run.model, task);
+        trainStep(step, *optimizer, trainer, [&] { return batches.next(); }, [&] { memory.check(); });
     }
     strategy.zeroGrad(*optimizer);
 }
@@ -297,8 +288,8 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
             LrPoint point;
             point.lr = options.min_lr * std::pow(ratio, static_cast<double>(i) / static_cast<double>(options.steps - 1));
             setLearningRate(*optimizer, point.lr);
-            point.loss = trainStep(*strategy, *run.model, task, *optimizer, run.config.trainer,
-                                   [&] { return batches.next(); }, [] {});
+            TrainingStep step(*strategy, *run.model, task);
+            point.loss = trainStep(step, *optimizer, run.config.trainer, [&] { return batches.next(); }, [] {});
             if (distributed) {
                 // The mean over ranks: every rank sees one curve and stops at the same step.
                 std::vector<double> loss{point.loss};

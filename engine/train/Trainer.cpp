@@ -240,18 +240,8 @@ void Trainer::trainMicroBatch(const Batch& batch) {
     // The leftover micro-batches at the end of an epoch form a smaller group (as in Lightning).
     const int64_t group_size = std::min(k, batchesPerEpoch() - group_start);
     if (micro == group_start) loop.lr = schedule_->apply(*optimizer_, loop.global_step, loop.epoch);
-    torch::Tensor output, loss;
-    {
-        ScopedSection section(profiler_, Section::Forward);
-        output = strategy_->forward(*model_, batch);
-        loss = task_->loss(output, batch);
-        metrics_.add(loss, task_->predict(output.detach()), task_->targets(batch));
-    }
     const bool closes_group = micro + 1 == group_start + group_size;
-    {
-        ScopedSection section(profiler_, Section::Backward);
-        strategy_->backward(group_size == 1 ? loss : loss / static_cast<double>(group_size), closes_group);
-    }
+    const torch::Tensor loss = step().microBatch(batch, group_size, closes_group, metrics_);
     if (closes_group) forEachCallback([this](Callback& c) { c.onBeforeOptimizerStep(*this); });
     if (strategy_->watchLoss(loss, loop.global_step + 1)) failOnNonFiniteLoss();
     ++loop.batch_in_epoch;
@@ -261,12 +251,9 @@ void Trainer::trainMicroBatch(const Batch& batch) {
 
 // Closes an accumulation group: the optimizer step, and the step metrics when they are due.
 void Trainer::stepOptimizer(int64_t group_size) {
-    {
-        ScopedSection section(profiler_, Section::OptimizerStep);
-        if (!strategy_->optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) {
-            ++progress_.epoch.skipped_steps;
-            metrics_.addSkippedStep();
-        }
+    if (!step().optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) {
+        ++progress_.epoch.skipped_steps;
+        metrics_.addSkippedStep();
     }
     ++progress_.loop.global_step;
     if (profiler_) profiler_->endGroup(group_size);

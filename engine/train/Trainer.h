@@ -115,6 +115,7 @@ private:
     bool trainEpoch(int64_t first_batch);
     void trainMicroBatch(const Batch& batch);
     void stepOptimizer(int64_t group_size);
+    TrainingStep step() { return TrainingStep(*strategy_, *model_, *task_, profiler_); }
     void endStoppedEpoch();
     void emitStepMetrics();
     void failOnNonFiniteLoss();

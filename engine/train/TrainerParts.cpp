@@ -35,4 +35,27 @@ LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy&
     return options;
 }
 
+torch::Tensor TrainingStep::microBatch(const Batch& batch, int64_t group_size, bool closes_group,
+                                       MetricsLogger& metrics, const std::function<void()>& after_phase) {
+    torch::Tensor loss;
+    {
+        ScopedSection section(profiler_, Section::Forward);
+        const torch::Tensor output = strategy_.forward(model_, batch);
+        loss = task_.loss(output, batch);
+        metrics.add(loss, task_.predict(output.detach()), task_.targets(batch));
+    }
+    if (after_phase) after_phase();
+    {
+        ScopedSection section(profiler_, Section::Backward);
+        strategy_.backward(group_size == 1 ? loss : loss / static_cast<double>(group_size), closes_group);
+    }
+    if (after_phase) after_phase();
+    return loss;
+}
+
+bool TrainingStep::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    ScopedSection section(profiler_, Section::OptimizerStep);
+    return strategy_.optimizerStep(optimizer, clip_val);
+}
+
 }  // namespace hearth

@@ -1,17 +1,21 @@
 #pragma once
 // TrainerParts: what a Trainer is given (its strategy, task, callbacks and profiler), and what a
-// config asks for (defaultTrainerParts). Tests and later features pass their own.
+// config asks for (defaultTrainerParts). Tests and later features pass their own. Also what the
+// Trainer shares with the finders' trials: the training loader's options and the training step.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Loader.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/train/Callback.h"
+#include "engine/train/MetricsLogger.h"
 #include "engine/train/Profiler.h"
 #include "engine/train/Task.h"
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +39,28 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
 // config's image augmentation, and length bucketing on text data. What the Trainer and the finders'
 // trials both train on.
 LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy& strategy);
+
+// The training step as a run takes it, for the Trainer and the finders' trials alike (a batch-size
+// trial then measures the memory a run needs): a micro-batch's forward, loss, running metrics and
+// backward scaled to its accumulation group; then the group's optimizer step. Profiled sections
+// when given a profiler. `after_phase` runs after forward and after backward (a finder's memory
+// check).
+class TrainingStep {
+public:
+    TrainingStep(Strategy& strategy, ClassifierImpl& model, const Task& task, Profiler* profiler = nullptr)
+        : strategy_(strategy), model_(model), task_(task), profiler_(profiler) {}
+
+    // Returns the micro-batch's loss (undivided).
+    torch::Tensor microBatch(const Batch& batch, int64_t group_size, bool closes_group, MetricsLogger& metrics,
+                             const std::function<void()>& after_phase = {});
+    // False when the step was skipped (the GradScaler found inf/NaN gradients).
+    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+
+private:
+    Strategy& strategy_;
+    ClassifierImpl& model_;
+    const Task& task_;
+    Profiler* profiler_;
+};
 
 }  // namespace hearth

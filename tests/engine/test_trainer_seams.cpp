@@ -9,6 +9,7 @@
 #include "engine/train/LoopState.h"
 #include "engine/train/Profiler.h"
 #include "engine/train/Trainer.h"
+#include "engine/train/TrainerParts.h"
 
 #include <QTest>
 
@@ -175,6 +176,34 @@ class TestTrainerSeams : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(2); }
+
+    // The step the Trainer and the finders' trials share: a micro-batch of a group of two
+    // backpropagates half its loss, counts its samples, and calls the phase hook after forward
+    // and after backward (where a batch-size trial checks its memory).
+    void trainingStepScalesBackwardToItsGroupAndCallsThePhaseHook() {
+        auto c = smallConfig();
+        torch::manual_seed(5);
+        auto model = createModel(c.model, ModelInput{{8}, 3});
+        SingleDeviceStrategy strategy(torch::kCPU, "32-true");
+        strategy.setupModel(*model, false);
+        const ClassificationTask task;
+        const Batch batch(torch::randn({4, 8}), torch::tensor({0, 1, 2, 0}, torch::kInt64), torch::arange(4));
+        MetricsLogger metrics;
+        int phases = 0;
+        TrainingStep step(strategy, *model, task);
+        torch::manual_seed(11);   // the same dropout masks in both passes
+        const torch::Tensor loss = step.microBatch(batch, 2, false, metrics, [&phases] { ++phases; });
+        QCOMPARE(phases, 2);
+        QCOMPARE(metrics.intervalTotals().samples, int64_t(4));
+        std::vector<torch::Tensor> halves;
+        for (const auto& p : model->parameters()) halves.push_back(p.grad().clone());
+        model->zero_grad();
+        torch::manual_seed(11);
+        task.loss(strategy.forward(*model, batch), batch).backward();
+        size_t i = 0;
+        for (const auto& p : model->parameters()) QVERIFY(torch::allclose(halves[i++] * 2, p.grad(), 1e-6, 1e-7));
+        QVERIFY(std::abs(loss.item<double>() * 4 - metrics.intervalTotals().loss_sum) < 1e-9);
+    }
 
     void skippedOptimizerStepsAreCountedPerLoggedInterval() {
         auto c = smallConfig();
