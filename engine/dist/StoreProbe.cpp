@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
 
 namespace hearth::dist {
 namespace {
@@ -72,7 +73,7 @@ int connectTo(const std::string& host, int port, Clock::time_point deadline, std
     for (addrinfo* a = found; a != nullptr && connected < 0; a = a->ai_next) {
         const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
         if (fd < 0) {
-            error = std::strerror(errno);
+            error = std::system_category().message(errno);
             continue;
         }
         int result = ::connect(fd, a->ai_addr, a->ai_addrlen);
@@ -89,7 +90,7 @@ int connectTo(const std::string& host, int port, Clock::time_point deadline, std
         if (result == 0) {
             connected = fd;
         } else {
-            error = std::strerror(errno);
+            error = std::system_category().message(errno);
             ::close(fd);
         }
     }

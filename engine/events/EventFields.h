@@ -110,13 +110,13 @@ constexpr Type typeOf() {
 // A row for the member at the end of `Path` (one member pointer, or a path into a nested
 // struct), named `name`; stored in the column of the same name unless told otherwise.
 template <auto First, auto... Path>
-Field<typename detail::MemberOf<decltype(First)>::Class> field(std::string name) {
+Field<typename detail::MemberOf<decltype(First)>::Class> field(const std::string& name) {
     using E = typename detail::MemberOf<decltype(First)>::Class;
     using V = std::remove_reference_t<decltype(detail::follow<First, Path...>(std::declval<E&>()))>;
     Field<E> f;
     f.type = detail::typeOf<V>();
     f.column = name;
-    f.name = std::move(name);
+    f.name = name;
     f.address = &detail::addressOf<First, Path...>;
     return f;
 }
