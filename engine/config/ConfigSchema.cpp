@@ -333,7 +333,8 @@ std::vector<ConfigKey> buildSchema() {
                     .atLeast(0).atMost(256).toggle());
     s.push_back(Entry("trainer.pin_memory", T::Bool, "Speed", "Pin memory",
                       "Page-locked host buffers for faster, asynchronous copies to the GPU.",
-                      HEARTH_FIELD(trainer.pin_memory)).toggle());
+                      HEARTH_FIELD(trainer.pin_memory)).toggle()
+                    .noEffect(cudaRule));
     s.push_back(Entry("trainer.prefetch_factor", T::Int, "Speed", "Prefetch per worker",
                       "Batches each worker prepares ahead.", HEARTH_FIELD(trainer.prefetch_factor)).atLeast(1).atMost(64).toggle()
                     .noEffect(workersRule));

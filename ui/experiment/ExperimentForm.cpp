@@ -22,11 +22,43 @@
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <limits>
 
 namespace hearth::ui {
+
+namespace {
+
+// A spin box or list in the scrolling panel takes the wheel only once it has focus: otherwise a
+// wheel turned to scroll the panel changes whichever field passes under the pointer. The ignored
+// event goes on to the scroll area, which scrolls.
+class WheelOnlyWhenFocused final : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Wheel) {
+            const auto* widget = qobject_cast<QWidget*>(watched);
+            if (widget && !widget->hasFocus()) {
+                event->ignore();
+                return true;
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+void takeWheelOnlyWhenFocused(QWidget* editor)
+{
+    editor->setFocusPolicy(Qt::StrongFocus);   // not Qt::WheelFocus: the wheel does not focus it
+    editor->installEventFilter(new WheelOnlyWhenFocused(editor));
+}
+
+}  // namespace
 
 ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent)
 {
@@ -77,6 +109,7 @@ QSpinBox* ExperimentForm::addInt(QFormLayout* form, const std::string& key, cons
     spin->setAccelerated(true);
     m_ints[key] = spin;
     connect(spin, &QSpinBox::valueChanged, this, &ExperimentForm::onEdited);
+    takeWheelOnlyWhenFocused(spin);
     addField(form, key, label, spin, tip);
     return spin;
 }
@@ -91,6 +124,7 @@ QDoubleSpinBox* ExperimentForm::addFraction(QFormLayout* form, const std::string
     spin->setSingleStep(0.05);
     m_fractions[key] = spin;
     connect(spin, &QDoubleSpinBox::valueChanged, this, &ExperimentForm::onEdited);
+    takeWheelOnlyWhenFocused(spin);
     addField(form, key, label, spin, tip);
     return spin;
 }
@@ -103,6 +137,7 @@ QComboBox* ExperimentForm::addChoice(QFormLayout* form, const std::string& key, 
         combo->addItem(v, v);
     m_choices[key] = combo;
     connect(combo, &QComboBox::currentIndexChanged, this, &ExperimentForm::onEdited);
+    takeWheelOnlyWhenFocused(combo);
     addField(form, key, label, combo, tip);
     return combo;
 }

@@ -19,7 +19,9 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QApplication>
 #include <QSpinBox>
+#include <QWheelEvent>
 #include <QTest>
 
 #include <functional>
@@ -80,6 +82,24 @@ private Q_SLOTS:
         hearth::ui::registerMetaTypes();
         // The panels below start with this machine's capabilities (the probe runs off the GUI thread).
         QTRY_VERIFY(hearth::ui::DeviceProbe::instance().isReady());
+    }
+
+    // Turning the wheel over the panel scrolls it: a field that has no focus keeps its value.
+    void wheelChangesOnlyAFocusedField()
+    {
+        ExperimentPanel panel;
+        auto* batch = field<QSpinBox>(panel, "trainer.batch_size");
+        const int before = batch->value();
+        QWheelEvent down(QPointF(5, 5), QPointF(5, 5), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                         Qt::NoScrollPhase, false);
+        QApplication::sendEvent(batch, &down);
+        QCOMPARE(batch->value(), before);
+        QVERIFY(!down.isAccepted());   // left to the scroll area
+        auto* precision = field<QComboBox>(panel, "trainer.precision");
+        const int index = precision->currentIndex();
+        QApplication::sendEvent(precision, &down);
+        QCOMPARE(precision->currentIndex(), index);
+        QCOMPARE(batch->focusPolicy(), Qt::StrongFocus);
     }
 
     void defaultsMatchTheBuiltInExperiment()
