@@ -28,6 +28,29 @@
 namespace hearth::ui {
 
 namespace {
+
+// Runs `read` on a pool thread and hands its value, or the message of what it threw, to `deliver`
+// on the GUI thread while `owner` lives (qApp outlives every browser; the QPointer is read on the
+// GUI thread). `deliver` checks whether a newer load made the result stale.
+template <typename T, typename Read, typename Deliver>
+void readOnPool(QObject* owner, Read read, Deliver deliver)
+{
+    QThreadPool::globalInstance()->start([owner = QPointer<QObject>(owner), read, deliver] {
+        T value{};
+        QString error;
+        try {
+            value = read();
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp, [owner, deliver, value, error] {
+                if (owner)
+                    deliver(value, error);
+            },
+            Qt::QueuedConnection);
+    });
+}
 constexpr int kMaxShown = 600;   // the most confident mistakes first; more is noise in a list
 constexpr int kThumb = 56;
 }  // namespace
@@ -237,28 +260,16 @@ void SampleBrowser::loadImages()
         return;
     }
     m_imagesLoading = true;
-    QPointer<SampleBrowser> self(this);
-    QThreadPool::globalInstance()->start([self, generation, file, read = m_readImages] {
-        std::shared_ptr<const IdxImages> images;
-        QString error;
-        try {
-            images = read(file);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        // qApp outlives every browser; the QPointer is read on the GUI thread.
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, generation, images, error] {
-                if (!self || generation != self->m_imagesGeneration)
-                    return;
-                self->m_images = images;
-                self->m_imagesError = error;
-                self->m_imagesLoading = false;
-                self->rebuild();
-            },
-            Qt::QueuedConnection);
-    });
+    readOnPool<std::shared_ptr<const IdxImages>>(
+        this, [file, read = m_readImages] { return read(file); },
+        [this, generation](const std::shared_ptr<const IdxImages>& images, const QString& error) {
+            if (generation != m_imagesGeneration)
+                return;
+            m_images = images;
+            m_imagesError = error;
+            m_imagesLoading = false;
+            rebuild();
+        });
 }
 
 bool SampleBrowser::isText() const
@@ -282,29 +293,22 @@ void SampleBrowser::loadTexts()
     const int generation = ++m_textsGeneration;
     const bool wordnet = m_dataKind == QLatin1String("wordnet");
     const std::string file = path.toStdString(), column = m_textColumn.toStdString();
-    QPointer<SampleBrowser> self(this);
-    QThreadPool::globalInstance()->start([self, generation, wordnet, file, column] {
-        auto texts = std::make_shared<std::vector<std::string>>();
-        QString error;
-        try {
-            *texts = wordnet ? hearth::readWordNetGlosses(file).texts
-                             : hearth::readTextCsv(file, column, /*label_column=*/"").texts;
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        // qApp outlives every browser; the QPointer is read on the GUI thread.
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, generation, texts, error] {
-                if (!self || generation != self->m_textsGeneration)
-                    return;
-                self->m_texts = std::move(*texts);
-                self->m_textsError = error;
-                self->m_textsLoading = false;
-                self->rebuild();
-            },
-            Qt::QueuedConnection);
-    });
+    using Texts = std::shared_ptr<std::vector<std::string>>;   // moved out on the GUI thread, not copied
+    readOnPool<Texts>(
+        this,
+        [wordnet, file, column]() -> Texts {
+            return std::make_shared<std::vector<std::string>>(
+                wordnet ? hearth::readWordNetGlosses(file).texts
+                        : hearth::readTextCsv(file, column, /*label_column=*/"").texts);
+        },
+        [this, generation](const Texts& texts, const QString& error) {
+            if (generation != m_textsGeneration)
+                return;
+            m_texts = texts ? std::move(*texts) : std::vector<std::string>{};
+            m_textsError = error;
+            m_textsLoading = false;
+            rebuild();
+        });
 }
 
 bool SampleBrowser::textsLoading() const

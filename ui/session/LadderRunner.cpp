@@ -34,6 +34,13 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::Lad
             *error = tr("A run is already in progress.");
         return false;
     }
+    // The ladder's steps depend on the devices (mixed precision, DDP on every GPU): not planned
+    // on the CPU-only assumption the views hold while the probe has not answered.
+    if (!DeviceProbe::instance().isReady()) {
+        if (error)
+            *error = tr("The devices are still being probed; start the ladder again in a moment.");
+        return false;
+    }
     try {
         m_steps = hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options);
     } catch (const std::exception& e) {

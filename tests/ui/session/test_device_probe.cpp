@@ -7,6 +7,7 @@
 #include "ui/experiment/ExperimentForm.h"
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/session/DeviceProbe.h"
+#include "ui/session/LadderRunner.h"
 #include "ui/session/MetaTypes.h"
 
 #include <QComboBox>
@@ -61,6 +62,10 @@ private Q_SLOTS:
         auto* accelerator = form->findChild<QComboBox*>(QStringLiteral("trainer.accelerator"));
         QCOMPARE(accelerator->findData(QStringLiteral("cuda")), -1);   // CPU-only until the answer
         QVERIFY(window.experimentPanel()->isValid());
+        // A ladder is planned for the devices: not on the CPU-only assumption.
+        QString error;
+        QVERIFY(!window.ladderRunner()->start(window.experimentPanel()->config(), std::nullopt, &error));
+        QVERIFY2(error.contains(QStringLiteral("still being probed")), qPrintable(error));
 
         m_answer->release();
         QTRY_COMPARE(devices->text(), QStringLiteral("2 CUDA device(s)"));

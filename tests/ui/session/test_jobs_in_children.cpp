@@ -6,6 +6,7 @@
 
 #include "engine/run/RunController.h"
 #include "storage/RunStore.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/LadderRunner.h"
 #include "ui/session/TrainingSession.h"
 #include "ui/tune/FinderRunner.h"
@@ -27,7 +28,12 @@ private:
     static bool runsInAChild(qint64 pid) { return pid > 0 && pid != self(); }
 
 private Q_SLOTS:
-    void initTestCase() { test::isolateSettings(m_dir); }
+    void initTestCase()
+    {
+        test::isolateSettings(m_dir);
+        // Ladders are planned for the probed devices.
+        QTRY_VERIFY_WITH_TIMEOUT(ui::DeviceProbe::instance().isReady(), 30000);
+    }
 
     void aRunAndItsResumeRunInChildren() {
         ui::TrainingSession session(db());

@@ -5,6 +5,7 @@
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/session/DeviceProbe.h"
 #include "ui/session/LadderRunner.h"
 #include "ui/session/TrainingSession.h"
 
@@ -23,7 +24,12 @@ private:
     QString db() const { return m_dir.filePath("runs.sqlite"); }
 
 private Q_SLOTS:
-    void initTestCase() { test::isolateSettings(m_dir); }
+    void initTestCase()
+    {
+        test::isolateSettings(m_dir);
+        // Ladders are planned for the probed devices.
+        QTRY_VERIFY_WITH_TIMEOUT(ui::DeviceProbe::instance().isReady(), 30000);
+    }
 
     void ladderRunsEachStepAsOneSweep() {
         ui::TrainingSession session(db());
