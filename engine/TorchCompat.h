@@ -9,6 +9,10 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 // One comparable number: 113 for 1.13, 211 for 2.11 (never branch on PATCH; Debian reports 0).
 #define HEARTH_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
@@ -29,6 +33,9 @@ namespace hearth::compat {
 inline constexpr bool kCpuFp16Autocast = HEARTH_TORCH_VERSION >= 204;
 // The fused GradScaler kernels gained CPU implementations in 2.3 (CUDA-only before).
 inline constexpr bool kCpuAmpKernels = HEARTH_TORCH_VERSION >= 203;
+// The fused optimizer kernels (_fused_adam_, _fused_adamw_, _fused_sgd_, with grad_scale and
+// found_inf) exist on CUDA and CPU from 2.4; 1.13 has only a CUDA Adam prototype, unused here.
+inline constexpr bool kFusedOptimizers = HEARTH_TORCH_VERSION >= 204;
 
 #if HEARTH_TORCH_VERSION >= 204
 // 2.4+: device-generic autocast API (the per-device spellings are deprecated and warn).
@@ -121,21 +128,40 @@ inline void clearGradients(torch::optim::Optimizer& optimizer, bool set_to_none 
     }
 }
 
+// The key of an optimizer's per-parameter state: the TensorImpl address as a string in 1.13, the
+// address itself in 2.x (whichever the build's Optimizer::state() map is keyed by).
+template <class Impl>  // c10::TensorImpl; a template so that only the build's branch is compiled
+auto optimizerStateKey(const Impl* impl) {
+    using Key = typename std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+    if constexpr (std::is_same_v<Key, std::string>) {
+        std::ostringstream text;  // what 1.13's c10::guts::to_string writes for a pointer
+        text << static_cast<const void*>(impl);
+        return text.str();
+    } else {
+        return static_cast<Key>(const_cast<Impl*>(impl));
+    }
+}
+inline auto optimizerStateKey(const torch::Tensor& p) {
+    return optimizerStateKey(p.unsafeGetTensorImpl());
+}
+
 }  // namespace hearth::compat
 
 namespace hearth::compat {
 
 // Multi-head attention over q, k, v [B, H, T, D] with `keep` (bool, broadcastable to
-// [B, H, T, T]; true = attend). 2.x: the fused scaled_dot_product_attention (flash / memory-
-// efficient kernels on CUDA); 1.13 has none, so softmax(q kᵀ / √D) v written out.
+// [B, H, T, T]; true = attend; undefined = attend everywhere). 2.x: the fused
+// scaled_dot_product_attention (flash kernels on CUDA need an undefined keep; memory-efficient
+// ones take a mask); 1.13 has none, so softmax(q kᵀ / √D) v written out.
 inline torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& keep, double dropout_p) {
 #if HEARTH_TORCH_VERSION >= 200
-    return at::scaled_dot_product_attention(q, k, v, keep, dropout_p, /*is_causal=*/false);
+    return at::scaled_dot_product_attention(q, k, v, keep.defined() ? std::optional<at::Tensor>(keep) : std::nullopt,
+                                            dropout_p, /*is_causal=*/false);
 #else
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     auto scores = torch::matmul(q * scale, k.transpose(-2, -1));
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+    if (keep.defined()) scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
     auto probs = torch::softmax(scores, -1);
     if (dropout_p > 0.0) probs = torch::dropout(probs, dropout_p, /*train=*/true);
     return torch::matmul(probs, v);

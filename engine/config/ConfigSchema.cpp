@@ -49,6 +49,15 @@ std::string betasRule(const ExperimentConfig& c, const Caps&) {
 std::string epsRule(const ExperimentConfig& c, const Caps&) {
     return c.optimizer.name == "sgd" ? "sgd adds no epsilon" : "";
 }
+std::string nesterovRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"sgd"}, "only sgd has Nesterov momentum");
+}
+std::string amsgradRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw"}, "only adam and adamw have AMSGrad");
+}
+std::string implementationRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw", "sgd"}, "adagrad steps per parameter");
+}
 std::string stepScheduleRule(const ExperimentConfig& c, const Caps&) {
     return onlySchedules(c, {"step"}, "only the step schedule decays by epochs");
 }
@@ -288,6 +297,19 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("optimizer.eps", T::Double, "Optimization", "Epsilon",
                       "adam/adamw/adagrad: added to the denominator.", HEARTH_FIELD(optimizer.eps)).above(0)
                     .noEffect(epsRule));
+    s.push_back(Entry("optimizer.nesterov", T::Bool, "Optimization", "Nesterov momentum",
+                      "sgd: look ahead along the momentum (needs momentum > 0).", HEARTH_FIELD(optimizer.nesterov))
+                    .noEffect(nesterovRule));
+    s.push_back(Entry("optimizer.amsgrad", T::Bool, "Optimization", "AMSGrad",
+                      "adam/adamw: divide by the largest second moment seen so far.", HEARTH_FIELD(optimizer.amsgrad))
+                    .noEffect(amsgradRule));
+    s.push_back(Entry("optimizer.implementation", T::String, "Speed", "Optimizer kernels",
+                      "How the optimizer step runs: fused (one kernel for all parameters, loss-scale aware), "
+                      "foreach (a few multi-tensor kernels), per_parameter (a loop over the parameters). "
+                      "auto: the fastest this build has for the device.",
+                      HEARTH_FIELD(optimizer.implementation))
+                    .choices({"auto", "fused", "foreach", "per_parameter"}).toggle()
+                    .noEffect(implementationRule));
     s.push_back(Entry("scheduler.name", T::String, "Optimization", "LR schedule",
                       "How the learning rate changes over the run.", HEARTH_FIELD(scheduler.name))
                     .choices({"none", "step", "cosine", "linear-warmup"}));
@@ -549,6 +571,7 @@ std::vector<std::string> offeredChoices(const ConfigKey& key, const DeviceCapabi
             continue;
         }
         if (key.key == "trainer.accelerator" && c == "cuda" && !caps.cuda_available) continue;
+        if (key.key == "optimizer.implementation" && c == "fused" && !caps.fused_optimizers) continue;
         // The distributed strategies run where c10d is built in (one process per device).
         if (key.key == "trainer.strategy" && c != "auto" && !caps.distributed) continue;
         if (key.key == "trainer.ddp.backend" && c == "nccl" && !caps.cuda_available) continue;

@@ -116,6 +116,14 @@ void checkOptimization(const ExperimentConfig& cfg, Checker& c) {
                                        "), got " + Checker::number(s.min_lr));
 }
 
+void checkOptimizer(const OptimizerConfig& o, const DeviceCapabilities& caps, Checker& c) {
+    if (o.name == "sgd" && o.nesterov && o.momentum <= 0.0)
+        c.fail("optimizer.nesterov", "needs optimizer.momentum > 0 (Nesterov looks ahead along the momentum)");
+    if (o.implementation == "fused" && !caps.fused_optimizers)
+        c.fail("optimizer.implementation", "this LibTorch has no fused optimizer kernels (they came in 2.4); "
+                                           "use auto, foreach or per_parameter");
+}
+
 void checkTrainer(const ExperimentConfig& cfg, Checker& c) {
     const TrainerConfig& t = cfg.trainer;
     if (t.persistent_workers && t.num_workers == 0)
@@ -200,6 +208,7 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
     checkData(config.data, c);
     checkModel(config, c);
     checkOptimization(config, c);
+    checkOptimizer(config.optimizer, caps, c);
     checkTrainer(config, c);
     checkHardware(config.trainer, caps, c);
     if (warnings) warnNoEffect(config, caps, issues, *warnings);

@@ -143,6 +143,7 @@ DeviceCapabilities probeDeviceCapabilities() {
     caps.cpu_name = firstValue("/proc/cpuinfo", "model name", ':');
     caps.cpu_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     caps.cpu_fp16_autocast = compat::kCpuFp16Autocast;
+    caps.fused_optimizers = compat::kFusedOptimizers;
 #ifdef HEARTH_WITH_C10D
     caps.distributed = true;
 #endif

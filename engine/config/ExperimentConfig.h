@@ -64,6 +64,9 @@ struct OptimizerConfig {
     double beta1 = 0.9;                               // adam/adamw
     double beta2 = 0.999;
     double eps = 1e-8;
+    bool nesterov = false;                            // sgd with momentum
+    bool amsgrad = false;                             // adam/adamw: the maximum of the second moments
+    std::string implementation = "auto";              // auto | fused | foreach | per_parameter
 };
 
 struct SchedulerConfig {
@@ -169,6 +172,7 @@ struct DeviceCapabilities {
     int64_t cuda_device_count = 0;
     bool cuda_bf16 = false;
     bool cpu_fp16_autocast = false;   // LibTorch >= 2.x only
+    bool fused_optimizers = false;    // LibTorch >= 2.4: fused Adam/AdamW/SGD kernels on CPU and CUDA
     bool distributed = false;         // c10d (Gloo or NCCL) compiled in
     std::vector<std::string> cuda_device_names;
     std::vector<int64_t> cuda_device_memory;  // total bytes per CUDA device

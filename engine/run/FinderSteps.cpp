@@ -4,7 +4,7 @@
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/ProcessMemory.h"
 #include "engine/strategy/Strategy.h"
-#include "engine/train/Optimizers.h"
+#include "engine/optim/Optimizers.h"
 #include "engine/train/Task.h"
 #include "engine/train/TrainerParts.h"
 

@@ -1,6 +1,6 @@
 #include "engine/strategy/DdpStrategy.h"
 
-#include "engine/train/Optimizers.h"
+#include "engine/optim/Optimizers.h"
 
 #include <algorithm>
 #include <sstream>
@@ -67,12 +67,13 @@ std::unique_ptr<torch::optim::Optimizer> DdpStrategy::setupOptimizer(const Optim
     return createOptimizer(config, own);
 }
 
-bool DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+void DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
     if (!shard_optimizer_) {
-        return Strategy::optimizerStep(optimizer, clip_val);
+        Strategy::optimizerStep(optimizer, clip_val);
+        return;
     }
     // Each rank unscales and clips its own parameters; the inf check and the norm cover all.
-    const bool stepped = precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
+    precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
     // Each owner's updated parameters reach every rank.
     torch::NoGradGuard no_grad;
@@ -80,7 +81,6 @@ bool DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optiona
         std::vector<torch::Tensor> one{params_[i].detach()};
         group_->broadcast(one, owners_[i]);
     }
-    return stepped;
 }
 
 void DdpStrategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {

@@ -26,7 +26,7 @@ public:
     void setupModel(ClassifierImpl& model, bool channels_last) override;
     std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
                                                             ClassifierImpl& model) override;
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
     dist::CommStats commStats() const override { return reducer_ ? reducer_->commStats() : dist::CommStats{}; }

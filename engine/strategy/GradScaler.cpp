@@ -4,6 +4,7 @@
 #include "engine/strategy/GradScaler.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/optim/Optimizers.h"
 
 #include <stdexcept>
 
@@ -33,6 +34,7 @@ void GradScaler::lazyInit(const torch::Device& device) {
     scale_ = torch::full({1}, initial_.scale, f32);
     growth_tracker_ = torch::full({1}, initial_.growth_tracker, f32.dtype(torch::kInt32));
     found_inf_ = torch::zeros({1}, f32);
+    one_ = torch::ones({1}, f32);
 }
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
@@ -40,13 +42,7 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
     return loss * scale_.to(loss.dtype());
 }
 
-void GradScaler::unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
-    if (stage_ == Stage::Unscaled) {
-        throw std::logic_error("GradScaler::unscale_ called twice in one step");
-    }
-    if (stage_ == Stage::Stepped) {
-        throw std::logic_error("GradScaler::unscale_ called after step(); call update() first");
-    }
+std::vector<torch::Tensor> GradScaler::gradientsOf(torch::optim::Optimizer& optimizer) {
     std::vector<torch::Tensor> grads;
     for (auto& group : optimizer.param_groups()) {
         for (auto& p : group.params()) {
@@ -62,45 +58,79 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRan
         // Nothing was scaled this step (e.g. no loss); still track on the gradients' device.
         lazyInit(grads.empty() ? torch::Device(torch::kCPU) : grads.front().device());
     }
-    found_inf_.zero_();
-    unscaleOnDevice(grads);
-    if (sum_across_ranks) {
-        sum_across_ranks(found_inf_);
+    return grads;
+}
+
+void GradScaler::unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
+    if (stage_ == Stage::Unscaled) {
+        throw std::logic_error("GradScaler::unscale_ called twice in one step");
     }
+    if (stage_ == Stage::Stepped) {
+        throw std::logic_error("GradScaler::unscale_ called after step(); call update() first");
+    }
+    auto grads = gradientsOf(optimizer);
+    // Like Python: reciprocal in double for accuracy, then float32.
+    findInf(grads, scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32), sum_across_ranks);
     stage_ = Stage::Unscaled;
 }
 
-void GradScaler::unscaleOnDevice(std::vector<torch::Tensor>& grads) {
-    // Like Python: reciprocal in double for accuracy, then float32.
-    const auto inv_scale = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
-    if (grads.empty()) {
-        return;
+void GradScaler::findInf(std::vector<torch::Tensor>& grads, const torch::Tensor& inv_scale,
+                         const SumAcrossRanks& sum_across_ranks) {
+    found_inf_.zero_();
+    if (!grads.empty()) {
+        if (hasNativeKernels(scale_.device())) {
+            at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
+        } else {
+            for (auto& g : grads) {
+                const auto bad = torch::logical_not(torch::isfinite(g)).any().to(torch::kFloat32).reshape({1});
+                found_inf_ = torch::maximum(found_inf_, bad);
+                g.mul_(inv_scale);
+            }
+        }
     }
-    if (hasNativeKernels(scale_.device())) {
-        at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
-        return;
-    }
-    for (auto& g : grads) {
-        // Flag first: unscaling keeps inf as inf, but a finite check after would also be fine.
-        const auto bad = torch::logical_not(torch::isfinite(g)).any().to(torch::kFloat32).reshape({1});
-        found_inf_ = torch::maximum(found_inf_, bad);
-        g.mul_(inv_scale);
+    if (sum_across_ranks) {
+        sum_across_ranks(found_inf_);
+        // Summed over ranks it counts them; the fused kernels skip on exactly 1.
+        found_inf_.clamp_max_(1.0);
     }
 }
 
-bool GradScaler::step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
+void GradScaler::step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks) {
     if (stage_ == Stage::Stepped) {
         throw std::logic_error("GradScaler::step called twice; call update() after each step");
     }
-    if (stage_ == Stage::Ready) {
-        unscale_(optimizer, sum_across_ranks);
-    }
-    const bool finite = found_inf_.item<float>() == 0.0f;
-    if (finite) {
-        optimizer.step();
+    if (ScalerAwareOptimizer* fused = scalerAware(optimizer)) {
+        torch::Tensor grad_scale;
+        if (stage_ == Stage::Ready) {
+            // Check only (PyTorch's _check_inf_per_device); the kernel divides by the scale itself.
+            auto grads = gradientsOf(optimizer);
+            findInf(grads, one_, sum_across_ranks);
+            grad_scale = scale_;
+        }
+        fused->stepScaled(grad_scale, found_inf_);
+        if (!skipped_.defined()) skipped_ = torch::zeros_like(found_inf_);
+        skipped_.add_(found_inf_);
+    } else {
+        if (stage_ == Stage::Ready) {
+            unscale_(optimizer, sum_across_ranks);
+        }
+        if (found_inf_.item<float>() == 0.0f) {
+            optimizer.step();
+        } else {
+            ++skipped_on_host_;
+        }
     }
     stage_ = Stage::Stepped;
-    return finite;
+}
+
+int64_t GradScaler::takeSkippedSteps() {
+    int64_t n = skipped_on_host_;
+    skipped_on_host_ = 0;
+    if (skipped_.defined()) {
+        n += static_cast<int64_t>(skipped_.item<double>());
+        skipped_.zero_();
+    }
+    return n;
 }
 
 void GradScaler::update() {

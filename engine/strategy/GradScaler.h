@@ -36,12 +36,15 @@ public:
     // When each rank's optimizer holds a shard, sum_across_ranks makes every rank agree: an
     // inf on one rank's shard skips the step everywhere.
     void unscale_(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks = {});
-    // Unscales if not done yet, then steps unless an inf/nan was found. The one host sync.
-    // Returns whether the optimizer stepped.
-    bool step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks = {});
+    // Steps unless an inf/nan was found. A fused optimizer (ScalerAwareOptimizer) gets the scale
+    // and the inf flag and unscales and skips on the device: no host sync. Any other is unscaled
+    // here if unscale_ was not called, and the flag is read back (one sync, as PyTorch's).
+    void step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& sum_across_ranks = {});
     // Backs off after a skipped step, grows after growth_interval good ones. Ends the step.
     void update();
 
+    // Steps skipped since the last call (reads the device's count: a sync; call once per log).
+    int64_t takeSkippedSteps();
     double currentScale() const;    // host copy (syncs)
     int64_t growthTracker() const;  // host copy (syncs)
     GradScalerState state() const { return {currentScale(), growthTracker()}; }
@@ -52,14 +55,20 @@ public:
 private:
     enum class Stage { Ready, Unscaled, Stepped };
     void lazyInit(const torch::Device& device);
-    void unscaleOnDevice(std::vector<torch::Tensor>& grads);
+    std::vector<torch::Tensor> gradientsOf(torch::optim::Optimizer& optimizer);
+    // found_inf_ over `grads` multiplied by inv_scale, agreed over the ranks, as exactly 0 or 1.
+    void findInf(std::vector<torch::Tensor>& grads, const torch::Tensor& inv_scale,
+                 const SumAcrossRanks& sum_across_ranks);
     void updateOnDevice();
 
     GradScalerOptions options_;
     GradScalerState initial_;       // what lazyInit creates: the options' scale, or a loaded state
     torch::Tensor scale_;           // float32 [1]
     torch::Tensor growth_tracker_;  // int32 [1]
-    torch::Tensor found_inf_;       // float32 [1]: > 0 when this step saw inf/nan
+    torch::Tensor found_inf_;       // float32 [1]: 1 when this step saw inf/nan
+    torch::Tensor one_;             // float32 [1]: the inv_scale of a check that does not unscale
+    torch::Tensor skipped_;         // float32 [1]: steps the fused kernels skipped, not yet taken
+    int64_t skipped_on_host_ = 0;   // steps skipped by the read-back path, not yet taken
     Stage stage_ = Stage::Ready;
 };
 

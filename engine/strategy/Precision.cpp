@@ -91,10 +91,11 @@ void clipShardedGradNorm(const std::vector<torch::Tensor>& grads, double max_nor
 
 }  // namespace
 
-bool Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
+void Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
                               const SumAcrossRanks& sum_across_ranks) {
-    if (scaler_) {
-        // Unscale once so clipping sees true gradient norms.
+    if (scaler_ && clip_val) {
+        // Unscale once so clipping sees true gradient norms (without clipping, a fused optimizer
+        // unscales inside its kernel).
         scaler_->unscale_(optimizer, sum_across_ranks);
     }
     if (clip_val) {
@@ -114,11 +115,10 @@ bool Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<
     }
     if (!scaler_) {
         optimizer.step();
-        return true;
+        return;
     }
-    const bool stepped = scaler_->step(optimizer);
+    scaler_->step(optimizer, sum_across_ranks);
     scaler_->update();
-    return stepped;
 }
 
 double Precision::lossScale() const {

@@ -26,12 +26,14 @@ public:
     torch::Tensor forward(ClassifierImpl& model, const torch::Tensor& inputs) const;
     // Backward of loss (scaled under 16-mixed).
     void backward(const torch::Tensor& loss);
-    // Unscale (16-mixed), clip the gradient norm to clip_val if given, then step (skipped on
-    // inf/nan under 16-mixed). Returns whether the optimizer stepped. With sum_across_ranks (an
+    // Clip the gradient norm to clip_val if given (unscaled first under 16-mixed), then step
+    // (skipped on inf/nan under 16-mixed; takeSkippedSteps counts them). With sum_across_ranks (an
     // optimizer sharded over ranks, ZeRO) the inf check and the clipping norm cover every rank's
     // shard: all ranks skip together and clip by the global norm.
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
                        const SumAcrossRanks& sum_across_ranks = {});
+    // Steps the scaler skipped since the last call (0 without one; a host sync with one).
+    int64_t takeSkippedSteps() { return scaler_ ? scaler_->takeSkippedSteps() : 0; }
 
     const std::string& name() const { return name_; }
     bool autocasts() const { return autocast_dtype_.has_value(); }

@@ -7,7 +7,7 @@
 #include "engine/strategy/Zero2Strategy.h"
 #endif
 #include "engine/strategy/CheckpointFile.h"
-#include "engine/train/Optimizers.h"
+#include "engine/optim/Optimizers.h"
 
 #include <chrono>
 #include <cmath>
@@ -82,10 +82,9 @@ void Strategy::backward(const torch::Tensor& loss, bool /*closes_group*/) {
     precision_->backward(loss);
 }
 
-bool Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
-    const bool stepped = precision_->optimizerStep(optimizer, clip_val);
+void Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    precision_->optimizerStep(optimizer, clip_val);
     zeroGrad(optimizer);
-    return stepped;
 }
 
 void Strategy::zeroGrad(torch::optim::Optimizer& optimizer) {

@@ -56,9 +56,12 @@ public:
     // closes_group: this micro-batch ends an accumulation group, so gradients are synchronised
     // now (a distributed strategy skips the allreduce on the others, as DDP's no_sync does).
     virtual void backward(const torch::Tensor& loss, bool closes_group);
-    // Unscales, clips to clip_val, steps (a 16-mixed step may be skipped), then zeroes the
-    // gradients. Returns whether the optimizer stepped.
-    virtual bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+    // Unscales, clips to clip_val, steps (a 16-mixed step may be skipped: takeSkippedSteps
+    // counts them), then zeroes the gradients.
+    virtual void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+    // Optimizer steps skipped since the last call (the loss scaler's, counted on the device: a
+    // host sync under 16-mixed, so the Trainer asks at its logged steps only).
+    virtual int64_t takeSkippedSteps() { return precision_->takeSkippedSteps(); }
     // Drops the gradients accumulated so far (a stop inside an accumulation group): sets them to
     // none, or zeroes them in place with setGradsToNone(false) (trainer.set_grads_to_none).
     virtual void zeroGrad(torch::optim::Optimizer& optimizer);

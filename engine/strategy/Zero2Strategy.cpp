@@ -1,6 +1,6 @@
 #include "engine/strategy/Zero2Strategy.h"
 
-#include "engine/train/Optimizers.h"
+#include "engine/optim/Optimizers.h"
 
 #include <chrono>
 
@@ -100,8 +100,8 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     }
 }
 
-bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
-    const bool stepped = precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
+void Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
     torch::NoGradGuard no_grad;
     const auto start = std::chrono::steady_clock::now();
@@ -109,7 +109,6 @@ bool Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
     comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ++steps_;
     scatterParameters(gathered);
-    return stepped;
 }
 
 dist::CommStats Zero2Strategy::commStats() const {

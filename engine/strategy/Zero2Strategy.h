@@ -28,7 +28,7 @@ public:
     std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
                                                             ClassifierImpl& model) override;
     void backward(const torch::Tensor& loss, bool closes_group) override;
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
     // Its reduces and the parameter all-gather, timed per optimizer step (nothing overlaps).
     dist::CommStats commStats() const override;

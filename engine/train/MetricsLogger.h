@@ -32,8 +32,8 @@ public:
         meter_.add(loss, predicted, targets);
     }
     void addWait(double ms) { wait_ms_ += ms; }
-    // An optimizer step the GradScaler skipped (inf/NaN gradients) in this interval.
-    void addSkippedStep() { ++skipped_steps_; }
+    // Optimizer steps the GradScaler skipped (inf/NaN gradients) in this interval.
+    void addSkippedSteps(int64_t n) { skipped_steps_ += n; }
     // No micro-batch since the last StepMetrics.
     bool intervalEmpty() const { return meter_.empty(); }
     // This rank's totals of the interval (one sync), and its samples/s over it.

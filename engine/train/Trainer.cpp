@@ -209,7 +209,10 @@ bool Trainer::trainEpoch(int64_t first_batch) {
         // The optimizer step may have just logged.
         if (epoch_end && !metrics_.intervalEmpty()) emitStepMetrics();
         forEachCallback([this](Callback& c) { c.onTrainBatchEnd(*this); });
-        if (strategy_->agreeToStop(stopRequested())) {
+        // Several ranks agree on a stop where they sync anyway (after a logged step, at the epoch's
+        // end): a blocking collective per micro-batch would stall the step. One device stops at once.
+        const bool ranks_in_step = strategy_->worldSize() == 1 || metrics_.intervalEmpty() || epoch_end;
+        if (ranks_in_step && strategy_->agreeToStop(stopRequested())) {
             stopped = !epoch_end;
             break;
         }
@@ -251,10 +254,7 @@ void Trainer::trainMicroBatch(const Batch& batch) {
 
 // Closes an accumulation group: the optimizer step, and the step metrics when they are due.
 void Trainer::stepOptimizer(int64_t group_size) {
-    if (!step().optimizerStep(*optimizer_, config_.trainer.gradient_clip_val)) {
-        ++progress_.epoch.skipped_steps;
-        metrics_.addSkippedStep();
-    }
+    step().optimizerStep(*optimizer_, config_.trainer.gradient_clip_val);
     ++progress_.loop.global_step;
     if (profiler_) profiler_->endGroup(group_size);
     if (progress_.loop.global_step % std::max<int64_t>(config_.trainer.log_every_n_steps, 1) == 0) emitStepMetrics();
@@ -270,6 +270,10 @@ void Trainer::emitStepMetrics() {
     {
         ScopedSection section(profiler_, Section::Sync);
         failOnNonFiniteLoss();
+        // Steps the loss scaler skipped, counted on the device since the last log.
+        const int64_t skipped = strategy_->takeSkippedSteps();
+        progress_.epoch.skipped_steps += skipped;
+        metrics_.addSkippedSteps(skipped);
         const MeterTotals local = metrics_.intervalTotals();
         totals = MetricsLogger::sumOverRanks(*strategy_, local);
         const double local_rate = metrics_.localSamplesPerSec(local);

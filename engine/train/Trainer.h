@@ -23,7 +23,7 @@
 #include "engine/train/FitProgress.h"
 #include "engine/train/MetricsLogger.h"
 #include "engine/train/Profiler.h"
-#include "engine/train/Schedulers.h"
+#include "engine/optim/Schedulers.h"
 #include "engine/train/StepProfiler.h"
 #include "engine/train/Task.h"
 #include "engine/train/TrainerParts.h"

@@ -53,9 +53,9 @@ torch::Tensor TrainingStep::microBatch(const Batch& batch, int64_t group_size, b
     return loss;
 }
 
-bool TrainingStep::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+void TrainingStep::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
     ScopedSection section(profiler_, Section::OptimizerStep);
-    return strategy_.optimizerStep(optimizer, clip_val);
+    strategy_.optimizerStep(optimizer, clip_val);
 }
 
 }  // namespace hearth

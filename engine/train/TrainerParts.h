@@ -53,8 +53,8 @@ public:
     // Returns the micro-batch's loss (undivided).
     torch::Tensor microBatch(const Batch& batch, int64_t group_size, bool closes_group, MetricsLogger& metrics,
                              const std::function<void()>& after_phase = {});
-    // False when the step was skipped (the GradScaler found inf/NaN gradients).
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
+    // The strategy's optimizer step (a step skipped for the loss scaler is counted by the precision).
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
 
 private:
     Strategy& strategy_;

@@ -1,7 +1,5 @@
 # Sources of engine/train (listed, not globbed).
 target_sources(hearth_engine PRIVATE
-  train/Optimizers.cpp
-  train/Schedulers.cpp
   train/Task.cpp
   train/Callback.cpp
   train/LoopState.cpp

@@ -8,7 +8,7 @@
 #include "engine/train/Checkpoint.h"
 #include "engine/train/EarlyStopping.h"
 #include "engine/train/Evaluation.h"
-#include "engine/train/Schedulers.h"
+#include "engine/optim/Schedulers.h"
 #include "engine/train/Trainer.h"
 
 #include <QTemporaryDir>

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 using namespace hearth;
 using namespace hearth::testing;
@@ -162,12 +163,18 @@ public:
     std::string name() const override { return "skipping"; }
     std::string describe() const override { return "skipping (cpu)"; }
     torch::Device device() const override { return torch::kCPU; }
-    bool optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override {
-        const bool stepped = ++calls % 3 != 0 && Strategy::optimizerStep(optimizer, clip_val);
-        if (!stepped) optimizer.zero_grad();
-        return stepped;
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override {
+        if (++calls % 3 != 0) {
+            Strategy::optimizerStep(optimizer, clip_val);
+            return;
+        }
+        optimizer.zero_grad();
+        ++skipped;
     }
+    // Read, as the GradScaler's count is, only when the Trainer asks (at its logged steps).
+    int64_t takeSkippedSteps() override { return std::exchange(skipped, 0); }
     int calls = 0;
+    int64_t skipped = 0;
 };
 
 }  // namespace

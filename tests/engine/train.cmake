@@ -1,6 +1,8 @@
 # Tests of engine/models, engine/train and engine/run.
 hearth_add_test(NAME test_models SOURCES test_models.cpp TORCH LABELS engine train)
 hearth_add_test(NAME test_precision SOURCES test_precision.cpp TORCH LABELS engine train)
+# The optimizer kernels (engine/optim): foreach and fused against torch::optim, with the GradScaler.
+hearth_add_test(NAME test_optimizers SOURCES test_optimizers.cpp TORCH LABELS engine train)
 hearth_add_test(NAME test_trainer SOURCES test_trainer.cpp TrainTestSupport.h TORCH LABELS engine train)
 hearth_add_test(NAME test_run_experiment SOURCES test_run_experiment.cpp TrainTestSupport.h TORCH LABELS engine train threads)
 # The CUDA paths; every test skips without a CUDA device and must run under scripts/gpu-check.

@@ -1,6 +1,6 @@
-#include "engine/train/Schedulers.h"
+#include "engine/optim/Schedulers.h"
 
-#include "engine/train/Optimizers.h"
+#include "engine/optim/Optimizers.h"
 
 #include <algorithm>
 #include <cmath>

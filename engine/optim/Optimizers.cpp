@@ -1,0 +1,125 @@
+#include "engine/optim/Optimizers.h"
+
+#include "engine/TorchCompat.h"
+#include "engine/optim/MultiTensorOptimizers.h"
+
+namespace hearth {
+namespace {
+
+bool hasMultiTensorForm(const std::string& name) {
+    return name == "adam" || name == "adamw" || name == "sgd";
+}
+
+const char* fusedKernelOp(const std::string& name) {
+    if (name == "adamw") return "_fused_adamw_";
+    if (name == "sgd") return "_fused_sgd_";
+    return "_fused_adam_";
+}
+
+}  // namespace
+
+const char* optimizerKernelName(OptimizerKernel kernel) {
+    switch (kernel) {
+        case OptimizerKernel::Fused: return "fused";
+        case OptimizerKernel::Foreach: return "foreach";
+        case OptimizerKernel::PerParameter: break;
+    }
+    return "per_parameter";
+}
+
+OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torch::Device& device) {
+    if (!hasMultiTensorForm(config.name)) return OptimizerKernel::PerParameter;
+    const std::string& want = config.implementation;
+    if (want == "fused") {
+        if (!compat::kFusedOptimizers)
+            throw ConfigError("optimizer.implementation",
+                              "this LibTorch has no fused optimizer kernels (they came in 2.4); use auto, foreach "
+                              "or per_parameter");
+        return OptimizerKernel::Fused;
+    }
+    if (want == "foreach") return OptimizerKernel::Foreach;
+    if (want == "per_parameter") return OptimizerKernel::PerParameter;
+    if (want != "auto")
+        throw ConfigError("optimizer.implementation",
+                          "unknown implementation '" + want + "'; use auto, fused, foreach or per_parameter");
+    if (compat::kFusedOptimizers) return OptimizerKernel::Fused;
+    // Without fused kernels: on CUDA the foreach ops launch a few kernels for all parameters; on the
+    // CPU they loop over the tensors anyway, and the per-parameter loop is as fast
+    // (docs/benchmarks.md, optimizer kernels).
+    return device.is_cuda() ? OptimizerKernel::Foreach : OptimizerKernel::PerParameter;
+}
+
+std::string describeOptimizerKernel(const OptimizerConfig& config, const torch::Device& device) {
+    const OptimizerKernel kernel = resolveOptimizerKernel(config, device);
+    std::string text = optimizerKernelName(kernel);
+    switch (kernel) {
+        case OptimizerKernel::Fused:
+            text += std::string(" (") + fusedKernelOp(config.name) +
+                    ": one kernel per step for all parameters; unscales and skips for the loss scaler on the device)";
+            break;
+        case OptimizerKernel::Foreach: text += " (multi-tensor _foreach_ ops: a few kernels per step)"; break;
+        case OptimizerKernel::PerParameter:
+            text += hasMultiTensorForm(config.name) ? " (torch::optim's loop over the parameters)"
+                                                    : " (" + config.name + " has only torch::optim's loop)";
+            break;
+    }
+    if (config.implementation == "auto") text += ", chosen by auto";
+    return text;
+}
+
+std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
+                                                         const std::vector<torch::Tensor>& parameters) {
+    namespace optim = torch::optim;
+    const torch::Device device = parameters.empty() ? torch::Device(torch::kCPU) : parameters.front().device();
+    const OptimizerKernel kernel = resolveOptimizerKernel(config, device);
+    const bool multi = kernel != OptimizerKernel::PerParameter;
+    if (config.name == "sgd") {
+        const auto options = optim::SGDOptions(config.lr)
+                                 .momentum(config.momentum)
+                                 .nesterov(config.nesterov)
+                                 .weight_decay(config.weight_decay);
+        if (multi) return multiTensorSgd(parameters, options, kernel);
+        return std::make_unique<optim::SGD>(parameters, options);
+    }
+    if (config.name == "adam") {
+        const auto options = optim::AdamOptions(config.lr)
+                                 .betas({config.beta1, config.beta2})
+                                 .eps(config.eps)
+                                 .weight_decay(config.weight_decay)
+                                 .amsgrad(config.amsgrad);
+        if (multi) return multiTensorAdam(parameters, options, kernel);
+        return std::make_unique<optim::Adam>(parameters, options);
+    }
+    if (config.name == "adamw") {
+        const auto options = optim::AdamWOptions(config.lr)
+                                 .betas({config.beta1, config.beta2})
+                                 .eps(config.eps)
+                                 .weight_decay(config.weight_decay)
+                                 .amsgrad(config.amsgrad);
+        if (multi) return multiTensorAdamW(parameters, options, kernel);
+        return std::make_unique<optim::AdamW>(parameters, options);
+    }
+    if (config.name == "adagrad") {
+        // Adagrad keeps its own eps default (1e-10, as in PyTorch); optimizer.eps is Adam's.
+        return std::make_unique<optim::Adagrad>(parameters,
+                                                optim::AdagradOptions(config.lr).weight_decay(config.weight_decay));
+    }
+    throw ConfigError("optimizer.name", "unknown optimizer '" + config.name + "'; use sgd, adam, adamw or adagrad");
+}
+
+ScalerAwareOptimizer* scalerAware(torch::optim::Optimizer& optimizer) {
+    auto* aware = dynamic_cast<ScalerAwareOptimizer*>(&optimizer);
+    return aware && aware->stepsScaled() ? aware : nullptr;
+}
+
+double currentLearningRate(torch::optim::Optimizer& optimizer) {
+    return optimizer.param_groups().front().options().get_lr();
+}
+
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
+    for (auto& group : optimizer.param_groups()) {
+        group.options().set_lr(lr);
+    }
+}
+
+}  // namespace hearth

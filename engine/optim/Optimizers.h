@@ -1,0 +1,54 @@
+#pragma once
+// Optimizers by name (sgd, adam, adamw, adagrad) and kernel (optimizer.implementation) from
+// OptimizerConfig, and the learning-rate accessors the schedulers and metrics use.
+
+#include "engine/config/ExperimentConfig.h"
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+// How an optimizer step runs. Fused: one ATen kernel per device and dtype for every parameter
+// (_fused_adam_, _fused_adamw_, _fused_sgd_; LibTorch >= 2.4, CPU and CUDA), taking the loss
+// scaler's scale and inf flag. Foreach: a few multi-tensor ops (_foreach_*) per step. PerParameter:
+// LibTorch's torch::optim loop, about 8 kernels and 2 temporaries per tensor.
+enum class OptimizerKernel { PerParameter, Foreach, Fused };
+
+// "fused", "foreach", "per_parameter".
+const char* optimizerKernelName(OptimizerKernel kernel);
+// optimizer.implementation decided for the parameters' device: auto is the fastest this build
+// has (fused, else foreach on CUDA, else per parameter); adagrad always steps per parameter.
+// Throws ConfigError("optimizer.implementation") for fused where this LibTorch has no kernels.
+OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torch::Device& device);
+// The effective settings' line: "fused (_fused_adamw_: one kernel per step, loss-scale aware)".
+std::string describeOptimizerKernel(const OptimizerConfig& config, const torch::Device& device);
+
+// An optimizer whose step does the GradScaler's unscale and skip itself, on the device (PyTorch's
+// _step_supports_amp_scaling): the fused kernels. No host sync.
+class ScalerAwareOptimizer {
+public:
+    virtual ~ScalerAwareOptimizer() = default;
+    // Whether this optimizer's kernel takes the scaler (the fused ones; the foreach ones do not).
+    virtual bool stepsScaled() const = 0;
+    // One step with the gradients still multiplied by grad_scale (undefined: already unscaled);
+    // where found_inf (float [1], 0 or 1) is 1 nothing changes, step counts included.
+    virtual void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) = 0;
+};
+
+// `optimizer` as a ScalerAwareOptimizer when its kernel takes the scaler, else null.
+ScalerAwareOptimizer* scalerAware(torch::optim::Optimizer& optimizer);
+
+// The optimizer over `parameters`, stepping with the kernel resolveOptimizerKernel picks for
+// their device. Every kernel is LibTorch's Adam, AdamW or SGD underneath (options, per-parameter
+// state, save and load), so a state saved by one loads into another. Throws ConfigError for an
+// unknown name.
+std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
+                                                         const std::vector<torch::Tensor>& parameters);
+double currentLearningRate(torch::optim::Optimizer& optimizer);
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
+
+}  // namespace hearth

@@ -1,0 +1,311 @@
+// The optimizer kernels (optimizer.implementation): foreach and fused Adam, AdamW and SGD agree
+// with torch::optim's per-parameter loop after K steps (float32 to ~1e-6, float64 to 1e-12) with
+// weight decay, AMSGrad, Nesterov momentum and a changing learning rate; under the GradScaler a
+// fused step takes the scale and the inf flag (an injected inf skips the step and halves the
+// scale, as the per-parameter path's read-back does); a state saved by one kernel loads into
+// another; auto, adagrad and the refusals resolve as documented.
+
+#include "engine/TorchCompat.h"
+#include "engine/config/ConfigSchema.h"
+#include "engine/optim/Optimizers.h"
+#include "engine/strategy/GradScaler.h"
+
+#include <QTest>
+
+#include <limits>
+#include <sstream>
+
+using namespace hearth;
+
+namespace {
+
+std::vector<OptimizerKernel> multiTensorKernels() {
+    std::vector<OptimizerKernel> k{OptimizerKernel::Foreach};
+    if (compat::kFusedOptimizers) k.push_back(OptimizerKernel::Fused);
+    return k;
+}
+
+OptimizerConfig withKernel(OptimizerConfig c, OptimizerKernel kernel) {
+    c.implementation = optimizerKernelName(kernel);
+    return c;
+}
+
+// Parameters of a few shapes (one never gets a gradient until step 3, like a frozen-then-thawed
+// layer), identical for every optimizer under test.
+std::vector<torch::Tensor> makeParams(torch::ScalarType dtype) {
+    torch::manual_seed(7);
+    std::vector<torch::Tensor> ps;
+    for (const auto& shape : std::vector<std::vector<int64_t>>{{16, 8}, {8}, {4, 4, 3}, {5}}) {
+        ps.push_back(torch::randn(shape, torch::dtype(dtype)).requires_grad_(true));
+    }
+    return ps;
+}
+
+// Gradients of step `step` for every parameter (the last one only from step 3 on).
+void setGrads(std::vector<torch::Tensor>& ps, int step) {
+    torch::manual_seed(100 + step);
+    for (size_t i = 0; i < ps.size(); ++i) {
+        auto& p = ps[i];
+        if (i + 1 == ps.size() && step < 3) {
+            p.mutable_grad() = torch::Tensor();
+            continue;
+        }
+        p.mutable_grad() = torch::randn(p.sizes(), p.options().requires_grad(false));
+    }
+}
+
+double maxDiff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+    double d = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, (a[i] - b[i]).abs().max().item<double>());
+    return d;
+}
+
+// K steps of `config` (its kernel) with the learning rate decayed each step, as a schedule does.
+std::vector<torch::Tensor> train(const OptimizerConfig& config, torch::ScalarType dtype, int steps = 12) {
+    auto ps = makeParams(dtype);
+    auto opt = createOptimizer(config, ps);
+    for (int s = 0; s < steps; ++s) {
+        setGrads(ps, s);
+        setLearningRate(*opt, config.lr * std::pow(0.9, s));
+        opt->step();
+    }
+    std::vector<torch::Tensor> out;
+    for (auto& p : ps) out.push_back(p.detach().clone());
+    return out;
+}
+
+std::vector<OptimizerConfig> cases() {
+    std::vector<OptimizerConfig> cs;
+    OptimizerConfig adam;
+    adam.name = "adam";
+    adam.lr = 0.01;
+    adam.weight_decay = 0.05;
+    cs.push_back(adam);
+    adam.amsgrad = true;
+    cs.push_back(adam);
+    OptimizerConfig adamw = adam;
+    adamw.name = "adamw";
+    adamw.amsgrad = false;
+    adamw.weight_decay = 0.1;
+    cs.push_back(adamw);
+    adamw.amsgrad = true;
+    cs.push_back(adamw);
+    OptimizerConfig sgd;
+    sgd.name = "sgd";
+    sgd.lr = 0.05;
+    sgd.momentum = 0.9;
+    sgd.weight_decay = 0.01;
+    cs.push_back(sgd);
+    sgd.nesterov = true;
+    cs.push_back(sgd);
+    sgd.nesterov = false;
+    sgd.momentum = 0.0;
+    sgd.weight_decay = 0.0;
+    cs.push_back(sgd);
+    return cs;
+}
+
+QString label(const OptimizerConfig& c) {
+    return QString("%1%2%3 wd=%4 m=%5")
+        .arg(QString::fromStdString(c.name), c.amsgrad ? " amsgrad" : "", c.nesterov ? " nesterov" : "")
+        .arg(c.weight_decay)
+        .arg(c.momentum);
+}
+
+// A Linear layer's loss, scaled by the GradScaler, with an inf injected into one step's gradient.
+struct ScaledRun {
+    std::vector<double> scales;
+    std::vector<torch::Tensor> params;
+    int64_t skipped = 0;
+};
+
+// unscale_first: unscale_ before the step, as clipping does (a fused kernel then gets no scale).
+ScaledRun scaledRun(const OptimizerConfig& config, int steps, int inf_at, bool unscale_first = false) {
+    torch::manual_seed(3);
+    torch::nn::Linear layer(16, 4);
+    const auto x = torch::randn({32, 16});
+    const auto y = torch::randint(0, 4, {32}, torch::kInt64);
+    auto opt = createOptimizer(config, layer->parameters());
+    GradScalerOptions o;
+    o.init_scale = 1024.0;
+    o.growth_interval = 100;
+    GradScaler scaler(o);
+    ScaledRun r;
+    for (int i = 0; i < steps; ++i) {
+        compat::clearGradients(*opt);
+        scaler.scale(torch::nn::functional::cross_entropy(layer->forward(x), y)).backward();
+        if (i == inf_at) {
+            torch::NoGradGuard g;
+            layer->weight.mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+        }
+        if (unscale_first) scaler.unscale_(*opt);
+        scaler.step(*opt);
+        scaler.update();
+        r.scales.push_back(scaler.currentScale());
+    }
+    r.skipped = scaler.takeSkippedSteps();
+    for (const auto& p : layer->parameters()) r.params.push_back(p.detach().clone());
+    return r;
+}
+
+}  // namespace
+
+class TestOptimizers final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void multiTensorKernelsEqualThePerParameterLoop() {
+        for (const auto& base : cases()) {
+            for (const auto dtype : {torch::kFloat32, torch::kFloat64}) {
+                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), dtype);
+                // The reference moved: the comparison is not between untouched parameters.
+                QVERIFY(maxDiff(reference, makeParams(dtype)) > 1e-3);
+                for (const auto kernel : multiTensorKernels()) {
+                    const double d = maxDiff(train(withKernel(base, kernel), dtype), reference);
+                    const double tolerance = dtype == torch::kFloat64 ? 1e-12 : 2e-6;
+                    QVERIFY2(d <= tolerance, qPrintable(QString("%1, %2, %3: max difference %4")
+                                                            .arg(label(base), optimizerKernelName(kernel),
+                                                                 dtype == torch::kFloat64 ? "float64" : "float32")
+                                                            .arg(d)));
+                }
+            }
+        }
+    }
+
+    // 16-mixed: the fused kernels get the scale and the inf flag; the per-parameter and foreach
+    // paths unscale and read the flag back. All skip the injected step and halve the scale.
+    void theLossScalerSkipsTheSameStepWithEveryKernel() {
+        for (const auto& base : cases()) {
+          for (const bool unscale_first : {false, true}) {
+            const auto reference = scaledRun(withKernel(base, OptimizerKernel::PerParameter), 6, 2, unscale_first);
+            QCOMPARE(reference.skipped, int64_t{1});
+            QCOMPARE(reference.scales[2], 512.0);  // halved at the inf
+            for (const auto kernel : multiTensorKernels()) {
+                const auto run = scaledRun(withKernel(base, kernel), 6, 2, unscale_first);
+                QCOMPARE(run.skipped, int64_t{1});
+                QCOMPARE(run.scales, reference.scales);
+                const double d = maxDiff(run.params, reference.params);
+                QVERIFY2(d <= 2e-6, qPrintable(QString("%1, %2%3: max difference %4")
+                                                   .arg(label(base), optimizerKernelName(kernel),
+                                                        unscale_first ? ", unscaled first" : "")
+                                                   .arg(d)));
+            }
+          }
+        }
+    }
+
+    // A skipped first step leaves the fused Adam's step count at 0: the next step's bias
+    // correction is step 1's, as in the per-parameter path that never stepped.
+    void aSkippedStepDoesNotCount() {
+        if (!compat::kFusedOptimizers) QSKIP("this LibTorch has no fused kernels");
+        OptimizerConfig c;
+        c.name = "adam";
+        c.lr = 0.01;
+        const auto reference = scaledRun(withKernel(c, OptimizerKernel::PerParameter), 4, 0);
+        const auto fused = scaledRun(withKernel(c, OptimizerKernel::Fused), 4, 0);
+        QCOMPARE(fused.skipped, int64_t{1});
+        QVERIFY(maxDiff(fused.params, reference.params) <= 2e-6);
+    }
+
+    // Saved mid-run by a multi-tensor kernel, continued by another: the same result as one run.
+    void aSavedStateLoadsIntoAnotherKernel() {
+        for (const auto& base : cases()) {
+            for (const auto kernel : multiTensorKernels()) {
+                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), torch::kFloat64, 10);
+                auto ps = makeParams(torch::kFloat64);
+                auto first = createOptimizer(withKernel(base, kernel), ps);
+                for (int s = 0; s < 5; ++s) {
+                    setGrads(ps, s);
+                    setLearningRate(*first, base.lr * std::pow(0.9, s));
+                    first->step();
+                }
+                std::stringstream saved;
+                {
+                    torch::serialize::OutputArchive archive;
+                    first->save(archive);
+                    archive.save_to(saved);
+                }
+                auto second = createOptimizer(withKernel(base, OptimizerKernel::PerParameter), ps);
+                {
+                    torch::serialize::InputArchive archive;
+                    archive.load_from(saved);
+                    second->load(archive);
+                }
+                for (int s = 5; s < 10; ++s) {
+                    setGrads(ps, s);
+                    setLearningRate(*second, base.lr * std::pow(0.9, s));
+                    second->step();
+                }
+                std::vector<torch::Tensor> out;
+                for (auto& p : ps) out.push_back(p.detach());
+                const double d = maxDiff(out, reference);
+                QVERIFY2(d <= 1e-12, qPrintable(QString("%1, %2 then per_parameter: %3")
+                                                    .arg(label(base), optimizerKernelName(kernel))
+                                                    .arg(d)));
+            }
+        }
+    }
+
+    void autoPicksTheFastestKernelThisBuildHas() {
+        OptimizerConfig c;  // adam, auto
+        const auto cpu = resolveOptimizerKernel(c, torch::kCPU);
+        const auto cuda = resolveOptimizerKernel(c, torch::Device(torch::kCUDA, 0));
+        if (compat::kFusedOptimizers) {
+            QCOMPARE(cpu, OptimizerKernel::Fused);
+            QCOMPARE(cuda, OptimizerKernel::Fused);
+        } else {
+            QCOMPARE(cpu, OptimizerKernel::PerParameter);
+            QCOMPARE(cuda, OptimizerKernel::Foreach);
+        }
+        // The created optimizer takes the scaler exactly when its kernel is fused.
+        auto ps = makeParams(torch::kFloat32);
+        QCOMPARE(scalerAware(*createOptimizer(c, ps)) != nullptr, cpu == OptimizerKernel::Fused);
+        c.implementation = "foreach";
+        QVERIFY(scalerAware(*createOptimizer(c, ps)) == nullptr);
+        // adagrad has only the loop; any implementation steps per parameter.
+        c.name = "adagrad";
+        QCOMPARE(resolveOptimizerKernel(c, torch::kCPU), OptimizerKernel::PerParameter);
+        QVERIFY(QString::fromStdString(describeOptimizerKernel(c, torch::kCPU)).contains("adagrad has only"));
+    }
+
+    void refusalsNameTheKey() {
+        OptimizerConfig c;
+        c.implementation = "fused";
+        if (!compat::kFusedOptimizers) {
+            QVERIFY_THROWS_EXCEPTION(ConfigError, resolveOptimizerKernel(c, torch::kCPU));
+        }
+        ExperimentConfig config;
+        config.optimizer.implementation = "fused";
+        DeviceCapabilities caps;
+        caps.fused_optimizers = false;
+        auto issues = validate(config, caps);
+        auto names = [](const std::vector<ConfigIssue>& is) {
+            QStringList out;
+            for (const auto& i : is) out << QString::fromStdString(i.key);
+            return out;
+        };
+        QVERIFY(names(issues).contains("optimizer.implementation"));
+        caps.fused_optimizers = true;
+        QVERIFY(!names(validate(config, caps)).contains("optimizer.implementation"));
+        // The form offers fused only where the build has it.
+        const ConfigKey* key = findConfigKey("optimizer.implementation");
+        QVERIFY(key);
+        caps.fused_optimizers = false;
+        const auto offered = offeredChoices(*key, caps);
+        QVERIFY(std::find(offered.begin(), offered.end(), "fused") == offered.end());
+        QVERIFY(std::find(offered.begin(), offered.end(), "foreach") != offered.end());
+
+        config = ExperimentConfig{};
+        config.optimizer.name = "sgd";
+        config.optimizer.momentum = 0.0;
+        config.optimizer.nesterov = true;
+        QVERIFY(names(validate(config, caps)).contains("optimizer.nesterov"));
+        // Nesterov and AMSGrad say where they do nothing.
+        config.optimizer.name = "adam";
+        QVERIFY(!noEffectReason(*findConfigKey("optimizer.nesterov"), config, caps).empty());
+        QVERIFY(noEffectReason(*findConfigKey("optimizer.amsgrad"), config, caps).empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestOptimizers)
+#include "test_optimizers.moc"
