@@ -87,11 +87,11 @@ void TransformerClassifierImpl::initWeights() {
 }
 
 torch::Tensor TransformerClassifierImpl::forward(torch::Tensor input_ids) {
-    return forward(input_ids, torch::ones_like(input_ids));
+    return forward(input_ids, torch::Tensor());
 }
 
 torch::Tensor TransformerClassifierImpl::forwardBatch(const Batch& batch) {
-    return forward(batch.at("input_ids"), batch.at("attention_mask"),
+    return forward(batch.at("input_ids"), batch.has("attention_mask") ? batch.at("attention_mask") : torch::Tensor(),
                    batch.has("token_type_ids") ? batch.at("token_type_ids") : torch::Tensor());
 }
 
@@ -107,7 +107,9 @@ torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids,
                                           : token_type_embeddings_->weight[0].view({1, 1, spec_.hidden}));
     }
     x = dropout_(embeddings_norm_(x));
-    const auto keep = attention_mask.to(torch::kBool).view({batch, 1, 1, length});
+    // No mask when nothing is padded (FlashAttention takes none); a boolean one otherwise.
+    const auto keep = attention_mask.defined() ? attention_mask.to(torch::kBool).view({batch, 1, 1, length})
+                                               : torch::Tensor();
     const bool checkpoint = checkpointsNow();
     for (const auto& module : *layers_) {
         auto& layer = *module->as<EncoderLayerImpl>();

@@ -41,7 +41,7 @@ public:
     torch::Tensor forward(torch::Tensor input_ids) override;   // every position attended
     torch::Tensor forwardBatch(const Batch& batch) override;
     torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
-                          const torch::Tensor& token_type_ids = {});
+                          const torch::Tensor& token_type_ids = {});  // attention_mask undefined: no padding
 
     const TransformerSpec& spec() const { return spec_; }
     // Every parameter under its checkpoint name (e.g. "bert.encoder.layer.0.attention.self.query.weight").

@@ -52,16 +52,20 @@ Batch TextDataset::getBatch(const std::vector<int64_t>& indices) const {
     int64_t* id_out = ids.data_ptr<int64_t>();
     int64_t* mask_out = mask.data_ptr<int64_t>();
     int64_t* label_out = labels.data_ptr<int64_t>();
+    bool padded = false;
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t i = indices[static_cast<size_t>(r)];
         const int64_t length = corpus_.length(i);
+        padded |= length < width;
         std::copy_n(corpus_.sequence(i), length, id_out + r * width);
         std::fill_n(mask_out + r * width, length, int64_t{1});
         label_out[r] = labels_[static_cast<size_t>(i)];
     }
     Batch batch;
     batch.set(kInputIds, ids);
-    batch.set(kAttentionMask, mask);
+    // Without padding every token attends: no mask, so attention may take the FlashAttention
+    // kernel (it takes no mask). Known here on the host, without a device sync.
+    if (padded) batch.set(kAttentionMask, mask);
     batch.set(Batch::kLabel, labels);
     batch.indices = torch::tensor(indices, torch::kInt64).reshape({rows});
     return batch;

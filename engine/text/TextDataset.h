@@ -1,7 +1,8 @@
 #pragma once
 // TextDataset: labelled texts as token ids for transformer classifiers. getBatch() gives
-// "input_ids" and "attention_mask" (int64 [B, T]) and "label" (int64 [B]); T is data.max_length
-// with max_length padding, else the longest sample of the batch (dynamic padding). The loader's
+// "input_ids" (int64 [B, T]), "label" (int64 [B]) and, when a row is padded, "attention_mask"
+// (int64 [B, T], 1 = a real token; absent = every token is real). T is data.max_length with
+// max_length padding, else the longest sample of the batch (dynamic padding). The loader's
 // worker threads call it, so padding happens off the training thread.
 
 #include "engine/data/Dataset.h"

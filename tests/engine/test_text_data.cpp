@@ -127,10 +127,14 @@ private Q_SLOTS:
         for (int64_t i = 0; i < splits.train->size(); ++i)
             if (splits.train->sampleLength(i) < splits.train->sampleLength(shortest)) shortest = i;
         QCOMPARE(splits.train->getBatch({shortest}).at("input_ids").size(1), splits.train->sampleLength(shortest));
+        // Nothing padded, so no mask (the model attends to every token); padded rows bring one.
+        QVERIFY(!splits.train->getBatch({shortest}).has("attention_mask"));
+        QVERIFY(batch.has("attention_mask"));
 
         d.padding = "max_length";
         const DataSplits padded = loadDataSplits(d, 7);
         QCOMPARE(padded.train->getBatch({0}).at("input_ids").size(1), int64_t{16});
+        QCOMPARE(padded.train->getBatch({shortest}).has("attention_mask"), splits.train->sampleLength(shortest) < 16);
     }
 
     void explicitFilesKeepLabelSetAndRowOrder() {
@@ -245,7 +249,8 @@ private Q_SLOTS:
             int64_t pad = 0, samples = 0;
             std::set<int64_t> seen;
             while (auto batch = loader.next()) {
-                pad += (batch->at("attention_mask") == 0).sum().item<int64_t>();
+                // No mask: no padding in this batch.
+                if (batch->has("attention_mask")) pad += (batch->at("attention_mask") == 0).sum().item<int64_t>();
                 samples += batch->size();
                 for (int64_t i = 0; i < batch->size(); ++i) seen.insert(batch->indices[i].item<int64_t>());
             }

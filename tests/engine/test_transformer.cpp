@@ -57,6 +57,28 @@ class TestTransformer : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // A batch with no padding carries no mask (TextDataset leaves it out), so attention runs
+    // unmasked (the FlashAttention kernel on a GPU): each fixture row cut to its own length, alone
+    // and unmasked, gives transformers' logits for the padded, masked batch.
+    void anUnpaddedBatchRunsWithoutAMask() {
+        for (const std::string family : {"distilbert", "bert"}) {
+            const auto expected = readSafeTensors(kDir + "/" + family + "/expected.safetensors");
+            auto model = loadPretrainedClassifier(kDir + "/" + family, family, 3);
+            model->eval();
+            torch::NoGradGuard no_grad;
+            const auto ids = expected.at("input_ids");
+            const auto mask = expected.at("attention_mask");
+            for (int64_t r = 0; r < ids.size(0); ++r) {
+                const int64_t length = mask[r].sum().item<int64_t>();
+                Batch one;
+                one.set("input_ids", ids[r].slice(0, 0, length).unsqueeze(0).clone());
+                const auto logits = model->forwardBatch(one);
+                const double diff = maxAbsDiff(logits[0], expected.at("logits")[r]);
+                QVERIFY2(diff < 1e-5, qPrintable(QString("%1 row %2: %3").arg(family.c_str()).arg(r).arg(diff)));
+            }
+        }
+    }
+
     void logitsMatchTransformers_data() {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("family");
