@@ -34,9 +34,11 @@ QStringList experiment(const QString& name, int workers) {
             "--set", "trainer.safety_checkpoint.every_n_steps=4", "--set", "trainer.safety_checkpoint.keep_last=2"};
 }
 
-// The same on 2 processes (the local launcher, gloo).
+// The same on 2 CPU processes (the local launcher, gloo), on a GPU machine too: there auto would put
+// both ranks on one GPU, which NCCL refuses.
 QStringList dataParallel(const QString& name, const QString& strategy) {
-    return experiment(name, 0) + QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=" + strategy};
+    return experiment(name, 0) + QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=" + strategy,
+                                             "--set", "trainer.accelerator=cpu"};
 }
 
 // What must come out the same whether the run was interrupted or not.

@@ -170,7 +170,10 @@ private Q_SLOTS:
         // 42 training rows: an even split, so no rank pads its shard with a repeated sample.
         const QStringList common = {"--set", "model.dropout=0", "--set", "trainer.max_epochs=3",
                                     "--set", "data.val_fraction=0.2", "--set", "data.test_fraction=0.1",
-                                    "--set", "optimizer.lr=0.01", "--set", "model.num_layers=2"};
+                                    "--set", "optimizer.lr=0.01", "--set", "model.num_layers=2",
+                                    // CPU ranks (Gloo) on any machine: on a one-GPU machine auto would
+                                    // put both ranks on its GPU, which NCCL refuses.
+                                    "--set", "trainer.accelerator=cpu"};
         auto valLosses = [&](const QStringList& extra) {
             const CliResult r = cli(textRun(csv, common + extra));
             QRegularExpression re(QStringLiteral("val loss ([0-9.]+)"));
