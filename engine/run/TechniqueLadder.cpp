@@ -68,43 +68,67 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         current.data.padding = "max_length";
         current.data.bucket_by_length = false;
     }
+    const bool on_cuda = base.trainer.accelerator == "cuda" || (base.trainer.accelerator == "auto" && caps.cuda_available);
+    // On a GPU the baseline also steps the optimizer per parameter, in float32 matmuls, with
+    // cuDNN's default kernels and NCHW images: each has a rung of its own below.
+    if (on_cuda) {
+        current.optimizer.implementation = "per_parameter";
+        current.trainer.tf32 = false;
+        current.trainer.cudnn_benchmark = false;
+        current.trainer.channels_last = false;
+    }
     current.name = base.name + " · baseline";
     steps.push_back({"baseline",
                      std::string("32-true, loader on the training thread, no accumulation") +
+                         (on_cuda ? ", per-parameter optimizer" : "") +
                          (text ? ", every sample padded to " + std::to_string(base.data.max_length) + " tokens" : ""),
                      current});
+    std::string so_far;
+    auto rung = [&](const std::string& short_name, const std::string& label, const std::string& change) {
+        so_far += so_far.empty() ? short_name : " + " + short_name;
+        current.name = base.name + " · " + so_far;
+        steps.push_back({label, change, current});
+    };
 
-    const bool on_cuda = base.trainer.accelerator == "cuda" || (base.trainer.accelerator == "auto" && caps.cuda_available);
+    // TF32 tensor cores for float32 matmuls and convolutions (Ampere and later: where bf16 is).
+    if (on_cuda && caps.cuda_bf16) {
+        current.trainer.tf32 = true;
+        rung("tf32", "+ TF32", "float32 matmuls and convolutions on TF32 tensor cores");
+    }
+
     const std::string mixed = (!on_cuda || caps.cuda_bf16) ? "bf16-mixed" : "16-mixed";
     current.trainer.precision = mixed;
-    current.name = base.name + " · " + mixed;
-    steps.push_back({"+ " + mixed,
-                     mixed == "bf16-mixed" ? "autocast to bfloat16 (no loss scaling needed)"
-                                           : "autocast to float16 with a dynamic GradScaler",
-                     current});
+    rung(mixed, "+ " + mixed,
+         mixed == "bf16-mixed" ? "autocast to bfloat16 (no loss scaling needed)"
+                               : "autocast to float16 with a dynamic GradScaler");
+
+    if (on_cuda) {
+        current.optimizer.implementation = caps.fused_optimizers ? "fused" : "foreach";
+        rung(current.optimizer.implementation + " optimizer", "+ " + current.optimizer.implementation + " optimizer",
+             caps.fused_optimizers ? "one fused kernel per optimizer step, unscaling and skipping on the device"
+                                   : "multi-tensor foreach kernels instead of a loop over the parameters");
+        if (base.model.name == "cnn" && !base.trainer.deterministic) {
+            current.trainer.cudnn_benchmark = true;
+            current.trainer.channels_last = true;
+            rung("cudnn tuned", "+ cuDNN benchmark, channels_last",
+                 "cuDNN times its convolution kernels and picks the fastest; NHWC weights and images");
+        }
+    }
 
     // Text: padding each batch only to its longest sample, then batching similar lengths together.
-    std::string so_far = mixed;
     if (text) {
         current.data.padding = "longest";
-        so_far += " + dynamic padding";
-        current.name = base.name + " · " + so_far;
-        steps.push_back({"+ dynamic padding", "each batch padded to its longest sample", current});
+        rung("dynamic padding", "+ dynamic padding", "each batch padded to its longest sample");
         current.data.bucket_by_length = true;
-        so_far += " + bucketing";
-        current.name = base.name + " · " + so_far;
-        steps.push_back({"+ length bucketing", "samples of similar length batched together (batches still shuffled)",
-                         current});
+        rung("bucketing", "+ length bucketing", "samples of similar length batched together (batches still shuffled)");
     }
 
     current.trainer.num_workers = std::max<int64_t>(1, options.loader_workers);
     current.trainer.pin_memory = true;
     current.trainer.persistent_workers = true;
-    current.name = base.name + " · " + so_far + " + workers";
-    steps.push_back({"+ workers",
-                     std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
-                         (on_cuda ? ", pinned memory with non-blocking copies" : " (pinned memory n/a on CPU)"),
-                     current});
+    rung("workers", "+ workers",
+         std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
+             (on_cuda ? ", pinned memory with non-blocking copies" : " (pinned memory n/a on CPU)"));
 
     if (options.target_batch) {
         const int64_t target = *options.target_batch;
@@ -113,11 +137,9 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
             throw ConfigError("target_batch", "must be a multiple of trainer.batch_size (" + std::to_string(micro) +
                                                   "), got " + std::to_string(target));
         current.trainer.accumulate_grad_batches = target / micro;
-        current.name = base.name + " · " + so_far + " + workers + accumulation";
-        steps.push_back({"+ accumulation",
-                         "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
-                             std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches",
-                         current});
+        rung("accumulation", "+ accumulation",
+             "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
+                 std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches");
     }
 
     // The study's biggest win: data parallelism over every GPU, one process each, the same batch

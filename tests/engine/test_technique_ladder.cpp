@@ -31,7 +31,8 @@ private Q_SLOTS:
         caps.cuda_bf16 = false;
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
         QCOMPARE(QString::fromStdString(steps[1].config.trainer.precision), QString("16-mixed"));
-        QVERIFY(QString::fromStdString(steps[2].change).contains("pinned"));
+        QCOMPARE(QString::fromStdString(steps.back().label), QString("+ workers"));
+        QVERIFY(QString::fromStdString(steps.back().change).contains("pinned"));
     }
 
     void targetBatchAddsAccumulationStep() {
@@ -57,21 +58,43 @@ private Q_SLOTS:
         base.trainer.devices = 4;   // the baseline still runs on one device
         base.trainer.strategy = "ddp";
         auto steps = buildTechniqueLadder(base, caps);
-        QCOMPARE(steps.size(), size_t(3));   // no c10d in this build: no DDP step
+        // The GPU rungs: TF32 (Ampere+), the fused optimizer, cuDNN benchmark with channels_last (cnn).
+        QCOMPARE(steps.size(), size_t(6));   // no c10d in this build: no DDP step
         caps.distributed = true;
+        caps.fused_optimizers = true;
         steps = buildTechniqueLadder(base, caps);
-        QCOMPARE(steps.size(), size_t(4));
+        QCOMPARE(steps.size(), size_t(7));
         QCOMPARE(steps[0].config.trainer.devices.value_or(0), int64_t(1));
         QCOMPARE(QString::fromStdString(steps[0].config.trainer.strategy), QString("auto"));
-        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ DDP on 4 devices"));
-        QCOMPARE(steps[3].config.trainer.devices.value_or(0), int64_t(4));
-        QCOMPARE(QString::fromStdString(steps[3].config.trainer.strategy), QString("ddp"));
-        QCOMPARE(QString::fromStdString(steps[3].config.trainer.precision), QString("bf16-mixed"));
-        QVERIFY(QString::fromStdString(steps[3].change).contains("global batch 256"));
+        QCOMPARE(QString::fromStdString(steps[0].config.optimizer.implementation), QString("per_parameter"));
+        QVERIFY(!steps[0].config.trainer.tf32 && !steps[0].config.trainer.cudnn_benchmark);
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ TF32"));
+        QVERIFY(steps[1].config.trainer.tf32);
+        QCOMPARE(QString::fromStdString(steps[1].config.trainer.precision), QString("32-true"));
+        QCOMPARE(QString::fromStdString(steps[2].label), QString("+ bf16-mixed"));
+        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ fused optimizer"));
+        QCOMPARE(QString::fromStdString(steps[3].config.optimizer.implementation), QString("fused"));
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark, channels_last"));
+        QVERIFY(steps[4].config.trainer.cudnn_benchmark && steps[4].config.trainer.channels_last);
+        QCOMPARE(QString::fromStdString(steps[5].label), QString("+ workers"));
+        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ DDP on 4 devices"));
+        QCOMPARE(steps[6].config.trainer.devices.value_or(0), int64_t(4));
+        QCOMPARE(QString::fromStdString(steps[6].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[6].config.trainer.precision), QString("bf16-mixed"));
+        QVERIFY(QString::fromStdString(steps[6].change).contains("global batch 256"));
         for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
-        // One GPU, or a CPU: no DDP step.
+        for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
+        // One GPU: no DDP step. Without fused kernels the optimizer rung is foreach; a
+        // deterministic run keeps cuDNN's default kernels; before Ampere no TF32, fp16 instead of bf16.
         caps.cuda_device_count = 1;
-        QCOMPARE(buildTechniqueLadder(base, caps).size(), size_t(3));
+        caps.fused_optimizers = false;
+        base.trainer.deterministic = true;
+        caps.cuda_bf16 = false;
+        steps = buildTechniqueLadder(base, caps);
+        QCOMPARE(steps.size(), size_t(4));
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ 16-mixed"));
+        QCOMPARE(QString::fromStdString(steps[2].label), QString("+ foreach optimizer"));
+        QCOMPARE(QString::fromStdString(steps[3].label), QString("+ workers"));
     }
 
     void textLadderAddsDynamicPaddingThenBucketing() {
