@@ -11,8 +11,13 @@
 #include "engine/strategy/GradScaler.h"
 #include "engine/strategy/Precision.h"
 #include "engine/train/Trainer.h"
+#include "engine/optim/Optimizers.h"
+#include "engine/train/MetricsLogger.h"
+#include "engine/train/TrainerParts.h"
 #ifdef HEARTH_WITH_CUDA
 #include "engine/monitor/CudaMemory.h"
+
+#include <c10/cuda/CUDAFunctions.h>
 #endif
 
 #include <QTemporaryDir>
@@ -58,7 +63,8 @@ ScalerTrace traceScaler(torch::Device device, int steps, int inf_at) {
             torch::NoGradGuard g;
             layer->weight.mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
         }
-        const bool stepped = scaler.step(opt);
+        scaler.step(opt);
+        const bool stepped = scaler.takeSkippedSteps() == 0;
         if (stepped == (i == inf_at)) {
             qWarning("step %d: stepped=%d with inf_at=%d", i, int(stepped), inf_at);
             return {};
@@ -250,6 +256,60 @@ private Q_SLOTS:
         QVERIFY2(m.activations_bytes < m.parameters_bytes / 4,
                  qPrintable(QString("activations %1 B, parameters %2 B").arg(m.activations_bytes).arg(m.parameters_bytes)));
         QVERIFY(trainer.test().ran);
+    }
+
+    // Between two logged steps the training step reads nothing back: K micro-batches and
+    // optimizer steps of the CNN (forward, loss, running meter, NaN watch, backward, the fused
+    // AdamW with the GradScaler's unscale and skip) under CUDA's sync-debug mode "error", where any
+    // synchronising call throws, in every precision; then the log point reads the totals.
+    void stepsBetweenLogPointsNeverSyncWithTheHost() {
+        HEARTH_NEEDS_CUDA();
+#ifdef HEARTH_WITH_CUDA
+        const torch::Device dev(torch::kCUDA, 0);
+        for (const std::string precision : {"32-true", "bf16-mixed", "16-mixed"}) {
+            ExperimentConfig c;
+            c.model.name = "cnn";
+            c.optimizer.name = "adamw";
+            c.trainer.precision = precision;
+            torch::manual_seed(1);
+            auto model = createModel(c.model, ModelInput{{1, 28, 28}, 10});
+            auto strategy = createStrategy(c.trainer, dev);
+            strategy->setupModel(*model, false);
+            auto optimizer = strategy->setupOptimizer(c.optimizer, *model);
+            QVERIFY(scalerAware(*optimizer) != nullptr);  // auto: fused on this build
+            const ClassificationTask task;
+            TrainingStep step(*strategy, *model, task);
+            MetricsLogger metrics;
+            std::vector<Batch> batches;
+            for (int i = 0; i < 4; ++i) {
+                batches.emplace_back(torch::randn({64, 1, 28, 28}, dev),
+                                     torch::randint(0, 10, {64}, torch::dtype(torch::kInt64).device(dev)),
+                                     torch::arange(64));
+            }
+            // One step outside the check: the first step allocates state and may set things up.
+            step.microBatch(batches[0], 1, true, metrics);
+            step.optimizerStep(*optimizer, std::nullopt);
+            torch::cuda::synchronize();
+            c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
+            try {
+                for (int k = 0; k < 8; ++k) {
+                    const auto loss = step.microBatch(batches[static_cast<size_t>(k % 4)], 1, true, metrics);
+                    strategy->watchLoss(loss, k + 2);
+                    step.optimizerStep(*optimizer, std::nullopt);
+                }
+            } catch (const std::exception& e) {
+                c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+                QFAIL(qPrintable(QString("%1: a host sync between log points: %2")
+                                     .arg(precision.c_str(), e.what())));
+            }
+            c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+            // The log point: one read of the interval's totals and the skipped steps.
+            const MeterTotals totals = metrics.intervalTotals();
+            QCOMPARE(totals.samples, int64_t{9 * 64});
+            QVERIFY(std::isfinite(totals.meanLoss()));
+            QVERIFY(strategy->precision().takeSkippedSteps() >= 0);
+        }
+#endif
     }
 
     // A whole experiment on the GPU: 16-mixed, pinned memory, workers; it learns, and the run
