@@ -4,7 +4,7 @@
 // steps after a warm-up; prints the median of the repeats with their min-max, per kernel, and
 // each kernel's speed against per_parameter.
 // Usage: optimizer_step [--device cpu|cuda] [--optimizer adamw] [--repeats 5] [--steps 50]
-//                       [--model cnn|mlp|distilbert|all]
+//                       [--model cnn|mlp|distilbert|all] [--threads 2]
 #include "engine/TorchCompat.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/optim/Optimizers.h"
@@ -44,7 +44,7 @@ void sync(const torch::Device& device) {
 
 int main(int argc, char** argv) {
     std::string device_name = "cpu", optimizer = "adamw", which = "all";
-    int repeats = 5, steps = 50;
+    int repeats = 5, steps = 50, threads = 2;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         if (flag == "--device") device_name = argv[i + 1];
@@ -52,12 +52,14 @@ int main(int argc, char** argv) {
         else if (flag == "--repeats") repeats = std::atoi(argv[i + 1]);
         else if (flag == "--steps") steps = std::atoi(argv[i + 1]);
         else if (flag == "--model") which = argv[i + 1];
+        else if (flag == "--threads") threads = std::atoi(argv[i + 1]);
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
         }
     }
     const torch::Device device(device_name == "cuda" ? torch::kCUDA : torch::kCPU);
+    torch::set_num_threads(threads);
     std::vector<OptimizerKernel> kernels{OptimizerKernel::PerParameter, OptimizerKernel::Foreach};
     if (compat::kFusedOptimizers) kernels.push_back(OptimizerKernel::Fused);
     std::printf("LibTorch %d.%d, %s, %s, %d repeats of %d steps, %d threads\n", TORCH_VERSION_MAJOR,

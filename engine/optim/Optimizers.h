@@ -21,7 +21,7 @@ enum class OptimizerKernel { PerParameter, Foreach, Fused };
 // "fused", "foreach", "per_parameter".
 const char* optimizerKernelName(OptimizerKernel kernel);
 // optimizer.implementation decided for the parameters' device: auto is the fastest this build
-// has (fused, else foreach on CUDA, else per parameter); adagrad always steps per parameter.
+// has (fused, else foreach, on CPU and CUDA alike); adagrad always steps per parameter.
 // Throws ConfigError("optimizer.implementation") for fused where this LibTorch has no kernels.
 OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torch::Device& device);
 // The effective settings' line: "fused (_fused_adamw_: one kernel per step, loss-scale aware)".

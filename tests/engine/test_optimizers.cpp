@@ -254,7 +254,7 @@ private Q_SLOTS:
             QCOMPARE(cpu, OptimizerKernel::Fused);
             QCOMPARE(cuda, OptimizerKernel::Fused);
         } else {
-            QCOMPARE(cpu, OptimizerKernel::PerParameter);
+            QCOMPARE(cpu, OptimizerKernel::Foreach);
             QCOMPARE(cuda, OptimizerKernel::Foreach);
         }
         // The created optimizer takes the scaler exactly when its kernel is fused.
