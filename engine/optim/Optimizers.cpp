@@ -43,7 +43,7 @@ OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torc
         throw ConfigError("optimizer.implementation",
                           "unknown implementation '" + want + "'; use auto, fused, foreach or per_parameter");
     // Fused where the build has it; foreach otherwise: on CUDA a few launches for all parameters,
-    // and on the CPU too it beats the loop (fewer temporaries: 1.04-3.1x on LibTorch 1.13,
+    // and on the CPU too it beats the loop (fewer temporaries: 1.06-2.3x on LibTorch 1.13,
     // docs/benchmarks.md, optimizer kernels).
     (void)device;
     return compat::kFusedOptimizers ? OptimizerKernel::Fused : OptimizerKernel::Foreach;
