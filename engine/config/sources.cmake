@@ -2,6 +2,7 @@
 # The key table, JSON and validation are torch-free: they form hearth_engine_api.
 target_sources(hearth_engine_api PRIVATE
   config/ConfigSchema.cpp
+  config/NoEffectRules.cpp
   config/ExperimentConfig.cpp
   config/ConfigValidation.cpp)
 # What the machine and the build are: LibTorch and CUDA queries.

@@ -60,26 +60,44 @@ void checkDense(const Tensor& grad, const char* who) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Adam and AdamW: Base is torch::optim::Adam or AdamW, State its param state.
+// What every multi-tensor optimizer shares: LibTorch's optimizer `Base` (its options, groups,
+// state and save/load), a kernel, and step() / stepScaled() over the subclass's run().
 
-template <class Base, class Options, class State, bool kDecoupled>
-class MultiTensorAdamT final : public Base, public ScalerAwareOptimizer {
+template <class Base>
+class MultiTensorStep : public Base, public ScalerAwareOptimizer {
 public:
-    MultiTensorAdamT(const std::vector<Tensor>& params, const Options& options, OptimizerKernel kernel)
+    template <class Options>
+    MultiTensorStep(const std::vector<Tensor>& params, const Options& options, OptimizerKernel kernel)
         : Base(params, options), kernel_(kernel) {}
 
-    Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override {
+    Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) final {
         Tensor loss = runClosure(closure);
         run({}, {});
         return loss;
     }
 
-    bool stepsScaled() const override { return kernel_ == OptimizerKernel::Fused; }
+    bool stepsScaled() const final { return kernel_ == OptimizerKernel::Fused; }
 
-    void stepScaled(const Tensor& grad_scale, const Tensor& found_inf) override {
+    void stepScaled(const Tensor& grad_scale, const Tensor& found_inf) final {
         TORCH_CHECK(kernel_ == OptimizerKernel::Fused, "stepScaled needs the fused kernel");
         run(grad_scale.defined() ? OptTensor(grad_scale) : std::nullopt, found_inf);
     }
+
+protected:
+    // One step over every parameter with a gradient: grad_scale and found_inf only for Fused.
+    virtual void run(const OptTensor& grad_scale, const OptTensor& found_inf) = 0;
+
+    const OptimizerKernel kernel_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Adam and AdamW: Base is torch::optim::Adam or AdamW, State its param state.
+
+template <class Base, class Options, class State, bool kDecoupled>
+class MultiTensorAdamT final : public MultiTensorStep<Base> {
+public:
+    MultiTensorAdamT(const std::vector<Tensor>& params, const Options& options, OptimizerKernel kernel)
+        : MultiTensorStep<Base>(params, options, kernel) {}
 
     // The fused kernels count steps on the device (a skipped step is taken back there); the saved
     // state carries them as LibTorch's integer step, so any kernel can load it.
@@ -117,7 +135,7 @@ private:
         return static_cast<State&>(*it->second);
     }
 
-    void run(const OptTensor& grad_scale, const OptTensor& found_inf) {
+    void run(const OptTensor& grad_scale, const OptTensor& found_inf) override {
         torch::NoGradGuard no_grad;
         for (auto& group : this->param_groups()) {
             auto& o = static_cast<Options&>(group.options());
@@ -128,7 +146,7 @@ private:
                 items.push_back({p, p.grad(), &stateOf(p, o)});
             }
             for (auto& bucket : byDeviceAndDtype(std::move(items))) {
-                if (kernel_ == OptimizerKernel::Fused) {
+                if (this->kernel_ == OptimizerKernel::Fused) {
                     fused(bucket, o, grad_scale, found_inf);
                 } else {
                     foreach(bucket, o);
@@ -216,9 +234,8 @@ private:
         at::_foreach_addcdiv_(params, exp_avgs, denoms, neg_step_size);
     }
 
-    OptimizerKernel kernel_;
     // Fused: each parameter's step count as a float32 scalar on its device (the kernels read it there).
-    mutable std::unordered_map<const c10::TensorImpl*, Tensor> device_steps_;
+    std::unordered_map<const c10::TensorImpl*, Tensor> device_steps_;
 };
 
 using MultiTensorAdam =
@@ -229,23 +246,10 @@ using MultiTensorAdamW =
 // ---------------------------------------------------------------------------------------------
 // SGD with momentum, dampening 0, Nesterov and weight decay.
 
-class MultiTensorSgd final : public torch::optim::SGD, public ScalerAwareOptimizer {
+class MultiTensorSgd final : public MultiTensorStep<torch::optim::SGD> {
 public:
     MultiTensorSgd(const std::vector<Tensor>& params, const torch::optim::SGDOptions& options, OptimizerKernel kernel)
-        : SGD(params, options), kernel_(kernel) {}
-
-    Tensor step(LossClosure closure = nullptr) override {
-        Tensor loss = runClosure(closure);
-        run({}, {});
-        return loss;
-    }
-
-    bool stepsScaled() const override { return kernel_ == OptimizerKernel::Fused; }
-
-    void stepScaled(const Tensor& grad_scale, const Tensor& found_inf) override {
-        TORCH_CHECK(kernel_ == OptimizerKernel::Fused, "stepScaled needs the fused kernel");
-        run(grad_scale.defined() ? OptTensor(grad_scale) : std::nullopt, found_inf);
-    }
+        : MultiTensorStep(params, options, kernel) {}
 
 private:
     struct Item {
@@ -266,7 +270,7 @@ private:
         return ref;
     }
 
-    void run(const OptTensor& grad_scale, const OptTensor& found_inf) {
+    void run(const OptTensor& grad_scale, const OptTensor& found_inf) override {
         torch::NoGradGuard no_grad;
         for (auto& group : param_groups()) {
             auto& o = static_cast<torch::optim::SGDOptions&>(group.options());
@@ -340,8 +344,6 @@ private:
         }
         at::_foreach_add_(params, grads, -o.lr());
     }
-
-    OptimizerKernel kernel_;
 };
 
 }  // namespace

@@ -27,7 +27,7 @@ const char* optimizerKernelName(OptimizerKernel kernel) {
     return "per_parameter";
 }
 
-OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torch::Device& device) {
+OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config) {
     if (!hasMultiTensorForm(config.name)) return OptimizerKernel::PerParameter;
     const std::string& want = config.implementation;
     if (want == "fused") {
@@ -45,12 +45,11 @@ OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torc
     // Fused where the build has it; foreach otherwise: on CUDA a few launches for all parameters,
     // and on the CPU too it beats the loop (fewer temporaries: 1.06-2.3x on LibTorch 1.13,
     // docs/benchmarks.md, optimizer kernels).
-    (void)device;
     return compat::kFusedOptimizers ? OptimizerKernel::Fused : OptimizerKernel::Foreach;
 }
 
-std::string describeOptimizerKernel(const OptimizerConfig& config, const torch::Device& device) {
-    const OptimizerKernel kernel = resolveOptimizerKernel(config, device);
+std::string describeOptimizerKernel(const OptimizerConfig& config) {
+    const OptimizerKernel kernel = resolveOptimizerKernel(config);
     std::string text = optimizerKernelName(kernel);
     switch (kernel) {
         case OptimizerKernel::Fused:
@@ -67,37 +66,48 @@ std::string describeOptimizerKernel(const OptimizerConfig& config, const torch::
     return text;
 }
 
+namespace {
+
+// LibTorch's own optimizer for the per-parameter loop, else its multi-tensor form.
+template <class PerParameter, class Options, class MultiTensor>
+std::unique_ptr<torch::optim::Optimizer> withKernel(const std::vector<torch::Tensor>& parameters,
+                                                    const Options& options, OptimizerKernel kernel,
+                                                    MultiTensor multi_tensor) {
+    if (kernel == OptimizerKernel::PerParameter) return std::make_unique<PerParameter>(parameters, options);
+    return multi_tensor(parameters, options, kernel);
+}
+
+}  // namespace
+
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
                                                          const std::vector<torch::Tensor>& parameters) {
     namespace optim = torch::optim;
-    const torch::Device device = parameters.empty() ? torch::Device(torch::kCPU) : parameters.front().device();
-    const OptimizerKernel kernel = resolveOptimizerKernel(config, device);
-    const bool multi = kernel != OptimizerKernel::PerParameter;
+    const OptimizerKernel kernel = resolveOptimizerKernel(config);
     if (config.name == "sgd") {
-        const auto options = optim::SGDOptions(config.lr)
-                                 .momentum(config.momentum)
-                                 .nesterov(config.nesterov)
-                                 .weight_decay(config.weight_decay);
-        if (multi) return multiTensorSgd(parameters, options, kernel);
-        return std::make_unique<optim::SGD>(parameters, options);
+        return withKernel<optim::SGD>(parameters,
+                                      optim::SGDOptions(config.lr)
+                                          .momentum(config.momentum)
+                                          .nesterov(config.nesterov)
+                                          .weight_decay(config.weight_decay),
+                                      kernel, multiTensorSgd);
     }
     if (config.name == "adam") {
-        const auto options = optim::AdamOptions(config.lr)
-                                 .betas({config.beta1, config.beta2})
-                                 .eps(config.eps)
-                                 .weight_decay(config.weight_decay)
-                                 .amsgrad(config.amsgrad);
-        if (multi) return multiTensorAdam(parameters, options, kernel);
-        return std::make_unique<optim::Adam>(parameters, options);
+        return withKernel<optim::Adam>(parameters,
+                                       optim::AdamOptions(config.lr)
+                                           .betas({config.beta1, config.beta2})
+                                           .eps(config.eps)
+                                           .weight_decay(config.weight_decay)
+                                           .amsgrad(config.amsgrad),
+                                       kernel, multiTensorAdam);
     }
     if (config.name == "adamw") {
-        const auto options = optim::AdamWOptions(config.lr)
-                                 .betas({config.beta1, config.beta2})
-                                 .eps(config.eps)
-                                 .weight_decay(config.weight_decay)
-                                 .amsgrad(config.amsgrad);
-        if (multi) return multiTensorAdamW(parameters, options, kernel);
-        return std::make_unique<optim::AdamW>(parameters, options);
+        return withKernel<optim::AdamW>(parameters,
+                                        optim::AdamWOptions(config.lr)
+                                            .betas({config.beta1, config.beta2})
+                                            .eps(config.eps)
+                                            .weight_decay(config.weight_decay)
+                                            .amsgrad(config.amsgrad),
+                                        kernel, multiTensorAdamW);
     }
     if (config.name == "adagrad") {
         // Adagrad keeps its own eps default (1e-10, as in PyTorch); optimizer.eps is Adam's.

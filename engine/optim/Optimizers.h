@@ -20,12 +20,12 @@ enum class OptimizerKernel { PerParameter, Foreach, Fused };
 
 // "fused", "foreach", "per_parameter".
 const char* optimizerKernelName(OptimizerKernel kernel);
-// optimizer.implementation decided for the parameters' device: auto is the fastest this build
-// has (fused, else foreach, on CPU and CUDA alike); adagrad always steps per parameter.
-// Throws ConfigError("optimizer.implementation") for fused where this LibTorch has no kernels.
-OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config, const torch::Device& device);
+// optimizer.implementation decided for this build: auto is the fastest it has (fused, else
+// foreach; on CPU and CUDA alike); adagrad always steps per parameter. Throws
+// ConfigError("optimizer.implementation") for fused where this LibTorch has no kernels.
+OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config);
 // The effective settings' line: "fused (_fused_adamw_: one kernel per step, loss-scale aware)".
-std::string describeOptimizerKernel(const OptimizerConfig& config, const torch::Device& device);
+std::string describeOptimizerKernel(const OptimizerConfig& config);
 
 // An optimizer whose step does the GradScaler's unscale and skip itself, on the device (PyTorch's
 // _step_supports_amp_scaling): the fused kernels. No host sync.
@@ -42,8 +42,7 @@ public:
 // `optimizer` as a ScalerAwareOptimizer when its kernel takes the scaler, else null.
 ScalerAwareOptimizer* scalerAware(torch::optim::Optimizer& optimizer);
 
-// The optimizer over `parameters`, stepping with the kernel resolveOptimizerKernel picks for
-// their device. Every kernel is LibTorch's Adam, AdamW or SGD underneath (options, per-parameter
+// The optimizer over `parameters`, stepping with the kernel resolveOptimizerKernel picks. Every kernel is LibTorch's Adam, AdamW or SGD underneath (options, per-parameter
 // state, save and load), so a state saved by one loads into another. Throws ConfigError for an
 // unknown name.
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,

@@ -181,7 +181,7 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
                               std::to_string(t.batch_size * t.accumulate_grad_batches * strategy.worldSize()) +
                               " per optimizer step";
     e["trainer.strategy"] = trainer.strategyInUse().describe();
-    e["optimizer.implementation"] = describeOptimizerKernel(config.optimizer, device);
+    e["optimizer.implementation"] = describeOptimizerKernel(config.optimizer);
     e["trainer.precision"] = trainer.strategyInUse().precision().describe();
     e["trainer.accumulate_grad_batches"] = std::to_string(t.accumulate_grad_batches) + " (" +
                                            std::to_string(trainer.optimizerStepsPerEpoch()) +

@@ -35,6 +35,7 @@ void GradScaler::lazyInit(const torch::Device& device) {
     growth_tracker_ = torch::full({1}, initial_.growth_tracker, f32.dtype(torch::kInt32));
     found_inf_ = torch::zeros({1}, f32);
     one_ = torch::ones({1}, f32);
+    skipped_ = torch::zeros({1}, f32);
 }
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
@@ -108,28 +109,20 @@ void GradScaler::step(torch::optim::Optimizer& optimizer, const SumAcrossRanks& 
             grad_scale = scale_;
         }
         fused->stepScaled(grad_scale, found_inf_);
-        if (!skipped_.defined()) skipped_ = torch::zeros_like(found_inf_);
-        skipped_.add_(found_inf_);
     } else {
         if (stage_ == Stage::Ready) {
             unscale_(optimizer, sum_across_ranks);
         }
-        if (found_inf_.item<float>() == 0.0f) {
-            optimizer.step();
-        } else {
-            ++skipped_on_host_;
-        }
+        if (found_inf_.item<float>() == 0.0f) optimizer.step();
     }
+    skipped_.add_(found_inf_);
     stage_ = Stage::Stepped;
 }
 
 int64_t GradScaler::takeSkippedSteps() {
-    int64_t n = skipped_on_host_;
-    skipped_on_host_ = 0;
-    if (skipped_.defined()) {
-        n += static_cast<int64_t>(skipped_.item<double>());
-        skipped_.zero_();
-    }
+    if (!skipped_.defined()) return 0;
+    const auto n = static_cast<int64_t>(skipped_.item<double>());
+    skipped_.zero_();
     return n;
 }
 

@@ -67,8 +67,7 @@ private:
     torch::Tensor growth_tracker_;  // int32 [1]
     torch::Tensor found_inf_;       // float32 [1]: 1 when this step saw inf/nan
     torch::Tensor one_;             // float32 [1]: the inv_scale of a check that does not unscale
-    torch::Tensor skipped_;         // float32 [1]: steps the fused kernels skipped, not yet taken
-    int64_t skipped_on_host_ = 0;   // steps skipped by the read-back path, not yet taken
+    torch::Tensor skipped_;         // float32 [1]: steps skipped since takeSkippedSteps last read it
     Stage stage_ = Stage::Ready;
 };
 

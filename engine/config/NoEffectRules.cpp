@@ -1,0 +1,127 @@
+// The rules of ConfigKey::no_effect, one per condition the form greys keys out for: "" where
+// the key applies, else why it does nothing.
+#include "engine/config/NoEffectRules.h"
+
+#include <initializer_list>
+
+namespace hearth {
+namespace {
+
+using Caps = DeviceCapabilities;
+
+bool isTransformerName(const std::string& name) { return name == "distilbert" || name == "bert"; }
+
+std::string onlyOptimizers(const ExperimentConfig& c, std::initializer_list<const char*> names, const char* what) {
+    for (const char* n : names) {
+        if (c.optimizer.name == n) return "";
+    }
+    return std::string(what) + " (optimizer.name is " + c.optimizer.name + ")";
+}
+
+std::string onlySchedules(const ExperimentConfig& c, std::initializer_list<const char*> names, const char* what) {
+    for (const char* n : names) {
+        if (c.scheduler.name == n) return "";
+    }
+    return std::string(what) + " (scheduler.name is " + c.scheduler.name + ")";
+}
+
+}  // namespace
+
+std::string momentumRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"sgd"}, "only sgd uses momentum");
+}
+std::string betasRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw"}, "only adam and adamw use betas");
+}
+std::string epsRule(const ExperimentConfig& c, const Caps&) {
+    return c.optimizer.name == "sgd" ? "sgd adds no epsilon" : "";
+}
+std::string nesterovRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"sgd"}, "only sgd has Nesterov momentum");
+}
+std::string amsgradRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw"}, "only adam and adamw have AMSGrad");
+}
+std::string implementationRule(const ExperimentConfig& c, const Caps&) {
+    return onlyOptimizers(c, {"adam", "adamw", "sgd"}, "adagrad steps per parameter");
+}
+std::string stepScheduleRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"step"}, "only the step schedule decays by epochs");
+}
+std::string warmupRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"linear-warmup"}, "only linear-warmup warms up");
+}
+std::string finalLrRule(const ExperimentConfig& c, const Caps&) {
+    return onlySchedules(c, {"cosine", "linear-warmup"}, "only cosine and linear-warmup end at a final rate");
+}
+
+std::string mlpRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "mlp" ? "" : "only mlp has hidden layers (model.name is " + c.model.name + ")";
+}
+std::string cnnRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "cnn" ? "" : "only cnn has convolutions (model.name is " + c.model.name + ")";
+}
+std::string pretrainedRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) ? ""
+                                           : "only distilbert and bert load a checkpoint (model.name is " +
+                                                 c.model.name + ")";
+}
+std::string newTransformerRule(const ExperimentConfig& c, const Caps&) {
+    if (!isTransformerName(c.model.name))
+        return "only a new distilbert or bert is built to these sizes (model.name is " + c.model.name + ")";
+    return c.model.pretrained ? "a pretrained model's sizes come from its config.json" : "";
+}
+std::string inplaceRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) ? "a transformer's GELU has no in-place form" : "";
+}
+std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
+    return isTransformerName(c.model.name) && c.model.pretrained
+               ? "a pretrained transformer keeps its config.json's dropout"
+               : "";
+}
+
+std::string textDataRule(const ExperimentConfig& c, const Caps&) {
+    return isTextKind(c.data.kind) ? "" : "applies to text data (data.kind is " + c.data.kind + ")";
+}
+std::string textCsvRule(const ExperimentConfig& c, const Caps&) {
+    return c.data.kind == "text_csv" ? "" : "only text_csv data has a text column (data.kind is " + c.data.kind + ")";
+}
+std::string csvFilesRule(const ExperimentConfig& c, const Caps&) {
+    return c.data.kind == "csv" || c.data.kind == "text_csv"
+               ? ""
+               : "applies to csv and text_csv data (data.kind is " + c.data.kind + ")";
+}
+std::string testFractionRule(const ExperimentConfig& c, const Caps&) {
+    if (c.data.kind == "idx") return "IDX data is tested on its official t10k files";
+    if (c.data.kind != "csv" && !isTextKind(c.data.kind))
+        return "applies to csv and text data (data.kind is " + c.data.kind + ")";
+    return c.data.test_path ? "data.test_path names the test file" : "";
+}
+
+std::string workersRule(const ExperimentConfig& c, const Caps&) {
+    return c.trainer.num_workers > 0 ? "" : "there are no loader workers (trainer.num_workers is 0)";
+}
+std::string cudaRule(const ExperimentConfig& c, const Caps& caps) {
+    return trainsOnCuda(c.trainer, caps) ? "" : "CUDA only, and this run trains on the CPU";
+}
+std::string gradsToNoneRule(const ExperimentConfig& c, const Caps& caps) {
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    return strategy == "ddp" || strategy == "zero1"
+               ? strategy + " zeroes gradients in place (they live in the reducer's buckets)"
+               : "";
+}
+// The distributed keys, for the strategy "auto" resolves to (ddp with several processes).
+std::string distributedRule(const ExperimentConfig& c, const Caps& caps) {
+    return resolveTrainer(c.trainer, caps).strategy == "auto"
+               ? "one process: there is nothing to synchronise (trainer.strategy auto with one device)"
+               : "";
+}
+// DDP's reducer (its buckets, its unused-parameter search, gradients as bucket views): ddp and zero1.
+std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
+    if (std::string why = distributedRule(c, caps); !why.empty()) return why;
+    return resolveTrainer(c.trainer, caps).strategy == "zero2"
+               ? "ZeRO-2 shards gradients itself; DDP's buckets are not used"
+               : "";
+}
+
+}  // namespace hearth
