@@ -3,7 +3,8 @@
 // weight decay, AMSGrad, Nesterov momentum and a changing learning rate; under the GradScaler a
 // fused step takes the scale and the inf flag (an injected inf skips the step and halves the
 // scale, as the per-parameter path's read-back does); a state saved by one kernel loads into
-// another; auto, adagrad and the refusals resolve as documented.
+// another; auto, adagrad and the refusals resolve as documented. On a GPU the same comparisons run
+// with the CUDA kernels and the scaler's native ops (they skip, saying so, without one).
 
 #include "engine/TorchCompat.h"
 #include "engine/config/ConfigSchema.h"
@@ -32,11 +33,12 @@ OptimizerConfig withKernel(OptimizerConfig c, OptimizerKernel kernel) {
 
 // Parameters of a few shapes (one never gets a gradient until step 3, like a frozen-then-thawed
 // layer), identical for every optimizer under test.
-std::vector<torch::Tensor> makeParams(torch::ScalarType dtype) {
+// Drawn on the CPU and moved, so that every device starts from the same values.
+std::vector<torch::Tensor> makeParams(torch::ScalarType dtype, torch::Device device = torch::kCPU) {
     torch::manual_seed(7);
     std::vector<torch::Tensor> ps;
     for (const auto& shape : std::vector<std::vector<int64_t>>{{16, 8}, {8}, {4, 4, 3}, {5}}) {
-        ps.push_back(torch::randn(shape, torch::dtype(dtype)).requires_grad_(true));
+        ps.push_back(torch::randn(shape, torch::dtype(dtype)).to(device).requires_grad_(true));
     }
     return ps;
 }
@@ -50,19 +52,22 @@ void setGrads(std::vector<torch::Tensor>& ps, int step) {
             p.mutable_grad() = torch::Tensor();
             continue;
         }
-        p.mutable_grad() = torch::randn(p.sizes(), p.options().requires_grad(false));
+        p.mutable_grad() = torch::randn(p.sizes(), torch::dtype(p.scalar_type())).to(p.device());
     }
 }
 
 double maxDiff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
     double d = 0.0;
-    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, (a[i] - b[i]).abs().max().item<double>());
+    for (size_t i = 0; i < a.size(); ++i) {
+        d = std::max(d, (a[i].cpu() - b[i].cpu()).abs().max().item<double>());
+    }
     return d;
 }
 
 // K steps of `config` (its kernel) with the learning rate decayed each step, as a schedule does.
-std::vector<torch::Tensor> train(const OptimizerConfig& config, torch::ScalarType dtype, int steps = 12) {
-    auto ps = makeParams(dtype);
+std::vector<torch::Tensor> train(const OptimizerConfig& config, torch::ScalarType dtype, int steps = 12,
+                                 torch::Device device = torch::kCPU) {
+    auto ps = makeParams(dtype, device);
     auto opt = createOptimizer(config, ps);
     for (int s = 0; s < steps; ++s) {
         setGrads(ps, s);
@@ -120,11 +125,13 @@ struct ScaledRun {
 };
 
 // unscale_first: unscale_ before the step, as clipping does (a fused kernel then gets no scale).
-ScaledRun scaledRun(const OptimizerConfig& config, int steps, int inf_at, bool unscale_first = false) {
+ScaledRun scaledRun(const OptimizerConfig& config, int steps, int inf_at, bool unscale_first = false,
+                    torch::Device device = torch::kCPU) {
     torch::manual_seed(3);
     torch::nn::Linear layer(16, 4);
-    const auto x = torch::randn({32, 16});
-    const auto y = torch::randint(0, 4, {32}, torch::kInt64);
+    layer->to(device);
+    const auto x = torch::randn({32, 16}).to(device);
+    const auto y = torch::randint(0, 4, {32}, torch::kInt64).to(device);
     auto opt = createOptimizer(config, layer->parameters());
     GradScalerOptions o;
     o.init_scale = 1024.0;
@@ -147,6 +154,8 @@ ScaledRun scaledRun(const OptimizerConfig& config, int steps, int inf_at, bool u
     for (const auto& p : layer->parameters()) r.params.push_back(p.detach().clone());
     return r;
 }
+
+bool haveCuda() { return torch::cuda::is_available(); }
 
 }  // namespace
 
@@ -242,6 +251,53 @@ private Q_SLOTS:
                 QVERIFY2(d <= 1e-12, qPrintable(QString("%1, %2 then per_parameter: %3")
                                                     .arg(label(base), optimizerKernelName(kernel))
                                                     .arg(d)));
+            }
+        }
+    }
+
+    // The same comparisons on the GPU, where the fused and foreach kernels are CUDA kernels and the
+    // GradScaler's unscale and inf check are ATen's native _amp_* ops (issue 27).
+    void kernelsOnCudaEqualThePerParameterLoop() {
+        if (!haveCuda()) QSKIP("needs a CUDA device");
+        const torch::Device cuda(torch::kCUDA, 0);
+        for (const auto& base : cases()) {
+            for (const auto dtype : {torch::kFloat32, torch::kFloat64}) {
+                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), dtype, 12, cuda);
+                QVERIFY(maxDiff(reference, makeParams(dtype)) > 1e-3);
+                // The CUDA loop equals the CPU loop: the reference itself is right on the device.
+                QVERIFY(maxDiff(reference, train(withKernel(base, OptimizerKernel::PerParameter), dtype)) <=
+                        (dtype == torch::kFloat64 ? 1e-12 : 1e-5));
+                for (const auto kernel : multiTensorKernels()) {
+                    const double d = maxDiff(train(withKernel(base, kernel), dtype, 12, cuda), reference);
+                    const double tolerance = dtype == torch::kFloat64 ? 1e-12 : 1e-5;
+                    QVERIFY2(d <= tolerance, qPrintable(QString("cuda %1, %2, %3: max difference %4")
+                                                            .arg(label(base), optimizerKernelName(kernel),
+                                                                 dtype == torch::kFloat64 ? "float64" : "float32")
+                                                            .arg(d)));
+                }
+            }
+        }
+    }
+
+    void theLossScalerOnCudaSkipsTheSameStepWithEveryKernel() {
+        if (!haveCuda()) QSKIP("needs a CUDA device");
+        const torch::Device cuda(torch::kCUDA, 0);
+        for (const auto& base : cases()) {
+            for (const bool unscale_first : {false, true}) {
+                const auto reference =
+                    scaledRun(withKernel(base, OptimizerKernel::PerParameter), 6, 2, unscale_first, cuda);
+                QCOMPARE(reference.skipped, int64_t{1});
+                QCOMPARE(reference.scales[2], 512.0);
+                for (const auto kernel : multiTensorKernels()) {
+                    const auto run = scaledRun(withKernel(base, kernel), 6, 2, unscale_first, cuda);
+                    QCOMPARE(run.skipped, int64_t{1});
+                    QCOMPARE(run.scales, reference.scales);
+                    const double d = maxDiff(run.params, reference.params);
+                    QVERIFY2(d <= 1e-5, qPrintable(QString("cuda %1, %2%3: max difference %4")
+                                                       .arg(label(base), optimizerKernelName(kernel),
+                                                            unscale_first ? ", unscaled first" : "")
+                                                       .arg(d)));
+                }
             }
         }
     }
