@@ -175,8 +175,10 @@ private Q_SLOTS:
 
     void cpuWithoutMemoryLimitIsAConfigError() {
         std::atomic<bool> stop{false};
+        ExperimentConfig config = testing::blobCsvConfig(m_csv);
+        config.trainer.accelerator = "cpu";   // on a GPU machine, auto would pick the GPU
         try {
-            findBatchSize(testing::blobCsvConfig(m_csv), BatchSizeFinderOptions{}, stop);
+            findBatchSize(config, BatchSizeFinderOptions{}, stop);
             QFAIL("expected a FinderError");
         } catch (const FinderError& e) {
             QCOMPARE(e.kind(), FailureKind::Config);
@@ -198,7 +200,9 @@ private Q_SLOTS:
         QCOMPARE(result.points.size(), size_t{15});
         const auto after = clonedState(*run.model);
         QCOMPARE(after.size(), before.size());
-        for (size_t i = 0; i < before.size(); ++i) QVERIFY2(torch::equal(before[i], after[i]), qPrintable(QString::number(i)));
+        // The sweep's strategy moved the model to the run's device (the GPU where there is one).
+        for (size_t i = 0; i < before.size(); ++i)
+            QVERIFY2(torch::equal(before[i], after[i].cpu()), qPrintable(QString::number(i)));
         for (const auto& p : run.model->parameters()) QVERIFY(!p.grad().defined());
     }
 
