@@ -57,7 +57,7 @@ struct RunFilter {
 
 struct Artifact {
     int64_t id = 0;
-    std::string kind;                // checkpoint | export
+    std::string kind;                // checkpoint | export | state (a safety checkpoint's training state)
     std::string path;                // absolute
     int64_t bytes = 0;
     std::string sha256;

@@ -6,6 +6,7 @@
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -15,6 +16,40 @@ namespace {
 int fail(int code, const std::string& message) {
     std::fprintf(stderr, "error: %s\n", message.c_str());
     return code;
+}
+
+std::string normalPath(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    return (ec ? std::filesystem::path(path) : absolute).lexically_normal().string();
+}
+
+// The newest of the run's state files that the run's stored history reaches: the store recorded
+// its save, or holds a step at or after it. The store writes a run's events in the order they
+// came, one transaction at a time, so either means every step before the state is stored. A newer
+// file, saved just before the process was killed and before the store committed the steps that led
+// to it (a GPU's fast steps can run ahead of the writer), would leave those steps out of the
+// resumed run's history. `note` says what was passed over.
+std::string newestReachedState(const RunStore& store, int64_t run_id, const std::vector<std::string>& files,
+                               std::string& note) {
+    std::vector<std::string> recorded;
+    for (const auto& a : store.artifacts(run_id))
+        if (a.kind == "state") recorded.push_back(normalPath(a.path));
+    const auto name = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };
+    for (const auto& file : files) {
+        const bool reached = std::find(recorded.begin(), recorded.end(), normalPath(file)) != recorded.end() ||
+                             !store.stepsAfter(run_id, trainingStateStep(file) - 1).empty();
+        if (!reached) continue;
+        if (file != files.front())
+            note = "the newest state, " + name(files.front()) +
+                   ", was saved after the last step the run store holds (the process ended before it was "
+                   "written): resuming from " + name(file) + ", so that no step is missing from the run's history";
+        return file;
+    }
+    note = "the run store holds no step up to any saved state (the process ended before they were written): "
+           "resuming from the newest, " + name(files.front()) + "; the steps before it stay missing from the "
+           "run's history";
+    return files.front();
 }
 
 }  // namespace
@@ -50,6 +85,8 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     int64_t run_id = 0;
     RunSummary run;
     std::string artifacts;
+    std::vector<std::string> states;   // newest first
+    std::string state = options.from, state_note;
     try {
         const RunStore store(db_path);
         try {
@@ -59,6 +96,10 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
         }
         run = *store.run(run_id);
         artifacts = store.artifactsDir(run_id);
+        if (state.empty()) {
+            states = trainingStatesIn(artifacts);
+            if (!states.empty()) state = newestReachedState(store, run_id, states, state_note);
+        }
     } catch (const StoreError& e) {
         return fail(kExitBadData, e.what());
     }
@@ -69,16 +110,12 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
         return fail(kExitBadConfig, which + " is still running (pid " + std::to_string(run.pid) + " on " +
                                         run.hostname + "): stop it first.");
 
-    std::string state = options.from;
-    if (state.empty()) {
-        const auto states = trainingStatesIn(artifacts);
-        if (states.empty())
-            return fail(kExitBadData,
-                        which + " has no saved training state in '" + artifacts +
-                            "': it ended before its first safety checkpoint (trainer.safety_checkpoint) or was "
-                            "stored by an older Hearth. Start it anew.");
-        state = states.front();
-    }
+    if (state.empty())
+        return fail(kExitBadData,
+                    which + " has no saved training state in '" + artifacts +
+                        "': it ended before its first safety checkpoint (trainer.safety_checkpoint) or was "
+                        "stored by an older Hearth. Start it anew.");
+    if (!state_note.empty() && !other_rank) std::fprintf(stderr, "note: %s\n", state_note.c_str());
 
     ExperimentConfig config;
     try {

@@ -182,11 +182,30 @@ private Q_SLOTS:
         const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
         QVERIFY(!states.empty());
         QVERIFY(states.size() <= 2);   // keep_last
-        const int64_t saved_at = hearth::trainingStateStep(states.front());
-        QVERIFY(saved_at >= 8 && saved_at % 4 == 0);
+        // The resume continues from the newest state that the stored steps reach: on a GPU the
+        // steps outrun the store's writer, and kill -9 can leave the newest state ahead of them.
+        const int64_t last_stored = killed.steps.empty() ? 0 : killed.steps.back().global_step;
+        int64_t saved_at = -1;
+        for (const auto& s : states) {
+            if (hearth::trainingStateStep(s) <= last_stored) {
+                saved_at = hearth::trainingStateStep(s);
+                break;
+            }
+        }
+        QVERIFY2(saved_at >= 4 && saved_at % 4 == 0,
+                 qPrintable(QString("states up to %1, steps stored up to %2")
+                                .arg(hearth::trainingStateStep(states.front())).arg(last_stored)));
+
+        // A state newer than every stored step (as a kill between the state's save and the store's
+        // commit leaves it) is passed over, saying so.
+        const QString ahead = artifacts(id) + "/" + QString::fromStdString(hearth::trainingStateFileName(999));
+        QVERIFY(QFile::copy(QString::fromStdString(states.front()), ahead));
 
         const CliResult r = cli({"resume", QString::number(id), "-q"});
         QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("state-000000999.pt, was saved after the last step the run store holds"),
+                 qPrintable(r.out));
+        QVERIFY(!QFile::exists(ahead));   // the resumed run removed the states after its start
         const Outcome resumed = readRun(db(), id);
         compareWithReference(resumed);
         QVERIFY(resumed.log.filter("resumed at epoch 1, micro-batch " + QString::number(saved_at)).size() == 1);
