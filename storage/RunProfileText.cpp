@@ -68,7 +68,8 @@ std::string memoryText(const MemoryBreakdown& m) {
     return t.render("  ") + "  on " + m.device +
            (host ? "; activations = CPU tensor bytes at peak - before training - gradients - optimizer state; "
                    "heap beyond tensors = what peak RSS grew by beyond them\n"
-                 : "; from the caching allocator (activations = allocated peak - the rest)\n");
+                 : "; from the caching allocator (activations = the most a forward pass kept allocated for its "
+                   "backward; other = the rest of the peak: library workspaces, the backward's temporaries)\n");
 }
 
 std::string devicesText(const std::vector<DeviceSummary>& devices) {

@@ -91,7 +91,8 @@ double trainStep(TrainingStep& step, torch::optim::Optimizer& optimizer, const T
                  const std::function<Batch()>& next_batch, const std::function<void()>& after_phase) {
     const int64_t k = std::max<int64_t>(trainer.accumulate_grad_batches, 1);
     MetricsLogger metrics;
-    for (int64_t micro = 0; micro < k; ++micro) step.microBatch(next_batch(), k, micro + 1 == k, metrics, after_phase);
+    for (int64_t micro = 0; micro < k; ++micro)
+        step.microBatch(next_batch(), k, micro + 1 == k, metrics, [&](Section) { after_phase(); });
     step.optimizerStep(optimizer, trainer.gradient_clip_val);
     after_phase();
     return metrics.intervalTotals().meanLoss();

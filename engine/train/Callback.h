@@ -65,6 +65,9 @@ public:
     // A resumed fit: the saved progress and the callbacks' states were restored (after onFitStart).
     virtual void onResume(TrainerContext&) {}
     virtual void onTrainEpochStart(TrainerContext&) {}
+    // After a micro-batch's forward and loss, before its backward: what the forward keeps for the
+    // backward is allocated now.
+    virtual void onForwardEnd(TrainerContext&) {}
     // After each micro-batch (state().batch_in_epoch already counts it).
     virtual void onTrainBatchEnd(TrainerContext&) {}
     // After the backward of an accumulation group's last micro-batch, before its optimizer step:

@@ -31,6 +31,14 @@ void DeviceStatsMonitor::onFitStart(TrainerContext& ctx) {
     monitor_.resetPeak();
     baseline_bytes_ = monitor_.currentBytes();
     baseline_tensor_bytes_ = monitor_.tensorBytes();
+    batch_end_bytes_ = baseline_tensor_bytes_;
+    forward_kept_bytes_ = -1;
+}
+
+// A read of the caching allocator's counters on the host: no device sync.
+void DeviceStatsMonitor::onForwardEnd(TrainerContext& ctx) {
+    if (!ctx.strategy().device().is_cuda()) return;
+    forward_kept_bytes_ = std::max(forward_kept_bytes_, monitor_.tensorBytes() - batch_end_bytes_);
 }
 
 void DeviceStatsMonitor::onResume(TrainerContext& ctx) {
@@ -51,6 +59,7 @@ void DeviceStatsMonitor::onTrainBatchEnd(TrainerContext& ctx) {
         memory_.optimizer_state_bytes = measureHeldBytes(ctx.model(), ctx.optimizer()).optimizer_state;
         optimizer_state_measured_ = true;
     }
+    if (ctx.strategy().device().is_cuda()) batch_end_bytes_ = monitor_.tensorBytes();
     ContextSink sink(ctx);
     monitor_.poll(sink);
 }
@@ -91,10 +100,23 @@ void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
     memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);
     const int64_t held = memory_.gradients_bytes + memory_.optimizer_state_bytes;
     const int64_t tensor_peak = monitor_.tensorPeakBytes();
-    if (device.is_cuda() || tensor_peak < 0 || baseline_tensor_bytes_ < 0) {
-        // CUDA (peak = allocated peak), or a host whose tensors could not be counted (peak RSS).
-        memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
+    if (device.is_cuda()) {
+        // The peak is the allocated peak. Activations are what a forward pass keeps for its backward;
+        // the rest of the peak beyond the counted tensors is Other: cuDNN and cuBLAS workspaces,
+        // the backward's temporaries, what the device held before fit beyond the parameters. (The
+        // peak less the counted parts would call a convolution's workspace an activation, and per-block
+        // checkpointing would seem to save nothing.)
+        if (forward_kept_bytes_ >= 0) {
+            memory_.activations_bytes = std::max<int64_t>(0, forward_kept_bytes_);
+            memory_.other_bytes = std::max<int64_t>(0, memory_.peak_bytes - memory_.parameters_bytes - held -
+                                                          memory_.activations_bytes);
+        } else {
+            memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
+        }
         memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
+    } else if (tensor_peak < 0 || baseline_tensor_bytes_ < 0) {
+        // A host whose tensors could not be counted (peak RSS).
+        memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
     } else {
         // Host: activations from the counted tensor bytes; what the peak RSS grew beyond them
         // (the C heap keeping freed blocks, oneDNN's scratchpads) is the reserved-unused share.

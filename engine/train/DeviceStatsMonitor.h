@@ -4,7 +4,8 @@
 // and evaluating (DeviceSample events), shares each rank's live numbers at every logged step and
 // its whole summary at the end of fit (RankReport), and measures what filled memory at the fit's
 // peak (MemoryBreakdown: parameters, gradients and optimizer state counted from the tensors at the
-// first optimizer step, activations from the peak), which it hands to the Trainer.
+// first optimizer step; activations on a GPU as the most a forward pass keeps allocated for its
+// backward, on the host from the counted tensor bytes at the peak), which it hands to the Trainer.
 
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/train/Callback.h"
@@ -20,6 +21,7 @@ public:
 
     void onFitStart(TrainerContext& ctx) override;
     void onResume(TrainerContext& ctx) override;
+    void onForwardEnd(TrainerContext& ctx) override;
     void onBeforeOptimizerStep(TrainerContext& ctx) override;
     void onTrainBatchEnd(TrainerContext& ctx) override;
     void onMetricsSync(TrainerContext& ctx, double local_samples_per_sec) override;
@@ -38,6 +40,10 @@ private:
     bool optimizer_state_measured_ = false;
     int64_t baseline_bytes_ = 0;          // what the process (or the device) held when fit started
     int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)
+    // CUDA: the allocated bytes after the last micro-batch, and the most that a forward pass added
+    // to them (what it keeps for the backward, the batch included; -1 until measured).
+    int64_t batch_end_bytes_ = 0;
+    int64_t forward_kept_bytes_ = -1;
 };
 
 }  // namespace hearth

@@ -244,7 +244,9 @@ void Trainer::trainMicroBatch(const Batch& batch) {
     const int64_t group_size = std::min(k, batchesPerEpoch() - group_start);
     if (micro == group_start) loop.lr = schedule_->apply(*optimizer_, loop.global_step, loop.epoch);
     const bool closes_group = micro + 1 == group_start + group_size;
-    const torch::Tensor loss = step().microBatch(batch, group_size, closes_group, metrics_);
+    const torch::Tensor loss = step().microBatch(batch, group_size, closes_group, metrics_, [this](Section ended) {
+        if (ended == Section::Forward) forEachCallback([this](Callback& c) { c.onForwardEnd(*this); });
+    });
     if (closes_group) forEachCallback([this](Callback& c) { c.onBeforeOptimizerStep(*this); });
     if (strategy_->watchLoss(loss, loop.global_step + 1)) failOnNonFiniteLoss();
     ++loop.batch_in_epoch;

@@ -36,7 +36,7 @@ LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy&
 }
 
 torch::Tensor TrainingStep::microBatch(const Batch& batch, int64_t group_size, bool closes_group,
-                                       MetricsLogger& metrics, const std::function<void()>& after_phase) {
+                                       MetricsLogger& metrics, const std::function<void(Section)>& after_phase) {
     torch::Tensor loss;
     {
         ScopedSection section(profiler_, Section::Forward);
@@ -44,12 +44,12 @@ torch::Tensor TrainingStep::microBatch(const Batch& batch, int64_t group_size, b
         loss = task_.loss(output, batch);
         metrics.add(loss, task_.predict(output.detach()), task_.targets(batch));
     }
-    if (after_phase) after_phase();
+    if (after_phase) after_phase(Section::Forward);
     {
         ScopedSection section(profiler_, Section::Backward);
         strategy_.backward(group_size == 1 ? loss : loss / static_cast<double>(group_size), closes_group);
     }
-    if (after_phase) after_phase();
+    if (after_phase) after_phase(Section::Backward);
     return loss;
 }
 

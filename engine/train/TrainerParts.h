@@ -43,8 +43,8 @@ LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy&
 // The training step as a run takes it, for the Trainer and the finders' trials alike (a batch-size
 // trial then measures the memory a run needs): a micro-batch's forward, loss, running metrics and
 // backward scaled to its accumulation group; then the group's optimizer step. Profiled sections
-// when given a profiler. `after_phase` runs after forward and after backward (a finder's memory
-// check).
+// when given a profiler. `after_phase` runs after forward and after backward, told which ended
+// (a finder's memory check; the Trainer's onForwardEnd callbacks).
 class TrainingStep {
 public:
     TrainingStep(Strategy& strategy, ClassifierImpl& model, const Task& task, Profiler* profiler = nullptr)
@@ -52,7 +52,7 @@ public:
 
     // Returns the micro-batch's loss (undivided).
     torch::Tensor microBatch(const Batch& batch, int64_t group_size, bool closes_group, MetricsLogger& metrics,
-                             const std::function<void()>& after_phase = {});
+                             const std::function<void(Section)>& after_phase = {});
     // The strategy's optimizer step (a step skipped for the loss scaler is counted by the precision).
     void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
 

@@ -196,11 +196,12 @@ private Q_SLOTS:
         const ClassificationTask task;
         const Batch batch(torch::randn({4, 8}), torch::tensor({0, 1, 2, 0}, torch::kInt64), torch::arange(4));
         MetricsLogger metrics;
-        int phases = 0;
+        std::vector<Section> phases;
         TrainingStep step(strategy, *model, task);
         torch::manual_seed(11);   // the same dropout masks in both passes
-        const torch::Tensor loss = step.microBatch(batch, 2, false, metrics, [&phases] { ++phases; });
-        QCOMPARE(phases, 2);
+        const torch::Tensor loss =
+            step.microBatch(batch, 2, false, metrics, [&phases](Section ended) { phases.push_back(ended); });
+        QCOMPARE(phases, (std::vector<Section>{Section::Forward, Section::Backward}));
         QCOMPARE(metrics.intervalTotals().samples, int64_t(4));
         std::vector<torch::Tensor> halves;
         for (const auto& p : model->parameters()) halves.push_back(p.grad().clone());
