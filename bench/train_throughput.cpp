@@ -192,6 +192,9 @@ int main(int argc, char** argv) {
     out["epoch_samples_per_sec"] = sink.epoch_rates;
     out["epoch_data_wait_share"] = sink.wait_shares;
     out["train_time_s"] = sink.finished.train_time_s;
+    // Hearth's own model FLOPs per device and MFU over the whole fit (warm-up included; -1 unknown).
+    out["tflops"] = sink.finished.tflops;
+    out["mfu"] = sink.finished.mfu;
     out["test_accuracy"] = sink.finished.test_accuracy;
     out["peak_memory_kind"] = on_cuda ? "cuda_allocated" : "host_rss";
     out["peak_memory_bytes"] = on_cuda ? sink.cuda_peak_bytes : sink.host_peak_bytes;

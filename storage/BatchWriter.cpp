@@ -240,12 +240,12 @@ void BatchWriter::onFinished(int64_t run_id, const RunFinished& e) {
 UPDATE runs SET status = ?2, finished_at = ?3, train_time_s = ?4, total_time_s = ?5, best_val_acc = ?6,
     test_acc = CASE WHEN ?11 THEN ?7 ELSE test_acc END, test_loss = CASE WHEN ?11 THEN ?8 ELSE test_loss END,
     samples_per_sec = ?9, peak_memory_bytes = ?10, epochs_completed = ?12, global_steps = max(global_steps, ?13),
-    stop_reason = ?14
+    stop_reason = ?14, tflops = CASE WHEN ?15 >= 0 THEN ?15 END, mfu = CASE WHEN ?16 >= 0 THEN ?16 END
 WHERE id = ?1)sql")
         .bind(1, run_id).bind(2, status).bind(3, unixNow()).bind(4, e.train_time_s).bind(5, e.total_time_s)
         .bind(6, e.best_val_accuracy).bind(7, e.test_accuracy).bind(8, e.test_loss).bind(9, e.samples_per_sec)
         .bind(10, e.peak_memory_bytes).bind(11, int64_t{tested ? 1 : 0}).bind(12, e.epochs_completed)
-        .bind(13, e.global_steps).bind(14, e.stop_reason)
+        .bind(13, e.global_steps).bind(14, e.stop_reason).bind(15, e.tflops).bind(16, e.mfu)
         .run();
     if (e.memory.device.empty()) return;  // not measured (a stop before the first optimizer step)
     static const std::string sql = fieldsql::insert("INSERT OR REPLACE", "run_memory", {"run_id"}, fields::memoryFields());

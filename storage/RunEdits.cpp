@@ -142,7 +142,8 @@ void reopenRun(sqlite::Connection& db, int64_t run_id, int64_t global_step, int6
     db.cached(R"sql(
 UPDATE runs SET status = 'running', finished_at = NULL, pid = ?2, hostname = ?3, process_start = ?4,
     failure_kind = '', failure_message = '', stop_reason = '', test_acc = NULL, test_loss = NULL,
-    train_time_s = NULL, total_time_s = NULL, samples_per_sec = NULL, peak_memory_bytes = NULL,
+    train_time_s = NULL, total_time_s = NULL, samples_per_sec = NULL, tflops = NULL, mfu = NULL,
+    peak_memory_bytes = NULL,
     epochs_completed = ?5, global_steps = ?6,
     best_val_acc = (SELECT MAX(val_acc) FROM epoch_metrics WHERE run_id = ?1 AND epoch < ?5)
 WHERE id = ?1)sql")

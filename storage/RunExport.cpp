@@ -118,7 +118,8 @@ json summaryJson(const RunSummary& s) {
             {"finished_at", s.finished_at > 0 ? json(s.finished_at) : json(nullptr)}, {"device", s.device},
             {"best_val_accuracy", opt(s.best_val_accuracy)}, {"test_accuracy", opt(s.test_accuracy)},
             {"test_loss", opt(s.test_loss)}, {"train_time_s", opt(s.train_time_s)}, {"total_time_s", opt(s.total_time_s)},
-            {"samples_per_sec", opt(s.samples_per_sec)}, {"peak_memory_bytes", opt(s.peak_memory_bytes)},
+            {"samples_per_sec", opt(s.samples_per_sec)}, {"tflops", opt(s.tflops)}, {"mfu", opt(s.mfu)},
+            {"peak_memory_bytes", opt(s.peak_memory_bytes)},
             {"epochs_completed", s.epochs_completed}, {"global_steps", s.global_steps}, {"tags", s.tags},
             {"notes", s.notes}, {"failure_kind", s.failure_kind}, {"failure_message", s.failure_message},
             {"stop_reason", s.stop_reason},
@@ -165,8 +166,8 @@ std::string isoTime(double unix_s) {
 std::string historyCsv(const std::vector<RunSummary>& runs) {
     const std::vector<std::string> fixed_columns = {
         "id", "name", "status", "started_at", "finished_at", "device", "sweep_id", "sweep", "tags", "notes",
-        "epochs_completed", "global_steps", "train_time_s", "total_time_s", "samples_per_sec", "peak_memory_bytes",
-        "best_val_acc", "test_acc", "test_loss", "stop_reason", "failure_kind", "failure_message"};
+        "epochs_completed", "global_steps", "train_time_s", "total_time_s", "samples_per_sec", "tflops", "mfu",
+        "peak_memory_bytes", "best_val_acc", "test_acc", "test_loss", "stop_reason", "failure_kind", "failure_message"};
     std::vector<std::vector<std::pair<std::string, std::string>>> configs;
     std::vector<std::string> keys;   // config keys in first-seen order
     for (const auto& r : runs) {
@@ -190,7 +191,7 @@ std::string historyCsv(const std::vector<RunSummary>& runs) {
             std::to_string(r.id), r.name, r.status, isoTime(r.started_at), isoTime(r.finished_at), r.device,
             r.sweep_id ? std::to_string(*r.sweep_id) : "", r.sweep_name, tags, r.notes,
             std::to_string(r.epochs_completed), std::to_string(r.global_steps), opt(r.train_time_s, 3),
-            opt(r.total_time_s, 3), opt(r.samples_per_sec, 1),
+            opt(r.total_time_s, 3), opt(r.samples_per_sec, 1), opt(r.tflops, 4), opt(r.mfu, 5),
             r.peak_memory_bytes ? std::to_string(*r.peak_memory_bytes) : "", opt(r.best_val_accuracy, 6),
             opt(r.test_accuracy, 6), opt(r.test_loss, 6), r.stop_reason, r.failure_kind, r.failure_message};
         for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csvField(row[c]);

@@ -58,6 +58,7 @@ std::string timingsText(const StoredRun& run) {
     row("train time", s.train_time_s ? formatDuration(*s.train_time_s) : "-");
     row("total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-");
     row("samples/s", s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-");
+    row("model FLOPs", formatCompute(s.tflops, s.mfu));
     row("peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-");
     row("epochs", std::to_string(s.epochs_completed) +
                       (run.started.max_epochs > 0 ? " of " + std::to_string(run.started.max_epochs) : ""));
@@ -144,6 +145,16 @@ std::string formatFixed(double value, int digits) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
+}
+
+std::string formatCompute(std::optional<double> tflops, std::optional<double> mfu, bool with_unit) {
+    if (!tflops || *tflops < 0.0) return "-";
+    std::string text = formatFixed(*tflops, *tflops >= 100.0 ? 1 : *tflops >= 1.0 ? 2 : 3) + (with_unit ? " TFLOP/s" : "");
+    if (mfu && *mfu >= 0.0) {
+        const double percent = 100.0 * *mfu;
+        text += " (MFU " + formatFixed(percent, percent >= 1.0 ? 1 : percent >= 0.1 ? 2 : 3) + "%)";
+    }
+    return text;
 }
 
 std::string formatBytes(int64_t bytes) {
@@ -279,6 +290,7 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     row("test acc", [](const RunSummary& s) { return accuracy(s.test_accuracy); });
     row("train time", [](const RunSummary& s) { return s.train_time_s ? formatDuration(*s.train_time_s) : "-"; });
     row("samples/s", [](const RunSummary& s) { return s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-"; });
+    row("model FLOPs", [](const RunSummary& s) { return formatCompute(s.tflops, s.mfu); });
     row("peak memory", [](const RunSummary& s) { return s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"; });
     row("epochs", [](const RunSummary& s) { return std::to_string(s.epochs_completed); });
     const RunSummary& base = runs.front().summary;

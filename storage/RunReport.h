@@ -31,6 +31,10 @@ std::string formatBytes(int64_t bytes);         // "117.7 MiB"
 std::string formatTime(double unix_seconds);    // local time "2024-05-01 12:00:03"; "-" for 0
 std::string formatNumber(double value);         // shortest text that reads back exactly
 std::string formatFixed(double value, int digits);   // printf "%.*f"
+// Achieved model FLOPs per device and MFU: "412.3 TFLOP/s (MFU 41.7%)", "0.21 TFLOP/s" without a
+// peak (a CPU), "-" without a FLOP count. Negative values are unknown, as events carry them.
+// Without the unit ("412.3 (MFU 41.7%)") where a caption names it.
+std::string formatCompute(std::optional<double> tflops, std::optional<double> mfu, bool with_unit = true);
 
 // "a.b.c" -> value text for every leaf of a JSON object (arrays and scalars are leaves).
 std::map<std::string, std::string> flattenJson(const std::string& json_text);

@@ -20,7 +20,7 @@ SELECT r.id, r.name, r.status, r.started_at, r.finished_at, r.config_json, r.eff
        r.peak_memory_bytes, r.epochs_completed, r.global_steps, r.notes, r.failure_message,
        r.sweep_id, s.name, r.pid, r.hostname, r.process_start, r.test_loss, r.total_time_s,
        r.failure_kind, r.stop_reason,
-       (SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.run_id = r.id), s.kind
+       (SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.run_id = r.id), s.kind, r.tflops, r.mfu
 FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id
 )sql";
 
@@ -67,6 +67,8 @@ RunSummary readSummary(const sqlite::Statement& q) {
     r.stop_reason = q.text(26);
     r.tags = splitTags(q.text(27));
     r.sweep_kind = q.text(28);
+    r.tflops = q.optReal(29);
+    r.mfu = q.optReal(30);
     // A `running` row whose writer died on this host is reported, not rewritten: the writer
     // of another host may still own it, and a reader should not need the write lock.
     if (r.status == "running" && process::isGone({r.pid, r.hostname, process_start})) r.status = "interrupted";

@@ -42,6 +42,9 @@ struct RunSummary {
     std::string sweep_name;
     std::string sweep_kind;          // "ladder", "memory-ladder", ...; empty outside a sweep
     std::optional<double> test_loss, total_time_s;
+    // Model FLOPs per second per device over the training time, and that over the device's dense
+    // peak (a fraction); unset where unknown (no FLOP count, no peak, older runs).
+    std::optional<double> tflops, mfu;
     std::string failure_kind;        // config | data | training | storage; empty unless failed
     std::string stop_reason;         // why a completed run ended before max_epochs (early stopping)
     int64_t pid = 0;                 // the writing process, for liveness

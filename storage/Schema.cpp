@@ -207,6 +207,12 @@ constexpr const char* kV5 = R"sql(
 ALTER TABLE runs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 )sql";
 
+// v6: achieved model FLOPs per device and MFU (NULL: unknown; older runs).
+constexpr const char* kV6 = R"sql(
+ALTER TABLE runs ADD COLUMN tflops REAL;
+ALTER TABLE runs ADD COLUMN mfu REAL;
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -267,6 +273,7 @@ const std::vector<Migration>& migrations() {
         {3, "ranks of data-parallel runs", kV3},
         {4, "step-time and memory breakdowns, NVML device statistics", kV4},
         {5, "stop reasons (early stopping)", kV5},
+        {6, "achieved TFLOP/s and MFU", kV6},
     };
     return list;
 }

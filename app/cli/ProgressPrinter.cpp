@@ -1,5 +1,7 @@
 #include "ProgressPrinter.h"
 
+#include "storage/RunReport.h"
+
 #include <cmath>
 #include <string>
 
@@ -132,6 +134,7 @@ void ProgressPrinter::onFinished(const RunFinished& e) {
                  e.status == "completed" ? "Completed" : "Stopped", static_cast<long long>(e.epochs_completed),
                  formatDuration(e.train_time_s).c_str(), formatDuration(e.total_time_s).c_str(), e.samples_per_sec,
                  formatBytes(e.peak_memory_bytes).c_str());
+    if (e.tflops >= 0.0) std::fprintf(out_, ", %s", report::formatCompute(e.tflops, e.mfu).c_str());
     if (e.status == "completed") std::fprintf(out_, ", test accuracy %.4f", e.test_accuracy);
     std::fprintf(out_, "\n");
     if (!e.stop_reason.empty()) std::fprintf(out_, "Ended before the last epoch: %s\n", e.stop_reason.c_str());

@@ -71,6 +71,9 @@ const std::vector<Field<StepMetrics>>& stepFields() {
             field<&S::eta_s>("eta_s").withUnit("s"),
             field<&S::skipped_steps>("skipped_steps").inCsv("skipped_steps")
                 .inTensorBoard("train/skipped_steps", When::Scaled),
+            field<&S::tflops>("tflops").withUnit("TFLOP/s").unknownWhenNegative().inCsv("tflops")
+                .inTensorBoard("speed/tflops"),
+            field<&S::mfu>("mfu").unknownWhenNegative().inCsv("mfu").inTensorBoard("speed/mfu"),
         };
         // Live only: the interval's profiled micro-batches (the epoch stores its breakdown).
         append(t, breakdownRows<&S::breakdown>(""));
@@ -167,6 +170,8 @@ const std::vector<Field<RunFinished>>& finishedFields() {
             field<&F::test_accuracy>("test_accuracy"),
             field<&F::test_loss>("test_loss"),
             field<&F::samples_per_sec>("samples_per_sec").withUnit("1/s"),
+            field<&F::tflops>("tflops").withUnit("TFLOP/s").unknownWhenNegative(),
+            field<&F::mfu>("mfu").unknownWhenNegative(),
             field<&F::peak_memory_bytes>("peak_memory_bytes").withUnit("bytes"),
             field<&F::epochs_completed>("epochs_completed"),
             field<&F::global_steps>("global_steps"),

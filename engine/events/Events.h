@@ -66,6 +66,12 @@ struct StepMetrics {
     double elapsed_s = 0.0;          // since fit started
     double eta_s = 0.0;              // to the end of fit
     int64_t skipped_steps = 0;       // optimizer steps the GradScaler skipped (inf/NaN gradients) since the last log
+    // Model FLOPs achieved per device since the last log (the model's count, engine/models/
+    // ModelFlops.h, over this rank's time), and that over the device's dense peak for the
+    // precision (engine/monitor/PeakFlops.h). -1: unknown (no FLOP count for the model, no peak
+    // for the device: every CPU).
+    double tflops = -1.0;
+    double mfu = -1.0;               // fraction, 0..1
     StepBreakdown breakdown;         // the interval's profiled micro-batches (live; not stored per step)
 };
 
@@ -186,6 +192,8 @@ struct RunFinished {
     double test_accuracy = 0.0;      // of the best checkpoint; 0 when stopped before test
     double test_loss = 0.0;
     double samples_per_sec = 0.0;    // training samples per second over fit
+    double tflops = -1.0;            // model FLOPs per second per device over fit's training time; -1 unknown
+    double mfu = -1.0;               // tflops over the device's dense peak (fraction); -1 unknown
     int64_t peak_memory_bytes = 0;
     int64_t epochs_completed = 0;
     int64_t global_steps = 0;

@@ -13,7 +13,8 @@ constexpr size_t kModulesPerBlock = 7;
 }  // namespace
 
 CnnImpl::CnnImpl(const std::vector<int64_t>& sample_shape, const std::vector<int64_t>& channels, double dropout,
-                 int64_t num_classes, bool inplace_relu) {
+                 int64_t num_classes, bool inplace_relu)
+    : flops_(cnnForwardFlops(sample_shape, channels, num_classes)) {
     int64_t in = sample_shape.at(0);
     int64_t h = sample_shape.at(1);
     int64_t w = sample_shape.at(2);

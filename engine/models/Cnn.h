@@ -16,8 +16,10 @@ public:
             int64_t num_classes, bool inplace_relu = false);
     torch::Tensor forward(torch::Tensor x) override;
     bool isConvolutional() const override { return true; }
+    ForwardFlops forwardFlops() const override { return flops_; }
 
 private:
+    ForwardFlops flops_;
     torch::nn::Sequential features_;
     torch::nn::Sequential head_;
     std::vector<SequentialBlock> blocks_;   // features_ cut into its conv blocks

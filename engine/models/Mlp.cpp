@@ -15,6 +15,7 @@ MlpImpl::MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double
         width = hidden[i];
     }
     head_ = torch::nn::Linear(width, num_classes);
+    flops_ = mlpForwardFlops(in_features, hidden, num_classes);
     layers_->push_back("head", head_);
     register_module("layers", layers_);
 }

@@ -13,8 +13,10 @@ public:
     MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double dropout, int64_t num_classes,
             bool inplace_relu = false);
     torch::Tensor forward(torch::Tensor x) override;
+    ForwardFlops forwardFlops() const override { return flops_; }
 
 private:
+    ForwardFlops flops_;
     torch::nn::Sequential layers_;
     torch::nn::Linear head_{nullptr};       // the last of layers_
     std::vector<SequentialBlock> blocks_;   // [Linear, ReLU, Dropout] per hidden width

@@ -3,6 +3,7 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Batch.h"
+#include "engine/models/ModelFlops.h"
 
 #include <torch/torch.h>
 
@@ -27,6 +28,8 @@ public:
     bool checkpointsNow() const { return checkpointing_ && is_training() && torch::GradMode::is_enabled(); }
     // What the user should know about how the model was built (weights loaded, heads initialised).
     virtual std::vector<std::string> notes() const { return {}; }
+    // The model FLOPs of a forward pass (ModelFlops.h); unknown (all zero) for a model without a count.
+    virtual ForwardFlops forwardFlops() const { return {}; }
 
 private:
     bool checkpointing_ = false;

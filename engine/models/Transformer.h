@@ -47,6 +47,7 @@ public:
     // Every parameter under its checkpoint name (e.g. "bert.encoder.layer.0.attention.self.query.weight").
     std::vector<std::pair<std::string, torch::Tensor>> checkpointParameters();
     std::vector<std::string> notes() const override { return notes_; }
+    ForwardFlops forwardFlops() const override { return transformerForwardFlops(spec_); }
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:

@@ -1,6 +1,7 @@
 # Sources of engine/models (listed, not globbed).
 target_sources(hearth_engine PRIVATE
   models/ModelRegistry.cpp
+  models/ModelFlops.cpp
   models/Mlp.cpp
   models/Cnn.cpp
   models/SafeTensorsHeader.cpp

@@ -10,6 +10,17 @@
 
 namespace hearth {
 
+std::optional<PeakFlops> devicePeakFlops(const torch::Device& device, const std::string& precision, bool tf32) {
+#ifdef HEARTH_WITH_CUDA
+    if (device.is_cuda()) return densePeakFlops(cudaDeviceName(device.index() < 0 ? 0 : device.index()), precision, tf32);
+#else
+    (void)precision;
+    (void)tf32;
+#endif
+    (void)device;
+    return std::nullopt;
+}
+
 DeviceMonitor::DeviceMonitor(torch::Device device, std::chrono::milliseconds interval)
     : device_(device), interval_(interval), start_(std::chrono::steady_clock::now()), last_(start_) {
 #ifdef HEARTH_WITH_CUDA

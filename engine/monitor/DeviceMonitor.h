@@ -5,6 +5,7 @@
 
 #include "engine/events/Events.h"
 #include "engine/monitor/DeviceStatsSampler.h"
+#include "engine/monitor/PeakFlops.h"
 
 #include <torch/torch.h>
 
@@ -12,6 +13,10 @@
 #include <vector>
 
 namespace hearth {
+
+// The dense peak of `device` for `precision` (PeakFlops.h): by the CUDA device's name; nullopt on
+// the CPU and for a GPU the table does not know.
+std::optional<PeakFlops> devicePeakFlops(const torch::Device& device, const std::string& precision, bool tf32);
 
 class DeviceMonitor final {
 public:

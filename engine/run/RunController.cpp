@@ -97,6 +97,8 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.test_accuracy = test.accuracy;
     done.test_loss = test.loss;
     done.samples_per_sec = fit.samples_per_sec;
+    done.tflops = fit.tflops;
+    done.mfu = fit.mfu;
     done.peak_memory_bytes = trainer.peakMemoryBytes();
     done.memory = trainer.memoryBreakdown();
     done.epochs_completed = fit.epochs_completed;

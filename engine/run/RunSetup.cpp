@@ -6,6 +6,7 @@
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
 #include "engine/data/WordNetGlosses.h"
+#include "engine/monitor/DeviceMonitor.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/text/TokenizedCorpus.h"
 
@@ -231,6 +232,11 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
         e["data.bucket_by_length"] = "n/a (not text data)";
     }
     e["seed"] = std::to_string(config.seed);
+    // MFU's denominator (the achieved TFLOP/s are shown wherever the model's FLOPs are known).
+    if (const auto peak = devicePeakFlops(device, t.precision, t.tf32))
+        e["engine.mfu_peak"] = peak->basis;
+    else
+        e["engine.mfu_peak"] = cpu ? "n/a on CPU (TFLOP/s only)" : "no datasheet peak known for this GPU (TFLOP/s only)";
 #if defined(__GLIBC__)
     e["engine.host_allocator"] = "glibc malloc, fixed 64 MiB mmap threshold (no per-step page faults)";
 #endif

@@ -16,6 +16,7 @@ namespace hearth {
 struct EpochProgress {
     MeterTotals totals;              // summed over ranks from the step-metric intervals (each ends in its epoch)
     int64_t local_samples = 0;       // this rank's
+    double local_flops = 0.0;        // this rank's model FLOPs (ModelFlops.h; 0: the model has no count)
     int64_t skipped_steps = 0;       // optimizer steps the GradScaler skipped
     double wait_ms = 0.0;            // waiting for the loader
     double train_time_s = 0.0;       // training time (when saved: up to the save)
@@ -28,6 +29,7 @@ struct FitTotals {
     double train_s = 0.0;            // pure training time
     int64_t samples = 0;             // training samples, summed over ranks
     int64_t rank_samples = 0;        // this rank's
+    double rank_flops = 0.0;         // this rank's model FLOPs
     double rank_train_s = 0.0;
     double rank_wait_s = 0.0;
     double best_val_accuracy = 0.0;

@@ -3,6 +3,7 @@
 #include "engine/strategy/Strategy.h"
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 namespace hearth {
@@ -38,6 +39,12 @@ MeterTotals MetricsLogger::sumOverRanks(const Strategy& strategy, const MeterTot
     return total;
 }
 
+std::pair<double, double> MetricsLogger::achieved(double flops, double seconds) const {
+    if (flops <= 0.0 || seconds <= 0.0) return {-1.0, -1.0};
+    const double rate = flops / seconds;
+    return {rate / 1e12, peak_flops_ > 0.0 ? rate / peak_flops_ : -1.0};
+}
+
 StepMetrics MetricsLogger::stepMetrics(const MeterTotals& totals, const LoopState& loop, int64_t batches_per_epoch,
                                        int64_t max_epochs, double loss_scale) {
     const double interval_s = secondsSince(interval_start_);
@@ -62,8 +69,12 @@ StepMetrics MetricsLogger::stepMetrics(const MeterTotals& totals, const LoopStat
                              static_cast<double>(std::max<int64_t>(total_micro - done, 0))
                        : 0.0;
     m.skipped_steps = skipped_steps_;
+    // This rank's FLOPs over the interval's time: a device's rate (the step's own wait for data
+    // counts against it, as it does against the device).
+    std::tie(m.tflops, m.mfu) = achieved(flops_, interval_s);
     meter_.reset();
     wait_ms_ = 0.0;
+    flops_ = 0.0;
     skipped_steps_ = 0;
     interval_start_ = Clock::now();
     return m;

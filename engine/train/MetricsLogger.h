@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <utility>
 
 namespace hearth {
 
@@ -32,6 +33,13 @@ public:
         meter_.add(loss, predicted, targets);
     }
     void addWait(double ms) { wait_ms_ += ms; }
+    // The model FLOPs of this rank's micro-batch (ModelFlops.h), and the device's dense peak in
+    // FLOP/s for MFU (0: unknown).
+    void addFlops(double flops) { flops_ += flops; }
+    void setPeakFlops(double flops_per_s) { peak_flops_ = flops_per_s; }
+    double peakFlops() const { return peak_flops_; }
+    // TFLOP/s and MFU of `flops` done in `seconds` (-1 each where unknown).
+    std::pair<double, double> achieved(double flops, double seconds) const;
     // Optimizer steps the GradScaler skipped (inf/NaN gradients) in this interval.
     void addSkippedSteps(int64_t n) { skipped_steps_ += n; }
     // No micro-batch since the last StepMetrics.
@@ -52,6 +60,8 @@ public:
 private:
     RunningMeter meter_;
     double wait_ms_ = 0.0;
+    double flops_ = 0.0;
+    double peak_flops_ = 0.0;
     int64_t skipped_steps_ = 0;
     Clock::time_point interval_start_;
     Clock::time_point fit_start_;

@@ -3,12 +3,18 @@
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace hearth {
 
 namespace {
 
 using Clock = MetricsLogger::Clock;
+
+// A text batch's padded length (its model FLOPs grow with it); 0 for other data.
+int64_t tokensPerSample(const Batch& batch) {
+    return batch.has("input_ids") ? batch.at("input_ids").size(1) : 0;
+}
 
 double secondsSince(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -47,6 +53,7 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
     schedule_ = std::make_unique<LearningRateSchedule>(config_.scheduler, config_.optimizer.lr,
                                                        optimizerStepsPerEpoch() * t.max_epochs);
     progress_.loop.lr = config_.optimizer.lr;
+    metrics_.setPeakFlops(parts.peak_flops);
     // The step-time breakdown, unless a caller brought its own profiler.
     if (!profiler_) {
         step_profiler_ = makeStepProfiler(t.profile_every_n_steps, *strategy_);
@@ -94,6 +101,7 @@ FitResult Trainer::fit() {
     result.train_time_s = metrics_.elapsedSeconds();
     result.samples_per_sec =
         progress_.fit.train_s > 0.0 ? static_cast<double>(progress_.fit.samples) / progress_.fit.train_s : 0.0;
+    std::tie(result.tflops, result.mfu) = metrics_.achieved(progress_.fit.rank_flops, progress_.fit.rank_train_s);
     return result;
 }
 
@@ -203,6 +211,10 @@ bool Trainer::trainEpoch(int64_t first_batch) {
             ScopedSection section(profiler_, Section::HostToDevice);
             batch = strategy_->toDevice(*host_batch, train_loader_->pinsMemory());
         }
+        // Counted before the step: a logged step's interval includes its own micro-batch.
+        const double flops = model_->forwardFlops().training(host_batch->size(), tokensPerSample(*host_batch));
+        epoch.local_flops += flops;
+        metrics_.addFlops(flops);
         trainMicroBatch(batch);
         epoch.local_samples += host_batch->size();
         const bool epoch_end = progress_.loop.batch_in_epoch == batchesPerEpoch();

@@ -43,6 +43,8 @@ struct FitResult {
     int64_t global_steps = 0;
     double train_time_s = 0.0;     // training and validation
     double samples_per_sec = 0.0;  // training samples over pure training time
+    double tflops = -1.0;          // model FLOPs per second on this rank's device over its training time; -1 unknown
+    double mfu = -1.0;             // tflops over the device's dense peak; -1 unknown
     double best_val_accuracy = 0.0;
     std::string stop_reason;       // why the fit ended before max_epochs (early stopping); "" otherwise
 };

@@ -1,6 +1,7 @@
 #include "engine/train/TrainerParts.h"
 
 #include "engine/data/Augment.h"
+#include "engine/monitor/DeviceMonitor.h"
 #include "engine/train/Checkpoint.h"
 #include "engine/train/DeviceStatsMonitor.h"
 #include "engine/train/EarlyStopping.h"
@@ -13,6 +14,8 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
     TrainerParts parts;
     parts.strategy = createStrategy(config.trainer, device);
     parts.task = std::make_unique<ClassificationTask>();
+    if (const auto peak = devicePeakFlops(parts.strategy->device(), config.trainer.precision, config.trainer.tf32))
+        parts.peak_flops = peak->tflops * 1e12;
     // First: its baseline is taken before any other callback starts, and it samples every batch.
     parts.callbacks.push_back(std::make_shared<DeviceStatsMonitor>(parts.strategy->device()));
     parts.callbacks.push_back(std::make_shared<BestCheckpoint>(config.trainer.checkpoint, artifacts_dir));

@@ -26,6 +26,7 @@ struct TrainerParts {
     std::unique_ptr<Task> task;
     std::vector<std::shared_ptr<Callback>> callbacks;  // called in this order
     Profiler* profiler = nullptr;                       // not owned; null = off
+    double peak_flops = 0.0;   // the device's dense peak for the precision, FLOP/s (MFU); 0 = unknown
 };
 
 // What a config asks for: its strategy on `device`, classification, the device monitor (device

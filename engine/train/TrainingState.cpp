@@ -32,10 +32,12 @@ Json progressToJson(const TrainingState& s) {
     j["loop"] = Json::parse(loopStateToJson(p.loop));
     j["epoch"] = {{"loss_sum", e.totals.loss_sum}, {"correct", e.totals.correct},   {"samples", e.totals.samples},
                   {"batches", e.totals.batches},   {"local_samples", e.local_samples},
-                  {"skipped_steps", e.skipped_steps}, {"wait_ms", e.wait_ms}, {"train_time_s", e.train_time_s}};
+                  {"skipped_steps", e.skipped_steps}, {"wait_ms", e.wait_ms}, {"train_time_s", e.train_time_s},
+                  {"local_flops", e.local_flops}};
     j["fit"] = {{"train_s", p.fit.train_s},           {"samples", p.fit.samples},
                 {"rank_samples", p.fit.rank_samples}, {"rank_train_s", p.fit.rank_train_s},
-                {"rank_wait_s", p.fit.rank_wait_s},   {"best_val_accuracy", p.fit.best_val_accuracy}};
+                {"rank_wait_s", p.fit.rank_wait_s},   {"best_val_accuracy", p.fit.best_val_accuracy},
+                {"rank_flops", p.fit.rank_flops}};
     j["elapsed_s"] = p.elapsed_s;
     if (s.scaler) j["scaler"] = {{"scale", s.scaler->scale}, {"growth_tracker", s.scaler->growth_tracker}};
     j["callbacks"] = Json::parse(s.callbacks_json);
@@ -54,6 +56,7 @@ void progressFromJson(const Json& j, TrainingState& s) {
     p.epoch.skipped_steps = e.at("skipped_steps").get<int64_t>();
     p.epoch.wait_ms = e.at("wait_ms").get<double>();
     p.epoch.train_time_s = e.at("train_time_s").get<double>();
+    p.epoch.local_flops = e.value("local_flops", 0.0);   // states saved before FLOPs were counted lack it
     const Json& f = j.at("fit");
     p.fit.train_s = f.at("train_s").get<double>();
     p.fit.samples = f.at("samples").get<int64_t>();
@@ -61,6 +64,7 @@ void progressFromJson(const Json& j, TrainingState& s) {
     p.fit.rank_train_s = f.at("rank_train_s").get<double>();
     p.fit.rank_wait_s = f.at("rank_wait_s").get<double>();
     p.fit.best_val_accuracy = f.at("best_val_accuracy").get<double>();
+    p.fit.rank_flops = f.value("rank_flops", 0.0);
     p.elapsed_s = j.at("elapsed_s").get<double>();
     if (j.contains("scaler"))
         s.scaler = GradScalerState{j["scaler"].at("scale").get<double>(), j["scaler"].at("growth_tracker").get<int64_t>()};

@@ -49,7 +49,7 @@ std::string figure(const ComparisonPage& page) {
 std::string runTable(const ComparisonPage& page) {
     const ComparedRun* base = baselineOf(page);
     html::Table t({"run", "status", "training time", "speedup", "accuracy", "peak memory", "waiting for data", "samples/s",
-                   "epochs"},
+                   "TFLOP/s", "MFU", "epochs"},
                   "num sortable", "runs");
     for (const auto& r : page.runs) {
         const RunSummary& s = r.summary;
@@ -66,9 +66,11 @@ std::string runTable(const ComparisonPage& page) {
                           s.train_time_s ? formatDuration(*s.train_time_s) : "–", up_text,
                           accuracy ? percent(*accuracy, 2) + (s.test_accuracy ? "" : " (val)") : "–",
                           s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–", wait ? percent(*wait) : "–",
-                          s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "–", std::to_string(s.epochs_completed)});
+                          s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "–",
+                          s.tflops ? formatFixed(*s.tflops, *s.tflops >= 100.0 ? 1 : 3) : "–",
+                          s.mfu ? percent(*s.mfu) : "–", std::to_string(s.epochs_completed)});
         t.sort_values.push_back({"", s.status, sortValue(s.train_time_s), sortValue(up), sortValue(accuracy), sortValue(peak),
-                                 sortValue(wait), sortValue(s.samples_per_sec), ""});
+                                 sortValue(wait), sortValue(s.samples_per_sec), sortValue(s.tflops), sortValue(s.mfu), ""});
         t.row_classes.push_back(s.id == page.baseline_id ? "baseline" : "");
     }
     const std::string table = html::render(t);

@@ -75,14 +75,18 @@ private Q_SLOTS:
         env.insert("HEARTH_NVML_LIBRARY", FAKE_NVML_PATH);
         const QString database = m_dir.filePath("profile.sqlite");
         QStringList args = quickRun();
-        args += {"--set", "trainer.profile_every_n_steps=1", "--set", "optimizer.name=adam"};
+        // On the CPU: on a GPU machine auto would train on the real GPU, which the fake NVML's
+        // devices then do not match.
+        args += {"--set", "trainer.profile_every_n_steps=1", "--set", "optimizer.name=adam", "--set",
+                 "trainer.accelerator=cpu"};
         const CliResult run = cliOn(database, args, 120000, env);
         QVERIFY2(run.exit_code == 0, qPrintable(run.out));
         const CliResult show = cliOn(database, {"show", "1"});
         QCOMPARE(show.exit_code, 0);
         for (const char* part : {"Step-time breakdown", "Forward", "Backward", "Optimizer step", "Step (measured)",
                                  "Memory breakdown", "Parameters", "Optimizer state", "Activations", "Devices",
-                                 "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.0 GiB"})
+                                 "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.0 GiB",
+                                 "model FLOPs", "TFLOP/s", "engine.mfu_peak"})
             QVERIFY2(show.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, show.out)));
         // What `show` printed is what the store holds: Adam's state is twice the parameters.
         hearth::RunStore store(database.toStdString());
@@ -90,6 +94,10 @@ private Q_SLOTS:
         QVERIFY(memory);
         QVERIFY(memory->parameters_bytes > 0);
         QCOMPARE(memory->optimizer_state_bytes, 2 * memory->parameters_bytes);
+        // The achieved model FLOPs are stored with the run (no MFU without a device peak: a CPU).
+        const auto run_row = store.run(1);
+        QVERIFY(run_row->tflops && *run_row->tflops > 0.0);
+        QVERIFY(!run_row->mfu);
         int gpu_samples = 0;
         for (const auto& d : store.deviceSamples(1)) gpu_samples += d.device == 1 && d.power_w == 151.0;
         QVERIFY(gpu_samples >= 1);

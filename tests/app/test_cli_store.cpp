@@ -234,7 +234,7 @@ void CliStoreTest::exportCsvFollowsLightningLayout() {
         return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
     };
     for (const char* name : {"val_loss", "val_acc", "train_loss_epoch", "train_acc_epoch", "samples_per_sec",
-                             "step_time_ms", "data_wait_ms", "epoch_time_s", "loss_scale", "skipped_steps"})
+                             "step_time_ms", "data_wait_ms", "epoch_time_s", "loss_scale", "skipped_steps", "tflops", "mfu"})
         QVERIFY2(column(name) < names.size(), (std::string(name) + " in " + header).c_str());
     std::vector<std::vector<std::string>> rows;
     while (std::getline(in, line)) {

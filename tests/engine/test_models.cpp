@@ -1,6 +1,8 @@
 // Model registry: forward shapes, input checks, parameter counts and per-layer summaries; the
-// memory toggles (per-block activation checkpointing, in-place ReLU) leave the numbers unchanged.
+// memory toggles (per-block activation checkpointing, in-place ReLU) leave the numbers unchanged;
+// the models' FLOP counts equal PyTorch's FlopCounterMode, and the peak table finds GPUs by name.
 #include "engine/models/ModelRegistry.h"
+#include "engine/monitor/PeakFlops.h"
 
 #include <QTest>
 
@@ -206,6 +208,53 @@ private Q_SLOTS:
                 QCOMPARE(relus, c.name == "cnn" ? 4 : 2);
             }
         }
+    }
+
+    // The counts PyTorch's own counter gives for the same models (tests/fixtures/flops/
+    // flop_counter.py: torch.utils.flop_counter.FlopCounterMode, PyTorch 2.11; DistilBERT from
+    // transformers with eager attention), built by the registry from the defaults.
+    void modelFlopsMatchPyTorchsFlopCounter() {
+        ModelConfig c;
+        c.name = "mlp";
+        QCOMPARE(createModel(c, ModelInput{{1, 28, 28}, 10})->forwardFlops().forward(1), 469504.0);
+        c.name = "cnn";
+        const auto cnn = createModel(c, ModelInput{{1, 28, 28}, 10})->forwardFlops();
+        QCOMPARE(cnn.forward(1), 36641024.0);
+        QCOMPARE(cnn.training(64), 3.0 * 64 * 36641024.0);   // backward: twice the forward
+        c.name = "distilbert";
+        c.hidden_size = 768;
+        c.num_layers = 6;
+        c.num_heads = 12;
+        c.intermediate_size = 3072;
+        ModelInput text{{128}, 2};
+        text.vocab_size = 30522;
+        text.max_length = 512;
+        const auto distilbert = createModel(c, text)->forwardFlops();
+        QCOMPARE(distilbert.forward(1, 128), 11174808576.0);
+        QVERIFY(distilbert.forward(1, 256) > 2.0 * distilbert.forward(1, 128));   // attention grows with T^2
+        // The counts do not depend on the memory toggles (model FLOPs, not recomputed ones).
+        c.gradient_checkpointing = true;
+        QCOMPARE(createModel(c, text)->forwardFlops().forward(1, 128), 11174808576.0);
+    }
+
+    void peakFlopsByDeviceNameAndPrecision() {
+        const auto h200 = densePeakFlops("NVIDIA H200", "bf16-mixed", false);
+        QVERIFY(h200);
+        QCOMPARE(h200->tflops, 989.4);
+        QVERIFY(QString::fromStdString(h200->basis).contains("dense bf16"));
+        QCOMPARE(densePeakFlops("NVIDIA H100 80GB HBM3", "16-mixed", false)->tflops, 989.4);
+        QCOMPARE(densePeakFlops("NVIDIA H100 PCIe", "bf16-mixed", false)->tflops, 756.0);
+        QCOMPARE(densePeakFlops("NVIDIA H100 NVL", "bf16-mixed", false)->tflops, 835.0);
+        QCOMPARE(densePeakFlops("NVIDIA A100-SXM4-80GB", "32-true", false)->tflops, 19.5);
+        QCOMPARE(densePeakFlops("NVIDIA A100-SXM4-80GB", "32-true", true)->tflops, 156.0);   // TF32
+        QCOMPARE(densePeakFlops("NVIDIA L40S", "bf16-mixed", false)->tflops, 362.05);
+        QCOMPARE(densePeakFlops("NVIDIA L4", "bf16-mixed", false)->tflops, 121.0);
+        QCOMPARE(densePeakFlops("NVIDIA A10", "16-mixed", false)->tflops, 125.0);
+        QVERIFY(!densePeakFlops("NVIDIA A10G", "16-mixed", false));         // not the A10's figures
+        QVERIFY(!densePeakFlops("Tesla V100-SXM2-16GB", "bf16-mixed", false));   // no bf16 there
+        QCOMPARE(densePeakFlops("Tesla V100-SXM2-16GB", "16-mixed", false)->tflops, 125.0);
+        QVERIFY(!densePeakFlops("cpu", "32-true", false));
+        QVERIFY(!densePeakFlops("NVIDIA H200", "64-true", false));
     }
 
     void inplaceActivationsRefusedForTransformers() {

@@ -237,6 +237,33 @@ private Q_SLOTS:
         QCOMPARE(steps.front().lr, 0.1);
     }
 
+    // Model FLOPs per device: each logged interval and the fit carry the achieved TFLOP/s (the
+    // model's count over this rank's time), and no MFU on a CPU (no datasheet peak). Over the fit
+    // on one device they are the model's training FLOPs per sample times the samples per second.
+    void modelFlopsAreReportedPerDevice() {
+        const auto s = blobSplits(256, 32, 32, {16});
+        auto c = mlpConfig();
+        c.trainer.max_epochs = 2;
+        c.trainer.log_every_n_steps = 4;
+        RecordingSink sink;
+        std::atomic<bool> stop{false};
+        auto model = seededModel(c, s);
+        Trainer trainer(c, torch::kCPU, model, s, "", sink, stop);
+        const FitResult fit = trainer.fit();
+        const auto steps = sink.all<StepMetrics>();
+        QVERIFY(!steps.empty());
+        for (const auto& m : steps) {
+            QVERIFY2(m.tflops > 0.0, qPrintable(QString::number(m.tflops)));
+            QCOMPARE(m.mfu, -1.0);
+        }
+        const double per_sample = model->forwardFlops().training(1);
+        QCOMPARE(per_sample, 3.0 * 2.0 * (16.0 * 16 + 16.0 * 3));   // 16 features, hidden 16, 3 classes
+        QVERIFY(fit.tflops > 0.0);
+        QVERIFY2(std::abs(fit.tflops * 1e12 - per_sample * fit.samples_per_sec) <= 1e-9 * fit.tflops * 1e12,
+                 qPrintable(QString("%1 vs %2").arg(fit.tflops * 1e12).arg(per_sample * fit.samples_per_sec)));
+        QCOMPARE(fit.mfu, -1.0);
+    }
+
     // The best checkpoint keeps no second copy of the model beside it: with a folder the test phase
     // reads best.pt back. The memory breakdown's activations (the counted tensor bytes at the peak
     // beyond parameters, gradients and optimizer state) would otherwise hold a whole model from the

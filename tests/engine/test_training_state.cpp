@@ -66,8 +66,8 @@ TrainingState someState() {
     s.progress.loop.best_value = 0.8125;
     s.progress.loop.best_epoch = 1;
     s.progress.loop.lr = 0.000731;
-    s.progress.epoch = {{12.345678901234567, 150, 224, 7}, 224, 1, 3.25, 0.875};
-    s.progress.fit = {20.5, 1800, 1800, 20.5, 0.75, 0.8125};
+    s.progress.epoch = {{12.345678901234567, 150, 224, 7}, 224, 1.5e12, 1, 3.25, 0.875};   // local_flops 1.5e12
+    s.progress.fit = {20.5, 1800, 1800, 3.25e13, 20.5, 0.75, 0.8125};                     // rank_flops 3.25e13
     s.progress.elapsed_s = 41.0625;
     s.scaler = GradScalerState{32768.0, 17};
     s.callbacks_json = R"({"early_stopping":{"wait":2,"best":0.41}})";

@@ -251,7 +251,8 @@ void EventFieldsTest::stepBlocksAreAppendOnly() {
     QVERIFY(stored.size() >= historical.size());
     QCOMPARE(stepblock::fieldCount(), stored.size());
     for (size_t i = 0; i < historical.size(); ++i) QCOMPARE(stored[i]->name, historical[i]);
-    // A block of an older build (13 fields) reads; the fields it lacks read as 0.
+    // A block of an older build (13 fields) reads; the fields it lacks keep their defaults (0, or
+    // -1 where that means unknown: an old run's TFLOP/s).
     const StepMetrics step = filled(fields::stepFields(), 9);
     const std::string now = stepblock::pack(&step, 1);
     QCOMPARE(now.size(), stored.size() * 8);
@@ -259,7 +260,7 @@ void EventFieldsTest::stepBlocksAreAppendOnly() {
     stepblock::unpackAppend(now.data(), historical.size() * 8, historical.size(), back);
     QCOMPARE(back.size(), size_t{1});
     for (size_t i = 0; i < stored.size(); ++i) {
-        const double expected = i < historical.size() ? stored[i]->number(step) : 0.0;
+        const double expected = i < historical.size() ? stored[i]->number(step) : stored[i]->number(StepMetrics{});
         QCOMPARE(stored[i]->number(back[0]), expected);
     }
 }

@@ -64,7 +64,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 5);
+    QCOMPARE(RunStore::schemaVersion(), 6);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -102,9 +102,10 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QCOMPARE(store.epochs(1)[0].val_accuracy, 0.8);
     QVERIFY(!store.memoryBreakdown(1).has_value());
     QCOMPARE(run->stop_reason, std::string());   // v5: no stop reason for an old run
+    QVERIFY(!run->tflops && !run->mfu);            // v6: an old run's FLOPs are unknown
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 5LL);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 6LL);
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'sweeps'"), std::string("sweeps"));
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_ranks'"), std::string("run_ranks"));
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_memory'"), std::string("run_memory"));
@@ -138,7 +139,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 5)"),
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 7; this build reads up to 6)"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });

@@ -31,6 +31,7 @@
 #include <QSettings>
 #include <QTableWidget>
 #include <QFileInfo>
+#include <QLabel>
 #include <QTest>
 
 using namespace hearth::ui;
@@ -92,6 +93,12 @@ private Q_SLOTS:
         QVERIFY(plots->pointCount(LivePlots::Plot::Throughput) >= 5);
         QCOMPARE(window.liveView()->progress()->percent(), 100);
         QVERIFY(window.liveView()->progress()->stateText().startsWith(QStringLiteral("Completed")));
+        // The model FLOPs achieved per device over the fit: a number on a CPU (no MFU without a peak).
+        const auto* compute = window.liveView()->progress()->findChild<QLabel*>(QStringLiteral("computeValue"));
+        QVERIFY(compute);
+        bool number = false;
+        compute->text().toDouble(&number);
+        QVERIFY2(number, qPrintable(compute->text()));
         QVERIFY(!window.liveView()->log()->text().isEmpty());
         QVERIFY(window.liveView()->devices()->gauge(-1)->allocated() > 0);   // process RAM
         MemoryGauge* gpu1 = window.liveView()->devices()->gauge(1);

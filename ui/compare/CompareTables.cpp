@@ -93,7 +93,8 @@ void fillMetricsTable(QTableWidget* table, const std::vector<CompareRun>& runs, 
     const FillGuard guard(table);
     const QStringList header{QObject::tr("Run"),          QObject::tr("Status"),   QObject::tr("Train time"),
                              QObject::tr("Speed-up"),     QObject::tr("Samples/s"), QObject::tr("Best val acc"),
-                             QObject::tr("Test acc"),     QObject::tr("Peak memory"), QObject::tr("Device")};
+                             QObject::tr("Test acc"),     QObject::tr("Peak memory"), QObject::tr("TFLOP/s"),
+                             QObject::tr("MFU"),          QObject::tr("Device")};
     table->clear();
     table->setColumnCount(static_cast<int>(header.size()));
     table->setHorizontalHeaderLabels(header);
@@ -124,7 +125,9 @@ void fillMetricsTable(QTableWidget* table, const std::vector<CompareRun>& runs, 
         if (s.peak_memory_bytes)
             peak = double(*s.peak_memory_bytes);
         setCell(table, row, 7, s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : dash(), peak);
-        setCell(table, row, 8, qstr(s.device));
+        setCell(table, row, 8, s.tflops ? QString::number(*s.tflops, 'f', *s.tflops >= 100.0 ? 1 : 3) : dash(), s.tflops);
+        setCell(table, row, 9, pct(s.mfu), s.mfu);
+        setCell(table, row, 10, qstr(s.device));
     }
 }
 

@@ -1,5 +1,6 @@
 #include "ui/live/ProgressPanel.h"
 
+#include "storage/RunReport.h"
 #include "ui/widgets/Format.h"
 
 #include <QGridLayout>
@@ -11,24 +12,39 @@ namespace hearth::ui {
 
 namespace {
 
-QLabel* valueLabel(const QString& name)
+// `widest`: the longest text the value usually takes, so that the row does not jump as it changes.
+QLabel* valueLabel(const QString& name, const QString& widest)
 {
     auto* label = new QLabel(QStringLiteral("–"));
     label->setObjectName(name);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setMinimumWidth(label->fontMetrics().horizontalAdvance(QStringLiteral("00 min 00 s")));
+    label->setMinimumWidth(label->fontMetrics().horizontalAdvance(widest));
     return label;
+}
+
+// Events carry -1 for unknown.
+QString computeText(double tflops, double mfu)
+{
+    return tflops < 0.0 ? QStringLiteral("–") : qstr(report::formatCompute(tflops, mfu, /*with_unit=*/false));
 }
 
 }  // namespace
 
 ProgressPanel::ProgressPanel(QWidget* parent)
     : QWidget(parent), m_state(new QLabel(tr("Ready. Set up an experiment and press Start (Ctrl+R)."))),
-      m_bar(new QProgressBar), m_epoch(valueLabel(QStringLiteral("epochValue"))),
-      m_step(valueLabel(QStringLiteral("stepValue"))), m_itPerSec(valueLabel(QStringLiteral("itPerSecValue"))),
-      m_samplesPerSec(valueLabel(QStringLiteral("samplesPerSecValue"))),
-      m_elapsed(valueLabel(QStringLiteral("elapsedValue"))), m_eta(valueLabel(QStringLiteral("etaValue")))
+      m_bar(new QProgressBar), m_epoch(valueLabel(QStringLiteral("epochValue"), QStringLiteral("00/00"))),
+      m_step(valueLabel(QStringLiteral("stepValue"), QStringLiteral("0000/0000"))),
+      m_itPerSec(valueLabel(QStringLiteral("itPerSecValue"), QStringLiteral("000.00"))),
+      m_samplesPerSec(valueLabel(QStringLiteral("samplesPerSecValue"), QStringLiteral("00,000"))),
+      m_elapsed(valueLabel(QStringLiteral("elapsedValue"), QStringLiteral("00 min 00 s"))),
+      m_eta(valueLabel(QStringLiteral("etaValue"), QStringLiteral("00 min 00 s"))),
+      m_compute(valueLabel(QStringLiteral("computeValue"), QStringLiteral("0.000")))
 {
+    // A GPU's "412.3 (MFU 41.7%)" may be clipped in a narrow window rather than widen it.
+    m_compute->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_compute->setToolTip(tr("Model FLOPs achieved per device (the model's matrix products and convolutions, "
+                             "3x the forward pass per training sample) and MFU: that share of the device's "
+                             "dense peak for the run's precision"));
     m_state->setObjectName(QStringLiteral("runState"));
     QFont bold = m_state->font();
     bold.setBold(true);
@@ -40,11 +56,12 @@ ProgressPanel::ProgressPanel(QWidget* parent)
 
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
-    grid->addWidget(m_state, 0, 0, 1, 12);
-    grid->addWidget(m_bar, 1, 0, 1, 12);
+    grid->addWidget(m_state, 0, 0, 1, 14);
+    grid->addWidget(m_bar, 1, 0, 1, 14);
     const std::pair<QString, QLabel*> cells[] = {
         {tr("Epoch"), m_epoch}, {tr("Step"), m_step}, {tr("it/s"), m_itPerSec},
-        {tr("samples/s"), m_samplesPerSec}, {tr("Elapsed"), m_elapsed}, {tr("ETA"), m_eta}};
+        {tr("samples/s"), m_samplesPerSec}, {tr("TFLOP/s"), m_compute}, {tr("Elapsed"), m_elapsed},
+        {tr("ETA"), m_eta}};
     int column = 0;
     for (const auto& [caption, value] : cells) {
         auto* name = new QLabel(caption + QLatin1Char(':'));
@@ -59,7 +76,7 @@ void ProgressPanel::begin(qint64 runId, const QString& name)
     m_runLabel = tr("%1 (run %2)").arg(name).arg(runId);
     m_state->setText(tr("Starting %1 — loading data…").arg(m_runLabel));
     m_bar->setValue(0);
-    for (QLabel* l : {m_epoch, m_step, m_itPerSec, m_samplesPerSec, m_elapsed, m_eta})
+    for (QLabel* l : {m_epoch, m_step, m_itPerSec, m_samplesPerSec, m_compute, m_elapsed, m_eta})
         l->setText(QStringLiteral("–"));
 }
 
@@ -82,6 +99,7 @@ void ProgressPanel::setStep(const hearth::StepMetrics& s)
     m_step->setText(QStringLiteral("%1/%2").arg(s.batch).arg(bpe));
     m_itPerSec->setText(s.step_time_ms > 0 ? formatRate(1000.0 / s.step_time_ms) : QStringLiteral("–"));
     m_samplesPerSec->setText(formatRate(s.samples_per_sec));
+    m_compute->setText(computeText(s.tflops, s.mfu));
     m_elapsed->setText(formatDuration(s.elapsed_s));
     m_eta->setText(formatDuration(s.eta_s));
     if (m_maxEpochs > 0 && bpe > 0) {
@@ -108,6 +126,7 @@ void ProgressPanel::setFinished(const hearth::RunFinished& f)
     m_elapsed->setText(formatDuration(f.total_time_s));
     // The whole fit's averages replace the last interval's (which can include validation time).
     m_samplesPerSec->setText(formatRate(f.samples_per_sec));
+    m_compute->setText(computeText(f.tflops, f.mfu));
     m_itPerSec->setText(f.train_time_s > 0 ? formatRate(double(f.global_steps) / f.train_time_s) : QStringLiteral("–"));
     m_state->setText(completed ? tr("Completed %1 in %2 — test accuracy %3")
                                      .arg(m_runLabel, formatDuration(f.total_time_s), formatPercent(f.test_accuracy))

@@ -1,6 +1,6 @@
 #pragma once
 // ProgressPanel: where the run stands — a progress bar over the whole fit plus epoch, step n/N,
-// it/s, samples/s, elapsed time and ETA.
+// it/s, samples/s, achieved TFLOP/s with MFU, elapsed time and ETA.
 
 #include "engine/events/Events.h"
 
@@ -35,6 +35,7 @@ private:
     QLabel* m_samplesPerSec;
     QLabel* m_elapsed;
     QLabel* m_eta;
+    QLabel* m_compute;   // achieved TFLOP/s and MFU
     QString m_runLabel;
     int64_t m_maxEpochs = 0;
     int64_t m_batchesPerEpoch = 0;
