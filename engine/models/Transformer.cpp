@@ -49,7 +49,8 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
     return ffn_norm_(ffn + h);
 }
 
-TransformerClassifierImpl::TransformerClassifierImpl(const TransformerSpec& spec) : spec_(spec) {
+TransformerClassifierImpl::TransformerClassifierImpl(const TransformerSpec& spec)
+    : spec_(spec), flops_(transformerForwardFlops(spec)) {
     const bool bert = spec.family == TransformerSpec::Family::Bert;
     word_embeddings_ = register_module(
         "word_embeddings",

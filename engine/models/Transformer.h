@@ -47,13 +47,14 @@ public:
     // Every parameter under its checkpoint name (e.g. "bert.encoder.layer.0.attention.self.query.weight").
     std::vector<std::pair<std::string, torch::Tensor>> checkpointParameters();
     std::vector<std::string> notes() const override { return notes_; }
-    ForwardFlops forwardFlops() const override { return transformerForwardFlops(spec_); }
+    ForwardFlops forwardFlops() const override { return flops_; }
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:
     void initWeights();
 
     TransformerSpec spec_;
+    ForwardFlops flops_;   // of spec_, asked for at every micro-batch
     std::vector<std::string> notes_;
     torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
     torch::nn::LayerNorm embeddings_norm_{nullptr};

@@ -77,6 +77,14 @@ std::unique_ptr<torch::optim::Optimizer> withKernel(const std::vector<torch::Ten
     return multi_tensor(parameters, options, kernel);
 }
 
+// Adam's and AdamW's options from the config (two LibTorch types with the same setters).
+template <class Options>
+Options adamOptions(const OptimizerConfig& config) {
+    Options options(config.lr);
+    options.betas({config.beta1, config.beta2}).eps(config.eps).weight_decay(config.weight_decay).amsgrad(config.amsgrad);
+    return options;
+}
+
 }  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
@@ -92,22 +100,11 @@ std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& 
                                       kernel, multiTensorSgd);
     }
     if (config.name == "adam") {
-        return withKernel<optim::Adam>(parameters,
-                                       optim::AdamOptions(config.lr)
-                                           .betas({config.beta1, config.beta2})
-                                           .eps(config.eps)
-                                           .weight_decay(config.weight_decay)
-                                           .amsgrad(config.amsgrad),
-                                       kernel, multiTensorAdam);
+        return withKernel<optim::Adam>(parameters, adamOptions<optim::AdamOptions>(config), kernel, multiTensorAdam);
     }
     if (config.name == "adamw") {
-        return withKernel<optim::AdamW>(parameters,
-                                        optim::AdamWOptions(config.lr)
-                                            .betas({config.beta1, config.beta2})
-                                            .eps(config.eps)
-                                            .weight_decay(config.weight_decay)
-                                            .amsgrad(config.amsgrad),
-                                        kernel, multiTensorAdamW);
+        return withKernel<optim::AdamW>(parameters, adamOptions<optim::AdamWOptions>(config), kernel,
+                                        multiTensorAdamW);
     }
     if (config.name == "adagrad") {
         // Adagrad keeps its own eps default (1e-10, as in PyTorch); optimizer.eps is Adam's.

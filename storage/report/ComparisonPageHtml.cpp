@@ -67,7 +67,7 @@ std::string runTable(const ComparisonPage& page) {
                           accuracy ? percent(*accuracy, 2) + (s.test_accuracy ? "" : " (val)") : "–",
                           s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–", wait ? percent(*wait) : "–",
                           s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "–",
-                          s.tflops ? formatFixed(*s.tflops, *s.tflops >= 100.0 ? 1 : 3) : "–",
+                          s.tflops ? formatCompute(s.tflops, std::nullopt, /*with_unit=*/false) : "–",
                           s.mfu ? percent(*s.mfu) : "–", std::to_string(s.epochs_completed)});
         t.sort_values.push_back({"", s.status, sortValue(s.train_time_s), sortValue(up), sortValue(accuracy), sortValue(peak),
                                  sortValue(wait), sortValue(s.samples_per_sec), sortValue(s.tflops), sortValue(s.mfu), ""});

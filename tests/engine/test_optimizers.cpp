@@ -162,18 +162,24 @@ bool haveCuda() { return torch::cuda::is_available(); }
 class TestOptimizers final : public QObject {
     Q_OBJECT
 
-private Q_SLOTS:
-    void multiTensorKernelsEqualThePerParameterLoop() {
+private:
+    // Every multi-tensor kernel against the per-parameter loop on `device`, after K steps (float64
+    // to 1e-12, float32 to `float32_tolerance`); the loop on the device against the loop on the CPU.
+    void kernelsEqualTheLoop(torch::Device device, double float32_tolerance) {
         for (const auto& base : cases()) {
             for (const auto dtype : {torch::kFloat32, torch::kFloat64}) {
-                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), dtype);
+                const double tolerance = dtype == torch::kFloat64 ? 1e-12 : float32_tolerance;
+                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), dtype, 12, device);
                 // The reference moved: the comparison is not between untouched parameters.
                 QVERIFY(maxDiff(reference, makeParams(dtype)) > 1e-3);
+                if (!device.is_cpu())
+                    QVERIFY(maxDiff(reference, train(withKernel(base, OptimizerKernel::PerParameter), dtype)) <=
+                            tolerance);
                 for (const auto kernel : multiTensorKernels()) {
-                    const double d = maxDiff(train(withKernel(base, kernel), dtype), reference);
-                    const double tolerance = dtype == torch::kFloat64 ? 1e-12 : 2e-6;
-                    QVERIFY2(d <= tolerance, qPrintable(QString("%1, %2, %3: max difference %4")
-                                                            .arg(label(base), optimizerKernelName(kernel),
+                    const double d = maxDiff(train(withKernel(base, kernel), dtype, 12, device), reference);
+                    QVERIFY2(d <= tolerance, qPrintable(QString("%1 %2, %3, %4: max difference %5")
+                                                            .arg(QString::fromStdString(device.str()), label(base),
+                                                                 optimizerKernelName(kernel),
                                                                  dtype == torch::kFloat64 ? "float64" : "float32")
                                                             .arg(d)));
                 }
@@ -181,27 +187,35 @@ private Q_SLOTS:
         }
     }
 
-    // 16-mixed: the fused kernels get the scale and the inf flag; the per-parameter and foreach
-    // paths unscale and read the flag back. All skip the injected step and halve the scale.
-    void theLossScalerSkipsTheSameStepWithEveryKernel() {
+    // An inf injected at step 2 under the GradScaler, with and without unscale_ before the step.
+    void scalerSkipsTheSameStep(torch::Device device, double tolerance) {
         for (const auto& base : cases()) {
-          for (const bool unscale_first : {false, true}) {
-            const auto reference = scaledRun(withKernel(base, OptimizerKernel::PerParameter), 6, 2, unscale_first);
-            QCOMPARE(reference.skipped, int64_t{1});
-            QCOMPARE(reference.scales[2], 512.0);  // halved at the inf
-            for (const auto kernel : multiTensorKernels()) {
-                const auto run = scaledRun(withKernel(base, kernel), 6, 2, unscale_first);
-                QCOMPARE(run.skipped, int64_t{1});
-                QCOMPARE(run.scales, reference.scales);
-                const double d = maxDiff(run.params, reference.params);
-                QVERIFY2(d <= 2e-6, qPrintable(QString("%1, %2%3: max difference %4")
-                                                   .arg(label(base), optimizerKernelName(kernel),
-                                                        unscale_first ? ", unscaled first" : "")
-                                                   .arg(d)));
+            for (const bool unscale_first : {false, true}) {
+                const auto reference =
+                    scaledRun(withKernel(base, OptimizerKernel::PerParameter), 6, 2, unscale_first, device);
+                QCOMPARE(reference.skipped, int64_t{1});
+                QCOMPARE(reference.scales[2], 512.0);  // halved at the inf
+                for (const auto kernel : multiTensorKernels()) {
+                    const auto run = scaledRun(withKernel(base, kernel), 6, 2, unscale_first, device);
+                    QCOMPARE(run.skipped, int64_t{1});
+                    QCOMPARE(run.scales, reference.scales);
+                    const double d = maxDiff(run.params, reference.params);
+                    QVERIFY2(d <= tolerance, qPrintable(QString("%1 %2, %3%4: max difference %5")
+                                                            .arg(QString::fromStdString(device.str()), label(base),
+                                                                 optimizerKernelName(kernel),
+                                                                 unscale_first ? ", unscaled first" : "")
+                                                            .arg(d)));
+                }
             }
-          }
         }
     }
+
+private Q_SLOTS:
+    void multiTensorKernelsEqualThePerParameterLoop() { kernelsEqualTheLoop(torch::kCPU, 2e-6); }
+
+    // 16-mixed: the fused kernels get the scale and the inf flag; the per-parameter and foreach
+    // paths unscale and read the flag back. All skip the injected step and halve the scale.
+    void theLossScalerSkipsTheSameStepWithEveryKernel() { scalerSkipsTheSameStep(torch::kCPU, 2e-6); }
 
     // A skipped first step leaves the fused Adam's step count at 0: the next step's bias
     // correction is step 1's, as in the per-parameter path that never stepped.
@@ -259,47 +273,12 @@ private Q_SLOTS:
     // GradScaler's unscale and inf check are ATen's native _amp_* ops (issue 27).
     void kernelsOnCudaEqualThePerParameterLoop() {
         if (!haveCuda()) QSKIP("needs a CUDA device");
-        const torch::Device cuda(torch::kCUDA, 0);
-        for (const auto& base : cases()) {
-            for (const auto dtype : {torch::kFloat32, torch::kFloat64}) {
-                const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), dtype, 12, cuda);
-                QVERIFY(maxDiff(reference, makeParams(dtype)) > 1e-3);
-                // The CUDA loop equals the CPU loop: the reference itself is right on the device.
-                QVERIFY(maxDiff(reference, train(withKernel(base, OptimizerKernel::PerParameter), dtype)) <=
-                        (dtype == torch::kFloat64 ? 1e-12 : 1e-5));
-                for (const auto kernel : multiTensorKernels()) {
-                    const double d = maxDiff(train(withKernel(base, kernel), dtype, 12, cuda), reference);
-                    const double tolerance = dtype == torch::kFloat64 ? 1e-12 : 1e-5;
-                    QVERIFY2(d <= tolerance, qPrintable(QString("cuda %1, %2, %3: max difference %4")
-                                                            .arg(label(base), optimizerKernelName(kernel),
-                                                                 dtype == torch::kFloat64 ? "float64" : "float32")
-                                                            .arg(d)));
-                }
-            }
-        }
+        kernelsEqualTheLoop(torch::Device(torch::kCUDA, 0), 1e-5);
     }
 
     void theLossScalerOnCudaSkipsTheSameStepWithEveryKernel() {
         if (!haveCuda()) QSKIP("needs a CUDA device");
-        const torch::Device cuda(torch::kCUDA, 0);
-        for (const auto& base : cases()) {
-            for (const bool unscale_first : {false, true}) {
-                const auto reference =
-                    scaledRun(withKernel(base, OptimizerKernel::PerParameter), 6, 2, unscale_first, cuda);
-                QCOMPARE(reference.skipped, int64_t{1});
-                QCOMPARE(reference.scales[2], 512.0);
-                for (const auto kernel : multiTensorKernels()) {
-                    const auto run = scaledRun(withKernel(base, kernel), 6, 2, unscale_first, cuda);
-                    QCOMPARE(run.skipped, int64_t{1});
-                    QCOMPARE(run.scales, reference.scales);
-                    const double d = maxDiff(run.params, reference.params);
-                    QVERIFY2(d <= 1e-5, qPrintable(QString("cuda %1, %2%3: max difference %4")
-                                                       .arg(label(base), optimizerKernelName(kernel),
-                                                            unscale_first ? ", unscaled first" : "")
-                                                       .arg(d)));
-                }
-            }
-        }
+        scalerSkipsTheSameStep(torch::Device(torch::kCUDA, 0), 1e-5);
     }
 
     void autoPicksTheFastestKernelThisBuildHas() {

@@ -1,5 +1,6 @@
 #include "ui/compare/CompareTables.h"
 
+#include "storage/RunReport.h"
 #include "storage/report/RunComparison.h"
 #include "ui/widgets/Format.h"
 
@@ -125,7 +126,7 @@ void fillMetricsTable(QTableWidget* table, const std::vector<CompareRun>& runs, 
         if (s.peak_memory_bytes)
             peak = double(*s.peak_memory_bytes);
         setCell(table, row, 7, s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : dash(), peak);
-        setCell(table, row, 8, s.tflops ? QString::number(*s.tflops, 'f', *s.tflops >= 100.0 ? 1 : 3) : dash(), s.tflops);
+        setCell(table, row, 8, s.tflops ? qstr(hearth::report::formatCompute(s.tflops, std::nullopt, false)) : dash(), s.tflops);
         setCell(table, row, 9, pct(s.mfu), s.mfu);
         setCell(table, row, 10, qstr(s.device));
     }
