@@ -17,6 +17,10 @@
 # 0 = all 55,000; default 25600), BENCH_WARMUP (batches left out, 50), BENCH_THREADS (4),
 # BENCH_TIMEOUT (seconds per run, 300), BENCH_DEVICE (cuda; cpu only to try the script itself),
 # BENCH_SPECS (label:model:hidden:batches... to run part of the matrix, e.g. "cnn:cnn:256,128:256"),
+# BENCH_HEARTH_FLAGS (Hearth's data path, default "--pin-memory", its default config: each next
+# batch copied on a copy stream during the step; "--on-device" holds the training set on the GPU;
+# "" copies each batch from pageable memory as the PyTorch loop does), BENCH_PRECISIONS (default
+# "32-true bf16-mixed 16-mixed"),
 # BENCH_REPEATS (runs of each engine per cell, default 3; at least 1, and fewer than 3 is not a
 # valid timing, only a try of the script), BENCH_PART (i/n, e.g. 2/3: run only the i-th of n
 # consecutive, nearly equal slices of the list of cells, that list being every spec x batch x
@@ -156,6 +160,7 @@ data="${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}"
 epochs="${BENCH_EPOCHS:-1}" limit="${BENCH_LIMIT:-25600}" warmup="${BENCH_WARMUP:-50}"
 threads="${BENCH_THREADS:-4}" limit_s="${BENCH_TIMEOUT:-300}" device="${BENCH_DEVICE:-cuda}"
 repeats="${BENCH_REPEATS:-3}" part="${BENCH_PART:-1/1}"
+hearth_flags="${BENCH_HEARTH_FLAGS---pin-memory}"
 if [[ ! $repeats =~ ^[0-9]+$ ]] || (( 10#$repeats < 1 )); then
   echo "compare_gpu.sh: BENCH_REPEATS must be a whole number of at least 1 (3 or more for a valid timing), not '$repeats'" >&2
   exit 2
@@ -179,7 +184,7 @@ cells=()
 for spec in $specs; do
   IFS=: read -r label model hidden batches <<< "$spec"
   for batch in ${batches//,/ }; do
-    for precision in 32-true bf16-mixed 16-mixed; do
+    for precision in ${BENCH_PRECISIONS:-32-true bf16-mixed 16-mixed}; do
       cells+=("$label:$model:$hidden:$batch:$precision")
     done
   done
@@ -230,7 +235,7 @@ for cell in "${cells[@]:first:end-first}"; do
   for (( repeat = 1; repeat <= repeats; repeat++ )); do
     for (( k = 0; k < 3; k++ )); do
       case "${engines[(repeat - 1 + k) % 3]}" in
-        hearth) run hearth "$label" -- "$bench" "${common[@]}" --accelerator "$device" --workers 0 ;;
+        hearth) run hearth "$label" -- "$bench" "${common[@]}" --accelerator "$device" --workers 0 $hearth_flags ;;
         pytorch) run pytorch "$label" -- "$python" "$here/plain_torch_loop.py" "${common[@]}" --device "$device" ;;
         lightning) run lightning "$label" -- "$python" "$here/lightning_loop.py" "${common[@]}" --accelerator "$device" ;;
       esac

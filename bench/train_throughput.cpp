@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     std::string data = hearth::kDefaultFashionMnistPath;
     int64_t batch = 64, threads = 2, epochs = 1, limit = 0, workers = 0, warmup = 50;
     uint64_t seed = 42;
+    bool pin_memory = false, on_device = false;
     app.add_option("--model", model, "mlp | cnn | distilbert | bert")
         ->check(CLI::IsMember({"mlp", "cnn", "distilbert", "bert"}));
     std::string text_csv, vocab;
@@ -110,6 +111,9 @@ int main(int argc, char** argv) {
     app.add_option("--epochs", epochs);
     app.add_option("--limit", limit, "training samples (0 = all 55,000)");
     app.add_option("--workers", workers, "loader worker threads");
+    app.add_flag("--pin-memory", pin_memory,
+                 "pinned staging; on CUDA each next batch is copied on a copy stream during the step");
+    app.add_flag("--on-device", on_device, "data.on_device: the training set held on the training device");
     app.add_option("--precision", precision)->check(CLI::IsMember({"32-true", "16-mixed", "bf16-mixed"}));
     app.add_option("--accelerator", accelerator)->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     app.add_option("--warmup-batches", warmup,
@@ -147,7 +151,8 @@ int main(int argc, char** argv) {
     config.trainer.batch_size = batch;
     config.trainer.num_threads = threads;
     config.trainer.num_workers = workers;
-    config.trainer.pin_memory = false;
+    config.trainer.pin_memory = pin_memory;
+    config.data.on_device = on_device;
     config.trainer.precision = precision;
     config.trainer.accelerator = accelerator;
     config.trainer.log_every_n_steps = std::max<int64_t>(warmup, 1);
@@ -179,6 +184,8 @@ int main(int argc, char** argv) {
     out["batch_size"] = batch;
     out["threads"] = threads;
     out["workers"] = workers;
+    out["pin_memory"] = pin_memory;
+    out["on_device"] = on_device;
     out["epochs"] = epochs;
     out["warmup_batches"] = warmup;
     out["train_samples"] = sink.started.train_size;

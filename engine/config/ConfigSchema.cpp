@@ -101,6 +101,12 @@ std::vector<ConfigKey> buildSchema() {
                       "Text: batch samples of similar length together (with longest padding, little padding "
                       "is left); batches are still shuffled.", HEARTH_FIELD(data.bucket_by_length)).toggle()
                     .noEffect(textDataRule));
+    s.push_back(Entry("data.on_device", T::Bool, "Speed", "Data on device",
+                      "Images and tables: hold the whole training set in the training device's memory (images as "
+                      "uint8) and shuffle, batch, augment and normalise it there: no loader work and no copy per "
+                      "batch. The same samples in the same order; refused, with the sizes, when it does not fit.",
+                      HEARTH_FIELD(data.on_device)).toggle()
+                    .noEffect(fixedSizeDataRule));
     s.push_back(Entry("data.val_fraction", T::Double, "Data", "Validation share",
                       "Share of the training data held out for validation.", HEARTH_FIELD(data.val_fraction))
                     .atLeast(0).below(1).widget(ConfigWidget::Fraction));

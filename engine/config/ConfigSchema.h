@@ -50,7 +50,8 @@ struct ConfigKey {
 // Every key, in the order of the JSON file and of the form within its group.
 const std::vector<ConfigKey>& configSchema();
 // The form groups in the order the form shows them (a key's JSON place may come earlier: the
-// text speed toggles data.padding and data.bucket_by_length sit in "data" but the Speed group).
+// speed toggles data.padding, data.bucket_by_length and data.on_device sit in "data" but the
+// Speed group).
 const std::vector<std::string>& configGroups();
 // nullptr for an unknown key.
 const ConfigKey* findConfigKey(const std::string& key);

@@ -87,8 +87,16 @@ void checkAugment(const ExperimentConfig& cfg, Checker& c) {
         c.fail("data.augment.horizontal_flip", "applies to images (data.kind=idx), not " + cfg.data.kind);
 }
 
+void checkOnDevice(const ExperimentConfig& cfg, Checker& c) {
+    if (cfg.data.on_device && isTextKind(cfg.data.kind))
+        c.fail("data.on_device", "holds fixed-size samples (idx images, csv tables) on the device; " + cfg.data.kind +
+                                     " batches are padded per batch on the host (use data.padding=longest and "
+                                     "data.bucket_by_length for text)");
+}
+
 void checkModel(const ExperimentConfig& cfg, Checker& c) {
     checkAugment(cfg, c);
+    checkOnDevice(cfg, c);
     const ModelConfig& m = cfg.model;
     if (isTransformer(m.name)) {
         checkTransformer(cfg, c);

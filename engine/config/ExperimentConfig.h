@@ -30,6 +30,7 @@ struct DataConfig {
     int64_t max_length = 512;                         // text: tokens per sample, [CLS] and [SEP] included
     std::string padding = "longest";                  // text: longest (per batch) | max_length (every sample)
     bool bucket_by_length = false;                    // text: batch samples of similar length together
+    bool on_device = false;                           // idx, csv: the training set held in device memory
     double val_fraction = 1.0 / 12.0;                 // of the training file (idx: 5,000 of 60,000)
     double test_fraction = 0.1;                       // csv without test_path only
     std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)

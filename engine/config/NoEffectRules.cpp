@@ -83,6 +83,10 @@ std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
 std::string textDataRule(const ExperimentConfig& c, const Caps&) {
     return isTextKind(c.data.kind) ? "" : "applies to text data (data.kind is " + c.data.kind + ")";
 }
+std::string fixedSizeDataRule(const ExperimentConfig& c, const Caps&) {
+    return isTextKind(c.data.kind) ? "text batches are padded per batch on the host (data.kind is " + c.data.kind + ")"
+                                   : "";
+}
 std::string textCsvRule(const ExperimentConfig& c, const Caps&) {
     return c.data.kind == "text_csv" ? "" : "only text_csv data has a text column (data.kind is " + c.data.kind + ")";
 }

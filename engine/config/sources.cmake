@@ -4,7 +4,8 @@ target_sources(hearth_engine_api PRIVATE
   config/ConfigSchema.cpp
   config/NoEffectRules.cpp
   config/ExperimentConfig.cpp
-  config/ConfigValidation.cpp)
+  config/ConfigValidation.cpp
+  config/ByteSize.cpp)
 # What the machine and the build are: LibTorch and CUDA queries.
 target_sources(hearth_engine PRIVATE
   config/DeviceInfo.cpp)

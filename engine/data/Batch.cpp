@@ -45,9 +45,29 @@ Batch pinned(const Batch& batch) {
     return batch.map([](const std::string&, const torch::Tensor& t) { return t.pin_memory(); });
 }
 
-Batch onDevice(const Batch& batch, torch::Device device, bool non_blocking) {
+torch::Tensor PixelNormalization::apply(const torch::Tensor& raw) const {
+    return raw.to(torch::kFloat32).div_(255.0).sub_(mean).div_(std);
+}
+
+Batch copiedTo(const Batch& batch, torch::Device device, bool non_blocking) {
     const auto target = torch::TensorOptions().device(device);
     return batch.map([&](const std::string&, const torch::Tensor& t) { return t.to(target, non_blocking); });
+}
+
+Batch onDevice(const Batch& batch, torch::Device device, bool non_blocking) {
+    return normalized(copiedTo(batch, device, non_blocking));
+}
+
+Batch normalized(Batch batch) {
+    if (!batch.raw_input) return batch;
+    batch.set(Batch::kInput, batch.raw_input->apply(batch.input()));
+    batch.raw_input.reset();
+    return batch;
+}
+
+torch::Tensor toDeviceAsync(const torch::Tensor& host, torch::Device device) {
+    if (device.is_cpu()) return host;
+    return host.pin_memory().to(torch::TensorOptions().device(device), /*non_blocking=*/true);
 }
 
 }  // namespace hearth

@@ -3,14 +3,25 @@
 // "label" for images and tables; "input_ids", "attention_mask" and "label" for text. A Task
 // reads the label it needs, a model the inputs it takes; the loop only moves batches around.
 // `indices` (host int64) name the samples in the dataset the loader iterates.
+// Images may travel raw (uint8) with their normalisation pending (`raw_input`): the loader keeps
+// them so on the host and the device that trains normalises them (see normalized()).
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace hearth {
+
+// x/255 normalised as (x/255 - mean) / std: one formula wherever it runs (the dataset's own
+// batches, loader workers, the training device), so every path gives the same floats.
+struct PixelNormalization {
+    double mean = 0.0;
+    double std = 1.0;
+    torch::Tensor apply(const torch::Tensor& raw) const;   // uint8 -> float32, on raw's device
+};
 
 class Batch {
 public:
@@ -36,12 +47,15 @@ public:
     Batch map(Fn&& fn) const {
         Batch out;
         out.indices = indices;
+        out.raw_input = raw_input;
         out.fields_.reserve(fields_.size());
         for (const auto& [name, tensor] : fields_) out.fields_.emplace_back(name, fn(name, tensor));
         return out;
     }
 
     torch::Tensor indices;  // int64 [B], on the host
+    // Set: "input" holds raw uint8 pixels still to be normalised this way.
+    std::optional<PixelNormalization> raw_input;
 
 private:
     std::vector<std::pair<std::string, torch::Tensor>> fields_;
@@ -49,7 +63,14 @@ private:
 
 // Page-locked copies of every field (so host->device copies can run asynchronously).
 Batch pinned(const Batch& batch);
-// Every field on `device` (non_blocking for pinned sources); indices stay on the host.
+// Every field on `device` (non_blocking for pinned sources); indices stay on the host. Raw
+// inputs stay raw (copiedTo) or are normalised there (onDevice).
+Batch copiedTo(const Batch& batch, torch::Device device, bool non_blocking);
 Batch onDevice(const Batch& batch, torch::Device device, bool non_blocking);
+// The batch with a pending normalisation applied where its input is (unchanged otherwise).
+Batch normalized(Batch batch);
+// A small host tensor on `device` without blocking the host: staged through pinned memory on
+// CUDA (a pageable copy would synchronise with the device); itself on the CPU.
+torch::Tensor toDeviceAsync(const torch::Tensor& host, torch::Device device);
 
 }  // namespace hearth

@@ -59,17 +59,28 @@ Sample Subset::get(int64_t index) const {
     return parent_->get(indices_[static_cast<size_t>(index)]);
 }
 
-Batch Subset::getBatch(const std::vector<int64_t>& indices) const {
+std::vector<int64_t> Subset::parentIndices(const std::vector<int64_t>& indices) const {
     std::vector<int64_t> mapped;
     mapped.reserve(indices.size());
     for (int64_t i : indices) {
         checkIndex(i, size());
         mapped.push_back(indices_[static_cast<size_t>(i)]);
     }
-    Batch batch = parent_->getBatch(mapped);
-    // Indices name samples of this view (the dataset the loader iterates), not of the parent.
+    return mapped;
+}
+
+// Indices name samples of this view (the dataset the loader iterates), not of the parent.
+Batch Subset::renamed(Batch batch, const std::vector<int64_t>& indices) {
     batch.indices = torch::tensor(indices, torch::kInt64).reshape({static_cast<int64_t>(indices.size())});
     return batch;
+}
+
+Batch Subset::getBatch(const std::vector<int64_t>& indices) const {
+    return renamed(parent_->getBatch(parentIndices(indices)), indices);
+}
+
+Batch Subset::getRawBatch(const std::vector<int64_t>& indices) const {
+    return renamed(parent_->getRawBatch(parentIndices(indices)), indices);
 }
 
 int64_t Subset::sourceIndex(int64_t index) const {

@@ -27,6 +27,10 @@ public:
     virtual Sample get(int64_t index) const = 0;
     // Default: stacks get(i). Must be safe to call from several loader threads at once.
     virtual Batch getBatch(const std::vector<int64_t>& indices) const;
+    // The batch as stored, for the device that trains to finish: images as uint8 with their
+    // normalisation pending (Batch::raw_input), a quarter of the bytes to copy. normalized() of it
+    // equals getBatch() exactly. Default: getBatch() (nothing left to do).
+    virtual Batch getRawBatch(const std::vector<int64_t>& indices) const { return getBatch(indices); }
     virtual std::vector<int64_t> sampleShape() const = 0;
     virtual const std::vector<std::string>& classNames() const = 0;
     // Index of sample `index` in its source file (for per-sample predictions).
@@ -44,12 +48,15 @@ public:
     int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
     Sample get(int64_t index) const override;
     Batch getBatch(const std::vector<int64_t>& indices) const override;
+    Batch getRawBatch(const std::vector<int64_t>& indices) const override;
     std::vector<int64_t> sampleShape() const override { return parent_->sampleShape(); }
     const std::vector<std::string>& classNames() const override { return parent_->classNames(); }
     int64_t sourceIndex(int64_t index) const override;
     std::string describe(int64_t index) const override;
     int64_t sampleLength(int64_t index) const override;
 private:
+    std::vector<int64_t> parentIndices(const std::vector<int64_t>& indices) const;
+    static Batch renamed(Batch batch, const std::vector<int64_t>& indices);
     std::shared_ptr<const Dataset> parent_;
     std::vector<int64_t> indices_;
 };

@@ -83,8 +83,8 @@ std::shared_ptr<IdxDataset> IdxDataset::load(const std::string& folder, Split sp
 }
 
 void IdxDataset::setNormalization(double mean, double std) {
-    mean_ = mean;
-    std_ = std > 0.0 ? std : 1.0;   // an all-constant image set would otherwise divide by zero
+    normalization_.mean = mean;
+    normalization_.std = std > 0.0 ? std : 1.0;   // an all-constant image set would otherwise divide by zero
 }
 
 Sample IdxDataset::get(int64_t index) const {
@@ -92,20 +92,25 @@ Sample IdxDataset::get(int64_t index) const {
         throw std::out_of_range("IdxDataset: index " + std::to_string(index) + " outside 0.." +
                                 std::to_string(count_ - 1));
     Sample s;
-    s.input = images_[index].to(torch::kFloat32).div_(255.0).sub_(mean_).div_(std_);
+    s.input = normalization_.apply(images_[index]);
     s.label = labels_.data_ptr<int64_t>()[index];
     return s;
 }
 
 Batch IdxDataset::getBatch(const std::vector<int64_t>& indices) const {
+    return normalized(getRawBatch(indices));
+}
+
+Batch IdxDataset::getRawBatch(const std::vector<int64_t>& indices) const {
     const auto n = static_cast<int64_t>(indices.size());
     for (int64_t i : indices)
         if (i < 0 || i >= count_)
             throw std::out_of_range("IdxDataset: index " + std::to_string(i) + " outside 0.." +
                                     std::to_string(count_ - 1));
     const auto idx = torch::tensor(indices, torch::kInt64).reshape({n});
-    auto images = images_.index_select(0, idx).to(torch::kFloat32).div_(255.0).sub_(mean_).div_(std_);
-    return Batch(std::move(images), labels_.index_select(0, idx), idx);
+    Batch batch(images_.index_select(0, idx), labels_.index_select(0, idx), idx);
+    batch.raw_input = normalization_;
+    return batch;
 }
 
 int64_t IdxDataset::label(int64_t index) const {

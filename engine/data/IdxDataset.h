@@ -1,6 +1,7 @@
 #pragma once
 // IdxDataset: one split of MNIST or Fashion-MNIST read from its IDX files (gzip or raw), kept as
-// uint8 in memory and converted to normalised float32 when a batch is built (on loader workers).
+// uint8 in memory and converted to normalised float32 when a batch is built (on loader workers),
+// or handed out raw (getRawBatch) for the training device to normalise.
 
 #include "engine/data/Dataset.h"
 #include "engine/data/formats/IdxFile.h"
@@ -28,14 +29,15 @@ public:
     int64_t size() const override { return count_; }
     Sample get(int64_t index) const override;
     Batch getBatch(const std::vector<int64_t>& indices) const override;
+    Batch getRawBatch(const std::vector<int64_t>& indices) const override;
     std::vector<int64_t> sampleShape() const override { return {1, rows_, cols_}; }
     const std::vector<std::string>& classNames() const override { return class_names_; }
 
     // x/255 is normalised as (x/255 - mean) / std. Defaults to the mean and standard deviation
     // of this dataset's own pixels (0.2860 / 0.3530 for the Fashion-MNIST training file).
     void setNormalization(double mean, double std);
-    double mean() const { return mean_; }
-    double std() const { return std_; }
+    double mean() const { return normalization_.mean; }
+    double std() const { return normalization_.std; }
 
     const std::string& imagesPath() const { return images_path_; }
     int64_t label(int64_t index) const;
@@ -50,7 +52,7 @@ private:
     int64_t count_ = 0, rows_ = 0, cols_ = 0;
     torch::Tensor images_;   // uint8 [N, 1, rows, cols]
     torch::Tensor labels_;   // int64 [N]
-    double mean_ = 0.0, std_ = 1.0;
+    PixelNormalization normalization_;
 };
 
 }  // namespace hearth

@@ -1,7 +1,13 @@
 #include "engine/data/Loader.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/data/Augment.h"
+#include "engine/data/DataError.h"
 #include "engine/data/Permutation.h"
+#ifdef HEARTH_WITH_CUDA
+#include "engine/data/CudaBatchCopy.h"
+#include "engine/monitor/CudaMemory.h"
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +19,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace hearth {
 namespace {
@@ -36,6 +43,33 @@ void checkOptions(const LoaderOptions& o) {
     if (o.world_size < 1) fail("world_size must be at least 1");
     if (o.rank < 0 || o.rank >= o.world_size)
         fail("rank " + std::to_string(o.rank) + " outside 0.." + std::to_string(o.world_size - 1));
+}
+
+int64_t batchBytes(const Batch& batch) {
+    int64_t bytes = 0;
+    for (const auto& field : batch.fields()) bytes += static_cast<int64_t>(field.second.nbytes());
+    return bytes;
+}
+
+// The room resident data may take on a CUDA device: what is free now, less a tenth of the device
+// for the model, its optimizer state and activations. Unlimited elsewhere (the host holds the
+// dataset already).
+void checkResidentFits(int64_t bytes, int64_t samples, torch::Device device) {
+#ifdef HEARTH_WITH_CUDA
+    if (!device.is_cuda()) return;
+    const CudaMemoryStats memory = cudaMemoryStats(device.index() < 0 ? 0 : device.index());
+    const int64_t reserve = memory.total_bytes / 10;
+    if (bytes <= memory.free_bytes - reserve) return;
+    throw DataError("data.on_device: the training set (" + std::to_string(samples) + " samples) takes " +
+                    formatBytes(bytes) + " on " + device.str() + ", but " + formatBytes(memory.free_bytes) +
+                    " of its " + formatBytes(memory.total_bytes) + " is free and " + formatBytes(reserve) +
+                    " is kept for the model and its activations; turn data.on_device off to stream batches "
+                    "from host memory");
+#else
+    (void)bytes;
+    (void)samples;
+    (void)device;
+#endif
 }
 
 }  // namespace
@@ -67,6 +101,17 @@ struct Loader::Impl {
     std::map<size_t, BuiltBatch> results;
     size_t max_in_flight = 1;
 
+#ifdef HEARTH_WITH_CUDA
+    std::unique_ptr<CudaBatchCopy> copier;   // copy_to_device with pinned memory on CUDA
+#endif
+    std::exception_ptr deferred_error;       // building the batch after the one handed out failed
+
+    // resident: the dataset on the device, the epoch's order there, each batch's start in it.
+    Batch resident;
+    int64_t resident_bytes = 0;
+    torch::Tensor epoch_order;
+    std::vector<int64_t> batch_offsets;
+
     BatchPlan epochPlan(int64_t epoch) const;
     BatchPlan bucketedBatches(const std::vector<int64_t>& shard, int64_t epoch) const;
     Batch build(const std::vector<int64_t>& indices) const;
@@ -79,6 +124,17 @@ struct Loader::Impl {
     void stopThreads();
     void abandonEpochLocked();
     std::optional<Batch> nextFromWorkers();
+    std::optional<Batch> nextHost();
+    std::optional<Batch> nextCopiedAhead();
+    std::optional<Batch> nextResident();
+    void makeResident();
+    bool overlaps() const {
+#ifdef HEARTH_WITH_CUDA
+        return copier != nullptr;
+#else
+        return false;
+#endif
+    }
 };
 
 BatchPlan Loader::Impl::epochPlan(int64_t epoch) const {
@@ -150,7 +206,7 @@ BatchPlan Loader::Impl::bucketedBatches(const std::vector<int64_t>& shard, int64
 }
 
 Batch Loader::Impl::build(const std::vector<int64_t>& indices) const {
-    Batch batch = dataset->getBatch(indices);
+    Batch batch = options.raw_inputs ? dataset->getRawBatch(indices) : dataset->getBatch(indices);
     if (options.augment) options.augment->apply(batch, options.seed, epoch.load());
     // Page-locked staging lets the host->device copy run asynchronously.
     return pin ? pinned(batch) : batch;
@@ -228,7 +284,88 @@ std::optional<Batch> Loader::Impl::nextFromWorkers() {
     work_cv.notify_all();
     if ((epoch_done || built.error) && !options.persistent_workers) stopThreads();
     if (built.error) std::rethrow_exception(built.error);
-    return toDevice(std::move(built.batch));
+    return std::move(built.batch);
+}
+
+// The next host batch (built on the workers, or here without them), and the wait for it.
+std::optional<Batch> Loader::Impl::nextHost() {
+    if (options.num_workers > 0) return nextFromWorkers();
+    if (cursor >= plan.size()) {
+        last_wait_ms = 0.0;
+        return std::nullopt;
+    }
+    // Without workers the caller waits for the whole batch to be built.
+    const auto start = std::chrono::steady_clock::now();
+    Batch batch;
+    try {
+        batch = build(plan[cursor++]);
+    } catch (...) {
+        cursor = plan.size();   // as with workers: the epoch ends at the failed batch
+        throw;
+    }
+    last_wait_ms = millisecondsSince(start);
+    return batch;
+}
+
+// Hands out the batch copied during the last step and issues the next one's copy, so that copy
+// runs on the copy stream while this batch's step computes. A failure building the next batch is
+// kept for the next call: batches and errors still come in order.
+std::optional<Batch> Loader::Impl::nextCopiedAhead() {
+#ifdef HEARTH_WITH_CUDA
+    if (deferred_error) std::rethrow_exception(std::exchange(deferred_error, nullptr));
+    double waited = 0.0;
+    if (!copier->pending()) {
+        std::optional<Batch> first = nextHost();
+        waited += last_wait_ms;
+        if (!first) return std::nullopt;
+        copier->start(*first);
+    }
+    Batch ready = copier->take();
+    try {
+        if (std::optional<Batch> following = nextHost()) copier->start(*following);
+        waited += last_wait_ms;
+    } catch (...) {
+        deferred_error = std::current_exception();
+    }
+    last_wait_ms = waited;
+    return ready;
+#else
+    return std::nullopt;
+#endif
+}
+
+void Loader::Impl::makeResident() {
+    const int64_t n = dataset->size();
+    if (n > 0 && dataset->sampleLength(0) > 0)
+        throw std::invalid_argument("Loader: resident data needs fixed-size samples (text is padded per batch)");
+    std::vector<int64_t> all(static_cast<size_t>(n));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    // One sample first: the size check comes before the whole set is gathered.
+    const int64_t per_sample = n > 0 ? batchBytes(dataset->getRawBatch({0})) : 0;
+    checkResidentFits(per_sample * n, n, options.device);
+    const Batch host = dataset->getRawBatch(all);
+    resident_bytes = batchBytes(host);
+    resident = copiedTo(host, options.device, /*non_blocking=*/false);   // stays raw: normalised per batch
+}
+
+// A batch cut from the resident data by the epoch's order (already on the device), augmented
+// and normalised there. The host only launches kernels: the wait is that time.
+std::optional<Batch> Loader::Impl::nextResident() {
+    if (cursor >= plan.size()) {
+        last_wait_ms = 0.0;
+        return std::nullopt;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<int64_t>& rows = plan[cursor];
+    const auto count = static_cast<int64_t>(rows.size());
+    const torch::Tensor picks = epoch_order.narrow(0, batch_offsets[cursor], count);
+    ++cursor;
+    Batch batch = resident.map([&](const std::string&, const torch::Tensor& t) { return t.index_select(0, picks); });
+    batch.indices = torch::tensor(rows, torch::kInt64).reshape({count});
+    if (options.augment) options.augment->apply(batch, options.seed, epoch.load());
+    batch = normalized(std::move(batch));
+    last_wait_ms = millisecondsSince(start);
+    return batch;
 }
 
 Loader::Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
@@ -237,9 +374,18 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
     checkOptions(options);
     impl_->dataset = std::move(dataset);
     impl_->options = std::move(options);
+    Impl& d = *impl_;
+    if (d.options.resident) {
+        d.makeResident();
+        return;
+    }
     // pin_memory() needs a CUDA build and device; CPU-only LibTorch throws on it.
-    impl_->pin = impl_->options.pin_memory && impl_->options.device.is_cuda();
-    impl_->max_in_flight = static_cast<size_t>(impl_->options.num_workers * impl_->options.prefetch_factor);
+    d.pin = d.options.pin_memory && d.options.device.is_cuda();
+    d.max_in_flight = static_cast<size_t>(d.options.num_workers * d.options.prefetch_factor);
+#ifdef HEARTH_WITH_CUDA
+    if (d.pin && d.options.copy_to_device)
+        d.copier = std::make_unique<CudaBatchCopy>(d.options.device.index() < 0 ? 0 : d.options.device.index());
+#endif
 }
 
 Loader::~Loader() {
@@ -273,7 +419,22 @@ void Loader::startEpoch(int64_t epoch, int64_t first_batch) {
     d.epoch = epoch;
     d.epoch_started = true;
     d.last_wait_ms = 0.0;
-    if (d.options.num_workers == 0) {
+    d.deferred_error = nullptr;
+#ifdef HEARTH_WITH_CUDA
+    if (d.copier) d.copier->drop();
+#endif
+    if (d.options.resident) {
+        // The epoch's order goes to the device once; each batch is a slice of it.
+        std::vector<int64_t> order;
+        d.batch_offsets.clear();
+        for (const auto& rows : plan) {
+            d.batch_offsets.push_back(static_cast<int64_t>(order.size()));
+            order.insert(order.end(), rows.begin(), rows.end());
+        }
+        d.epoch_order = toDeviceAsync(torch::tensor(order, torch::kInt64).reshape({static_cast<int64_t>(order.size())}),
+                                      d.options.device);
+    }
+    if (d.options.num_workers == 0 || d.options.resident) {
         d.plan = std::move(plan);
         d.cursor = 0;
         return;
@@ -295,26 +456,17 @@ void Loader::startEpoch(int64_t epoch, int64_t first_batch) {
 std::optional<Batch> Loader::next() {
     Impl& d = *impl_;
     if (!d.epoch_started) throw std::logic_error("Loader::next() called before startEpoch()");
-    if (d.options.num_workers > 0) return d.nextFromWorkers();
-    if (d.cursor >= d.plan.size()) {
-        d.last_wait_ms = 0.0;
-        return std::nullopt;
-    }
-    // Without workers the caller waits for the whole batch to be built.
-    const auto start = std::chrono::steady_clock::now();
-    Batch batch;
-    try {
-        batch = d.build(d.plan[d.cursor++]);
-    } catch (...) {
-        d.cursor = d.plan.size();   // as with workers: the epoch ends at the failed batch
-        throw;
-    }
-    d.last_wait_ms = millisecondsSince(start);
-    return d.toDevice(std::move(batch));
+    if (d.options.resident) return d.nextResident();
+    if (d.overlaps()) return d.nextCopiedAhead();
+    std::optional<Batch> batch = d.nextHost();
+    if (!batch) return std::nullopt;
+    return d.toDevice(std::move(*batch));
 }
 
 double Loader::lastWaitMs() const { return impl_->last_wait_ms; }
 bool Loader::pinsMemory() const { return impl_->pin; }
+bool Loader::overlapsCopies() const { return impl_->overlaps(); }
+int64_t Loader::residentBytes() const { return impl_->resident_bytes; }
 const LoaderOptions& Loader::options() const { return impl_->options; }
 
 }  // namespace hearth

@@ -1,7 +1,9 @@
 #pragma once
 // Loader: turns a Dataset into batches for one epoch at a time: seeded shuffling per epoch,
 // sharding per rank, worker threads with bounded prefetch (num_workers 0 = on the caller's
-// thread), pinned staging and non-blocking copies on CUDA, and the time each batch was waited for.
+// thread), pinned staging and non-blocking copies on CUDA (on a side stream, one batch ahead),
+// images kept raw until the device, or the whole dataset resident on the device; and the time
+// each batch was waited for. Every mode gives the same samples in the same order.
 
 #include "engine/data/Dataset.h"
 
@@ -24,8 +26,16 @@ struct LoaderOptions {
     bool pin_memory = false;          // only honoured when device is CUDA
     torch::Device device = torch::kCPU;
     // false: next() hands out host batches (pinned when pin_memory is in effect) and the caller
-    // copies them (the Trainer does, through its Strategy, so the copy is timed on its own).
+    // copies them. true: batches on `device`; on CUDA with pinned memory the copy of the next
+    // batch is issued on a copy stream before next() returns, so it overlaps the step.
     bool copy_to_device = true;
+    // Images stay uint8 on the host (Dataset::getRawBatch: a quarter of the bytes to build, pin
+    // and copy) and are normalised where they are copied to (Batch::raw_input, normalized()).
+    bool raw_inputs = false;
+    // data.on_device: the whole dataset copied to `device` once (raw), each batch cut there by
+    // index, augmented and normalised there; no workers, no per-batch copies. Fixed-size samples
+    // only. Throws DataError, with the sizes, where it does not fit the device's free memory.
+    bool resident = false;
     // Text: within windows of 50 batches of the shuffled order, sort samples by length before
     // cutting batches, then shuffle the batches (little padding, order still random).
     bool bucket_by_length = false;
@@ -52,6 +62,8 @@ public:
     std::optional<Batch> next();
     double lastWaitMs() const;         // how long the last next() blocked for data
     bool pinsMemory() const;           // pin_memory is in effect (CUDA device)
+    bool overlapsCopies() const;       // next batch copied on a CUDA copy stream during the step
+    int64_t residentBytes() const;     // bytes held on the device (resident), else 0
     const LoaderOptions& options() const;
 
 private:

@@ -14,4 +14,7 @@ target_sources(hearth_engine PRIVATE
   data/DataModule.cpp
   data/Loader.cpp
   data/Augment.cpp)
+if(HEARTH_WITH_CUDA)
+  target_sources(hearth_engine PRIVATE data/CudaBatchCopy.cpp)   # copies on a side stream
+endif()
 target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)

@@ -240,11 +240,14 @@ void ProcessGroup::allreduceSum(std::vector<torch::Tensor>& tensors) {
 }
 
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
-    for (auto& t : tensors) {
-        std::vector<torch::Tensor> one{t};
-        c10d::BroadcastOptions o;
-        o.rootRank = root;
-        impl_->wait(impl_->group->broadcast(one, o), "broadcast");
+    if (tensors.empty()) return;
+    // As Python's DDP syncs its buffers: flattened into one collective per dtype and device (in
+    // buckets of up to 250 MiB), not one per tensor, each of which costs a launch and a wait.
+    try {
+        c10d::broadcast_coalesced(impl_->group, tensors, size_t{250} * 1024 * 1024, static_cast<int>(root));
+    } catch (const std::exception& e) {
+        throw std::runtime_error("broadcast across " + std::to_string(impl_->world) +
+                                 " processes failed (a peer stopped or timed out): " + explain(e.what()));
     }
 }
 

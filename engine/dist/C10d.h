@@ -38,7 +38,7 @@ public:
     const std::string& backend() const;
     // In place, summed over ranks.
     void allreduceSum(std::vector<torch::Tensor>& tensors);
-    // In place: every rank ends with `root`'s values.
+    // In place: every rank ends with `root`'s values (coalesced: one collective per dtype).
     void broadcast(std::vector<torch::Tensor>& tensors, int64_t root = 0);
     // Every rank's `tensor` (same shape on every rank), in rank order.
     std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);

@@ -1,5 +1,5 @@
 // The finders' entry points (config in, measurements out, errors as FinderError), the batch-size
-// search over trials, the steepest-descent suggestion and byte sizes.
+// search over trials, and the steepest-descent suggestion.
 
 #include "engine/run/Finders.h"
 
@@ -11,10 +11,7 @@
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdio>
-#include <regex>
 
 namespace hearth {
 namespace {
@@ -176,39 +173,6 @@ std::vector<size_t> summaryRows(const LrFinderResult& result, size_t rows) {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
-}
-
-std::optional<int64_t> parseByteSize(const std::string& text) {
-    static const std::regex pattern(R"(^\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, pattern)) return std::nullopt;
-    std::string unit = m[2].str();
-    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-    const double kib = 1024.0;
-    double scale = 0.0;
-    if (unit.empty() || unit == "b") scale = 1.0;
-    else if (unit == "k" || unit == "kib" || unit == "ki") scale = kib;
-    else if (unit == "m" || unit == "mib" || unit == "mi") scale = kib * kib;
-    else if (unit == "g" || unit == "gib" || unit == "gi") scale = kib * kib * kib;
-    else if (unit == "t" || unit == "tib" || unit == "ti") scale = kib * kib * kib * kib;
-    else if (unit == "kb") scale = 1e3;
-    else if (unit == "mb") scale = 1e6;
-    else if (unit == "gb") scale = 1e9;
-    else if (unit == "tb") scale = 1e12;
-    else return std::nullopt;
-    const double bytes = std::stod(m[1].str()) * scale;
-    if (!(bytes >= 1.0) || bytes > 9.0e18) return std::nullopt;
-    return static_cast<int64_t>(std::llround(bytes));
-}
-
-std::string formatBytes(int64_t bytes) {
-    char text[32];
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
-    else if (b >= 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
-    else if (b >= 1024.0) std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
-    else std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-    return text;
 }
 
 }  // namespace hearth

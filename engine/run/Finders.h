@@ -5,6 +5,7 @@
 // CLI include it. The model the user then trains is never touched: a finder trains its own copy,
 // restores its weights after every trial, and puts the process's random state back.
 
+#include "engine/config/ByteSize.h"   // sizes in the finders' options and messages
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
 
@@ -111,12 +112,5 @@ std::optional<size_t> steepestDescent(const std::vector<LrPoint>& points, int64_
 
 // About `rows` points spread evenly over the sweep (always the first, the last and the suggestion).
 std::vector<size_t> summaryRows(const LrFinderResult& result, size_t rows = 15);
-
-// ---- Sizes --------------------------------------------------------------------------------------
-
-// "4GiB", "4G", "512MiB", "512M", "1.5GB", "100000" (bytes) -> bytes; nullopt when not a size.
-// K/M/G/T and KiB/MiB/GiB/TiB are binary (as RAM is sold); KB/MB/GB/TB are decimal.
-std::optional<int64_t> parseByteSize(const std::string& text);
-std::string formatBytes(int64_t bytes);  // "2.31 GiB", "512.0 MiB"
 
 }  // namespace hearth

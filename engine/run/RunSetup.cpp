@@ -1,10 +1,12 @@
 #include "engine/run/RunSetup.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/config/ByteSize.h"
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
+#include "engine/data/Loader.h"
 #include "engine/data/WordNetGlosses.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/optim/Optimizers.h"
@@ -187,14 +189,28 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["trainer.accumulate_grad_batches"] = std::to_string(t.accumulate_grad_batches) + " (" +
                                            std::to_string(trainer.optimizerStepsPerEpoch()) +
                                            " optimizer steps per epoch)";
-    e["trainer.num_workers"] =
-        workers ? std::to_string(t.num_workers) + " (loader threads)" : "0 (batches built on the training thread)";
+    const Loader& train_loader = trainer.trainLoader();
+    const bool on_device = config.data.on_device;
+    e["trainer.num_workers"] = on_device && workers ? std::to_string(t.num_workers) +
+                                                          " (validation and test only: data.on_device cuts the "
+                                                          "training batches on the device)"
+                               : workers ? std::to_string(t.num_workers) + " (loader threads)"
+                                         : "0 (batches built on the training thread)";
     e["trainer.prefetch_factor"] =
         workers ? std::to_string(t.prefetch_factor) + " (batches in flight per worker)" : "n/a (num_workers=0)";
     e["trainer.persistent_workers"] = workers ? onOff(t.persistent_workers) : "n/a (num_workers=0)";
-    e["trainer.pin_memory"] = trainer.trainLoader().pinsMemory() ? "on (pinned staging, non-blocking copies)"
-                              : cpu                              ? na_cpu
-                                                                 : "off";
+    e["trainer.pin_memory"] = cpu ? na_cpu
+                              : !t.pin_memory ? "off (pageable host memory: each copy blocks the host)"
+                              : on_device ? "on (validation and test batches; the training set is on the device)"
+                              : train_loader.overlapsCopies()
+                                  ? "on (pinned staging; each next batch is copied on a copy stream during the step)"
+                                  : "on (pinned staging, non-blocking copies)";
+    e["data.on_device"] =
+        on_device ? "on (" + formatBytes(train_loader.residentBytes()) + " on " + device.str() +
+                        (cpu ? "; on a CPU the data is in that memory anyway: no copies to save)" : ")")
+        : cpu ? "off"
+              : std::string("off (batches built in host memory") +
+                    (config.data.kind == "idx" ? ", images copied as uint8 and normalised on the device)" : ")");
     e["trainer.num_threads"] =
         std::to_string(torch::get_num_threads()) + (t.num_threads > 0 ? "" : " (LibTorch default)");
     e["trainer.deterministic"] =

@@ -62,6 +62,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.devices = 1;
     current.trainer.num_nodes = 1;
     current.trainer.strategy = "auto";
+    current.data.on_device = false;
     // Text: the baseline pads every sample to data.max_length, as the seed study effectively ran.
     const bool text = isTextKind(base.data.kind);
     if (text) {
@@ -128,7 +129,18 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.persistent_workers = true;
     rung("workers", "+ workers",
          std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
-             (on_cuda ? ", pinned memory with non-blocking copies" : " (pinned memory n/a on CPU)"));
+             (on_cuda ? ", pinned memory with each next batch copied during the step" : " (pinned memory n/a on CPU)"));
+
+    // The training set in GPU memory: no loader work and no copy per batch (images and tables).
+    if (on_cuda && !text) {
+        current.data.on_device = true;
+        rung("data on device", "+ data on device",
+             "the whole training set held on the GPU, shuffled, batched" +
+                 std::string(base.data.augment.random_crop_padding > 0 || base.data.augment.horizontal_flip
+                                 ? ", augmented"
+                                 : "") +
+                 " and normalised there");
+    }
 
     if (options.target_batch) {
         const int64_t target = *options.target_batch;

@@ -75,11 +75,14 @@ void DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optiona
     // Each rank unscales and clips its own parameters; the inf check and the norm cover all.
     precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
-    // Each owner's updated parameters reach every rank.
+    // Each owner's updated parameters reach every rank: one coalesced broadcast per owner.
     torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params_.size(); ++i) {
-        std::vector<torch::Tensor> one{params_[i].detach()};
-        group_->broadcast(one, owners_[i]);
+    for (int64_t owner = 0; owner < worldSize(); ++owner) {
+        std::vector<torch::Tensor> owned;
+        for (size_t i = 0; i < params_.size(); ++i) {
+            if (owners_[i] == owner) owned.push_back(params_[i].detach());
+        }
+        group_->broadcast(owned, owner);
     }
 }
 

@@ -55,7 +55,10 @@ LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint
     o.persistent_workers = t.persistent_workers;
     o.pin_memory = t.pin_memory;
     o.device = device();
-    o.copy_to_device = false;
+    // On a GPU images travel as uint8 and are normalised there; with pinned memory the loader
+    // copies each next batch on a copy stream while the step computes. Elsewhere toDevice() copies.
+    o.raw_inputs = device().is_cuda();
+    o.copy_to_device = device().is_cuda() && t.pin_memory;
     o.rank = rank();
     o.world_size = worldSize();
     return o;
@@ -63,14 +66,13 @@ LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint
 
 Batch Strategy::toDevice(const Batch& batch, bool pinned) const {
     const torch::Device target = device();
-    const bool layout = channels_last_;
-    return batch.map([&](const std::string&, const torch::Tensor& t) {
-        torch::Tensor out = t.device() == target ? t : t.to(torch::TensorOptions().device(target), pinned);
-        // Images (float [B, C, H, W]) follow the weights' NHWC layout.
-        if (layout && out.dim() == 4 && out.is_floating_point()) {
-            out = out.contiguous(at::MemoryFormat::ChannelsLast);
-        }
-        return out;
+    Batch out = normalized(batch.map([&](const std::string&, const torch::Tensor& t) {
+        return t.device() == target ? t : t.to(torch::TensorOptions().device(target), pinned);
+    }));
+    if (!channels_last_) return out;
+    // Images (float [B, C, H, W]) follow the weights' NHWC layout.
+    return out.map([](const std::string&, const torch::Tensor& t) {
+        return t.dim() == 4 && t.is_floating_point() ? t.contiguous(at::MemoryFormat::ChannelsLast) : t;
     });
 }
 

@@ -45,10 +45,12 @@ public:
     virtual std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
                                                                     ClassifierImpl& model);
     // Loader options for one split: this rank's shard of every epoch (DistributedSampler's
-    // split), pinned staging when the device wants it. The loader hands out host batches;
-    // toDevice() copies them.
+    // split), pinned staging when the device wants it; on a GPU, raw uint8 images and (pinned)
+    // copies the loader overlaps with the step. Other loaders hand out host batches and toDevice()
+    // copies them.
     virtual LoaderOptions loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed) const;
-    // A loader batch on the device, images in the model's memory layout.
+    // A loader batch on the device, normalised there if it came raw, images in the model's
+    // memory layout.
     virtual Batch toDevice(const Batch& batch, bool pinned) const;
 
     // The model's output for a batch (under the precision's autocast; float32 logits).

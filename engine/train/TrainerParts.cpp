@@ -35,6 +35,7 @@ LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy&
         options.augment = std::make_shared<ImageAugment>(augment.random_crop_padding, augment.horizontal_flip);
     // Only text samples differ in length; other data keeps the plain shuffled plan.
     options.bucket_by_length = config.data.bucket_by_length && isTextKind(config.data.kind);
+    options.resident = config.data.on_device;
     return options;
 }
 

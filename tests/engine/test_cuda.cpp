@@ -5,6 +5,8 @@
 #include "TrainTestSupport.h"
 
 #include "engine/TorchCompat.h"
+#include "engine/data/Augment.h"
+#include "engine/data/IdxDataset.h"
 #include "engine/data/Loader.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/run/RunController.h"
@@ -23,7 +25,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
 #include <limits>
+#include <numeric>
 
 using namespace hearth;
 using namespace hearth::testing;
@@ -87,6 +91,13 @@ ScalerTrace traceScaler(torch::Device device, int steps, int inf_at) {
     }
     t.weight = layer->weight.detach().cpu();
     return t;
+}
+
+// The first `n` Fashion-MNIST training images: uint8 on the host, normalised where they land.
+std::shared_ptr<const Dataset> fashionImages(int64_t n) {
+    std::vector<int64_t> first(static_cast<size_t>(n));
+    std::iota(first.begin(), first.end(), int64_t{0});
+    return std::make_shared<Subset>(IdxDataset::load(kDefaultFashionMnistPath, IdxDataset::Split::Train), first);
 }
 
 std::shared_ptr<const Dataset> blobDataset(int64_t n) {
@@ -213,6 +224,103 @@ private Q_SLOTS:
         }
         QVERIFY(!cpu.next().has_value());
         QCOMPARE(batches, 16);
+    }
+
+    // The GPU's two data paths give the host loader's batches: raw uint8 images copied one batch
+    // ahead on a copy stream and normalised there, and the whole set resident on the device
+    // (cut, augmented and normalised there); same samples and order, same pixels.
+    void copiedAheadAndResidentBatchesAreTheHostBatches() {
+        HEARTH_NEEDS_CUDA();
+        if (!std::filesystem::exists(kDefaultFashionMnistPath)) QFAIL("Fashion-MNIST is missing");
+        const auto data = fashionImages(500);
+        LoaderOptions host;
+        host.batch_size = 64;
+        host.seed = 3;
+        host.num_workers = 2;
+        host.device = torch::kCPU;
+        host.augment = std::make_shared<ImageAugment>(2, true);
+        LoaderOptions ahead = host;
+        ahead.device = torch::Device(torch::kCUDA, 0);
+        ahead.pin_memory = true;
+        ahead.raw_inputs = true;
+        LoaderOptions resident = ahead;
+        resident.resident = true;
+        Loader h(data, host), g(data, ahead), r(data, resident);
+        QVERIFY(g.overlapsCopies());
+        QVERIFY(!r.overlapsCopies());
+        QCOMPARE(r.residentBytes(), int64_t{500 * 28 * 28 + 500 * 8});
+        int batches = 0;
+        for (int64_t epoch = 0; epoch < 2; ++epoch) {
+            h.startEpoch(epoch);
+            g.startEpoch(epoch);
+            r.startEpoch(epoch);
+            while (auto want = h.next()) {
+                for (Loader* loader : {&g, &r}) {
+                    const auto got = loader->next();
+                    QVERIFY(got.has_value());
+                    QVERIFY(got->input().is_cuda() && got->label().is_cuda());
+                    QCOMPARE(got->input().scalar_type(), torch::kFloat32);
+                    QVERIFY(!got->raw_input.has_value());
+                    QVERIFY(torch::equal(got->indices, want->indices));
+                    QVERIFY(torch::equal(got->label().cpu(), want->label()));
+                    const double diff = (got->input().cpu() - want->input()).abs().max().item<double>();
+                    QVERIFY2(diff <= 1e-6, qPrintable(QString("batch %1: pixels differ by %2").arg(batches).arg(diff)));
+                }
+                ++batches;
+            }
+            QVERIFY(!g.next().has_value() && !r.next().has_value());
+        }
+        QCOMPARE(batches, 16);
+    }
+
+    // Taking batches from either GPU data path and training on them never waits for the device:
+    // a whole epoch of the CNN under CUDA's sync-debug mode "error".
+    void gpuDataPathsNeverSyncWithTheHost() {
+        HEARTH_NEEDS_CUDA();
+#ifdef HEARTH_WITH_CUDA
+        const torch::Device dev(torch::kCUDA, 0);
+        const auto data = fashionImages(640);
+        for (const bool resident : {false, true}) {
+            ExperimentConfig c;
+            c.model.name = "cnn";
+            c.optimizer.name = "adamw";
+            c.trainer.precision = "bf16-mixed";
+            torch::manual_seed(1);
+            auto model = createModel(c.model, ModelInput{{1, 28, 28}, 10});
+            auto strategy = createStrategy(c.trainer, dev);
+            strategy->setupModel(*model, false);
+            auto optimizer = strategy->setupOptimizer(c.optimizer, *model);
+            const ClassificationTask task;
+            TrainingStep step(*strategy, *model, task);
+            MetricsLogger metrics;
+            LoaderOptions o = strategy->loaderOptions(c.trainer, true, 4);
+            o.num_workers = 0;
+            o.resident = resident;
+            o.augment = std::make_shared<ImageAugment>(2, true);
+            Loader loader(data, o);
+            QCOMPARE(loader.overlapsCopies(), !resident);
+            // One epoch outside the check: first steps allocate state and set things up.
+            for (int64_t epoch = 0; epoch < 2; ++epoch) {
+                loader.startEpoch(epoch);
+                if (epoch == 1) {
+                    torch::cuda::synchronize();
+                    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
+                }
+                try {
+                    while (auto batch = loader.next()) {
+                        step.microBatch(strategy->toDevice(*batch, loader.pinsMemory()), 1, true, metrics);
+                        step.optimizerStep(*optimizer, std::nullopt);
+                    }
+                } catch (const std::exception& e) {
+                    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+                    QFAIL(qPrintable(QString("%1: a host sync in the data path: %2")
+                                         .arg(resident ? "resident" : "copied ahead", e.what())));
+                }
+                c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+            }
+            QCOMPARE(metrics.intervalTotals().samples, int64_t{2 * 640});
+        }
+#endif
     }
 
     void memoryGaugesFollowTheCachingAllocator() {
@@ -368,6 +476,15 @@ private Q_SLOTS:
         QVERIFY(finished.peak_memory_bytes > 0);
         const auto samples = sink.all<DeviceSample>();
         QVERIFY(std::any_of(samples.begin(), samples.end(), [](const DeviceSample& s) { return s.device == 0; }));
+
+        // The same with the training set held on the GPU.
+        c.data.on_device = true;
+        RecordingSink resident;
+        const auto on_device = runExperiment(c, RunOptions{}, resident, stop);
+        QVERIFY2(on_device.status == RunStatus::Completed, on_device.message.c_str());
+        const auto effective = resident.all<RunStarted>().at(0).effective;
+        QVERIFY2(effective.at("data.on_device").find("on (") == 0, effective.at("data.on_device").c_str());
+        QVERIFY(resident.all<RunFinished>().at(0).test_accuracy > 0.9);
     }
 };
 

@@ -471,6 +471,19 @@ private Q_SLOTS:
         warnings.clear();
         QVERIFY(hasIssue(validate(refused, cpuOnly(), &warnings), "trainer.persistent_workers", "needs trainer.num_workers"));
         QVERIFY2(warnings.empty(), issuesText(warnings).c_str());
+
+        // data.on_device holds fixed-size samples: images and tables yes, text refused.
+        ExperimentConfig onDevice;
+        onDevice.data.on_device = true;
+        warnings.clear();
+        QVERIFY(validate(onDevice, oneGpu(), &warnings).empty());
+        QVERIFY2(warnings.empty(), issuesText(warnings).c_str());
+        onDevice.data.kind = "wordnet";
+        onDevice.model.name = "distilbert";
+        warnings.clear();
+        QVERIFY(hasIssue(validate(onDevice, oneGpu(), &warnings), "data.on_device",
+                         "wordnet batches are padded per batch on the host"));
+        QVERIFY(!hasIssue(warnings, "data.on_device", ""));
     }
 
     void configKeysListsEveryLeaf() {

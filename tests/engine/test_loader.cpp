@@ -1,12 +1,16 @@
 // Loader: seeded epoch order identical for any worker count, rank shards, drop_last, bounded
-// prefetch, worker errors, and clean stops mid-epoch.
+// prefetch, worker errors, and clean stops mid-epoch; raw uint8 images and data resident on the
+// device give exactly the host loader's batches.
+#include "engine/config/ExperimentConfig.h"
 #include "engine/data/Augment.h"
+#include "engine/data/IdxDataset.h"
 #include "engine/data/Loader.h"
 
 #include <QtTest>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -97,6 +101,38 @@ std::map<int64_t, torch::Tensor> imagesOfEpoch(Loader& loader, int64_t epoch) {
         for (int64_t i = 0; i < batch->indices.size(0); ++i)
             images[batch->indices[i].item<int64_t>()] = batch->input()[i].clone();
     return images;
+}
+
+// The first `n` Fashion-MNIST training images (Debian's dataset-fashion-mnist).
+std::shared_ptr<const hearth::Dataset> fashionImages(int64_t n) {
+    if (!std::filesystem::exists(hearth::kDefaultFashionMnistPath))
+        throw std::runtime_error("Fashion-MNIST is missing: install Debian's dataset-fashion-mnist (scripts/install-deps)");
+    std::vector<int64_t> first(static_cast<size_t>(n));
+    std::iota(first.begin(), first.end(), int64_t{0});
+    return std::make_shared<hearth::Subset>(
+        hearth::IdxDataset::load(hearth::kDefaultFashionMnistPath, hearth::IdxDataset::Split::Train), first);
+}
+
+// Every batch of `epochs` epochs (each resumed at `first_batch`), normalised where the loader left
+// them raw.
+std::vector<Batch> batchesOf(Loader& loader, int64_t epochs, int64_t first_batch = 0) {
+    std::vector<Batch> out;
+    for (int64_t e = 0; e < epochs; ++e) {
+        loader.startEpoch(e, first_batch);
+        while (auto batch = loader.next()) out.push_back(hearth::normalized(std::move(*batch)));
+    }
+    return out;
+}
+
+// Same samples, same order, same bits.
+void compareBatches(const std::vector<Batch>& got, const std::vector<Batch>& want) {
+    QCOMPARE(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+        QVERIFY2(torch::equal(got[k].indices, want[k].indices), qPrintable(QString("batch %1: other samples").arg(k)));
+        QCOMPARE(got[k].input().scalar_type(), want[k].input().scalar_type());
+        QVERIFY2(torch::equal(got[k].input(), want[k].input()), qPrintable(QString("batch %1: other pixels").arg(k)));
+        QVERIFY(torch::equal(got[k].label(), want[k].label()));
+    }
 }
 
 LoaderOptions options(int64_t batch_size, int64_t workers, uint64_t seed = 5) {
@@ -358,6 +394,79 @@ private Q_SLOTS:
             mirrored += !same;
         }
         QVERIFY(mirrored > 16 && mirrored < 48);   // about half
+    }
+    // Raw batches are uint8 with their normalisation pending; normalised, they are exactly the
+    // dataset's own batches (augmentation included: the crop pads with the raw image's black).
+    void rawImagesNormalisedOnArrivalAreTheHostBatches() {
+        const auto data = fashionImages(300);
+        auto augment = std::make_shared<hearth::ImageAugment>(4, true);
+        LoaderOptions host = options(64, 2, 11);
+        host.augment = augment;
+        LoaderOptions raw = host;
+        raw.raw_inputs = true;
+        raw.num_workers = 0;
+        Loader a(data, host), b(data, raw);
+        b.startEpoch(0);
+        const auto first = b.next();
+        QVERIFY(first.has_value());
+        QCOMPARE(first->input().scalar_type(), torch::kUInt8);
+        QVERIFY(first->raw_input.has_value());
+        compareBatches(batchesOf(b, 2), batchesOf(a, 2));
+        const Batch direct = data->getBatch({3, 1, 4});
+        QCOMPARE(direct.input().scalar_type(), torch::kFloat32);
+        QVERIFY(torch::equal(hearth::normalized(data->getRawBatch({3, 1, 4})).input(), direct.input()));
+    }
+
+    // data.on_device: the whole set held where the model trains, batches cut there by index;
+    // the same samples, order and pixels as the host loader for the same seed, through epochs,
+    // a resumed epoch, rank shards, drop_last and augmentation.
+    void residentDataGivesTheHostLoadersBatches() {
+        const auto data = fashionImages(300);
+        auto augment = std::make_shared<hearth::ImageAugment>(2, true);
+        for (const bool with_augment : {false, true}) {
+            for (const int64_t world : {int64_t{1}, int64_t{2}}) {
+                LoaderOptions host = options(32, 2, 7);
+                host.world_size = world;
+                host.rank = world - 1;
+                host.drop_last = world == 2;
+                if (with_augment) host.augment = augment;
+                LoaderOptions resident = host;
+                resident.resident = true;
+                Loader a(data, host), b(data, resident);
+                QCOMPARE(b.batchesPerEpoch(), a.batchesPerEpoch());
+                QCOMPARE(b.residentBytes(), int64_t{300 * 28 * 28 + 300 * 8});   // uint8 pixels, int64 labels
+                QCOMPARE(a.residentBytes(), int64_t{0});
+                compareBatches(batchesOf(b, 2), batchesOf(a, 2));
+                compareBatches(batchesOf(b, 1, 3), batchesOf(a, 1, 3));
+            }
+        }
+        // Tables are held as they are (float features): nothing to normalise.
+        auto counting = std::make_shared<CountingDataset>(50);
+        LoaderOptions resident = options(8, 0);
+        resident.resident = true;
+        Loader table(counting, resident);
+        QCOMPARE(epochOrder(table, 1), [&] {
+            Loader plain(counting, options(8, 0));
+            return epochOrder(plain, 1);
+        }());
+    }
+
+    // Text is padded per batch: it cannot be held as one tensor.
+    void residentDataRefusesSamplesOfVaryingLength() {
+        class Texts final : public hearth::Dataset {
+        public:
+            int64_t size() const override { return 4; }
+            hearth::Sample get(int64_t) const override { return {torch::zeros({3}), 0}; }
+            std::vector<int64_t> sampleShape() const override { return {3}; }
+            const std::vector<std::string>& classNames() const override { return names_; }
+            int64_t sampleLength(int64_t) const override { return 3; }
+
+        private:
+            std::vector<std::string> names_{"a"};
+        };
+        LoaderOptions resident = options(2, 0);
+        resident.resident = true;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Loader(std::make_shared<Texts>(), resident));
     }
 };
 

@@ -357,6 +357,37 @@ private Q_SLOTS:
         const auto done = std::get<RunFinished>(run.sink.events.back());
         QVERIFY2(done.test_accuracy > 0.55, qPrintable(QString("test accuracy %1").arg(done.test_accuracy)));
     }
+    // data.on_device trains exactly as the host loader does (same samples, order, augmentation
+    // and pixels for the seed) and says where the data lives.
+    void dataOnDeviceTrainsExactlyAsTheHostLoader() {
+        if (!std::filesystem::exists(kDefaultFashionMnistPath)) QSKIP("Fashion-MNIST is not installed");
+        ExperimentConfig c;
+        c.data.limit = 600;
+        c.data.augment.random_crop_padding = 2;
+        c.data.augment.horizontal_flip = true;
+        c.model.name = "cnn";
+        c.model.channels = {8, 16};
+        c.trainer.max_epochs = 2;
+        c.trainer.batch_size = 32;
+        c.trainer.num_workers = 2;
+        c.trainer.deterministic = true;
+        c.trainer.log_every_n_steps = 1;
+        Run host, resident;
+        runOnce(c, host);
+        c.data.on_device = true;
+        runOnce(c, resident);
+        QCOMPARE(int(resident.outcome.status), int(RunStatus::Completed));
+        const auto losses = stepLosses(resident.sink);
+        QVERIFY(losses.size() > 30);
+        QCOMPARE(losses, stepLosses(host.sink));
+        QCOMPARE(std::get<RunFinished>(resident.sink.events.back()).test_accuracy,
+                 std::get<RunFinished>(host.sink.events.back()).test_accuracy);
+        const auto effective = std::get<RunStarted>(resident.sink.events.front()).effective;
+        QVERIFY2(effective.at("data.on_device").find("on (") == 0, effective.at("data.on_device").c_str());
+        QVERIFY2(effective.at("trainer.num_workers").find("validation and test only") != std::string::npos,
+                 effective.at("trainer.num_workers").c_str());
+        QCOMPARE(std::get<RunStarted>(host.sink.events.front()).effective.at("data.on_device"), std::string("off"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunExperiment)

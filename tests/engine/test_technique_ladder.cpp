@@ -31,8 +31,14 @@ private Q_SLOTS:
         caps.cuda_bf16 = false;
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
         QCOMPARE(QString::fromStdString(steps[1].config.trainer.precision), QString("16-mixed"));
-        QCOMPARE(QString::fromStdString(steps.back().label), QString("+ workers"));
-        QVERIFY(QString::fromStdString(steps.back().change).contains("pinned"));
+        const auto& workers = steps[steps.size() - 2];
+        QCOMPARE(QString::fromStdString(workers.label), QString("+ workers"));
+        QVERIFY(QString::fromStdString(workers.change).contains("pinned"));
+        QVERIFY(!workers.config.data.on_device);
+        // Last on a GPU: the training set held there.
+        QCOMPARE(QString::fromStdString(steps.back().label), QString("+ data on device"));
+        QVERIFY(steps.back().config.data.on_device);
+        QVERIFY(!steps.front().config.data.on_device);
     }
 
     void targetBatchAddsAccumulationStep() {
@@ -59,11 +65,11 @@ private Q_SLOTS:
         base.trainer.strategy = "ddp";
         auto steps = buildTechniqueLadder(base, caps);
         // The GPU rungs: TF32 (Ampere+), the fused optimizer, cuDNN benchmark with channels_last (cnn).
-        QCOMPARE(steps.size(), size_t(6));   // no c10d in this build: no DDP step
+        QCOMPARE(steps.size(), size_t(7));   // no c10d in this build: no DDP step
         caps.distributed = true;
         caps.fused_optimizers = true;
         steps = buildTechniqueLadder(base, caps);
-        QCOMPARE(steps.size(), size_t(7));
+        QCOMPARE(steps.size(), size_t(8));
         QCOMPARE(steps[0].config.trainer.devices.value_or(0), int64_t(1));
         QCOMPARE(QString::fromStdString(steps[0].config.trainer.strategy), QString("auto"));
         QCOMPARE(QString::fromStdString(steps[0].config.optimizer.implementation), QString("per_parameter"));
@@ -77,11 +83,12 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark, channels_last"));
         QVERIFY(steps[4].config.trainer.cudnn_benchmark && steps[4].config.trainer.channels_last);
         QCOMPARE(QString::fromStdString(steps[5].label), QString("+ workers"));
-        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ DDP on 4 devices"));
-        QCOMPARE(steps[6].config.trainer.devices.value_or(0), int64_t(4));
-        QCOMPARE(QString::fromStdString(steps[6].config.trainer.strategy), QString("ddp"));
-        QCOMPARE(QString::fromStdString(steps[6].config.trainer.precision), QString("bf16-mixed"));
-        QVERIFY(QString::fromStdString(steps[6].change).contains("global batch 256"));
+        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ data on device"));
+        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ DDP on 4 devices"));
+        QCOMPARE(steps[7].config.trainer.devices.value_or(0), int64_t(4));
+        QCOMPARE(QString::fromStdString(steps[7].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[7].config.trainer.precision), QString("bf16-mixed"));
+        QVERIFY(QString::fromStdString(steps[7].change).contains("global batch 256"));
         for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
         for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
         // One GPU: no DDP step. Without fused kernels the optimizer rung is foreach; a
@@ -91,10 +98,11 @@ private Q_SLOTS:
         base.trainer.deterministic = true;
         caps.cuda_bf16 = false;
         steps = buildTechniqueLadder(base, caps);
-        QCOMPARE(steps.size(), size_t(4));
+        QCOMPARE(steps.size(), size_t(5));
         QCOMPARE(QString::fromStdString(steps[1].label), QString("+ 16-mixed"));
         QCOMPARE(QString::fromStdString(steps[2].label), QString("+ foreach optimizer"));
         QCOMPARE(QString::fromStdString(steps[3].label), QString("+ workers"));
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ data on device"));
     }
 
     void textLadderAddsDynamicPaddingThenBucketing() {
