@@ -327,7 +327,8 @@ std::vector<ConfigKey> buildSchema() {
                       HEARTH_FIELD(trainer.ddp.find_unused_parameters)).toggle()
                     .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.gradient_as_bucket_view", T::Bool, "Devices", "Gradients as bucket views",
-                      "ddp: gradients live in the allreduce buckets (saves one copy of the gradients).",
+                      "ddp: gradients live in the allreduce buckets: no copies between them each step and one copy of "
+                      "the gradients less in memory (on by default; PyTorch's DDP has it off).",
                       HEARTH_FIELD(trainer.ddp.gradient_as_bucket_view)).toggle()
                     .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.bucket_cap_mb", T::Double, "Devices", "Bucket size (MB)",

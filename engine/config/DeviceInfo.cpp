@@ -2,6 +2,8 @@
 
 #include "engine/config/DeviceInfo.h"
 
+#include "HearthRevision.h"   // generated at build time: HEARTH_GIT_REVISION
+
 #include "engine/TorchCompat.h"
 #include "engine/monitor/CudaMemory.h"
 #ifdef HEARTH_WITH_CUDA

@@ -107,7 +107,7 @@ struct SafetyCheckpointConfig {
 struct DdpConfig {
     std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
     bool find_unused_parameters = false;
-    bool gradient_as_bucket_view = false;
+    bool gradient_as_bucket_view = true;   // no gradient<->bucket copies per step (PyTorch: off)
     double bucket_cap_mb = 25.0;
     int64_t timeout_s = 300;                          // collectives and rendezvous
 };

@@ -90,9 +90,12 @@ void DdpStrategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
     // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
     // Every trainable parameter (under zero1 the optimizer holds only this rank's share).
     torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> grads;
+    grads.reserve(params_.size());
     for (auto& p : params_) {
-        if (p.grad().defined()) p.mutable_grad().zero_();
+        if (p.grad().defined()) grads.push_back(p.mutable_grad());
     }
+    if (!grads.empty()) at::_foreach_zero_(grads);   // one multi-tensor kernel, not one per parameter
 }
 
 }  // namespace hearth

@@ -29,9 +29,10 @@ void DistributedStrategy::setupModel(ClassifierImpl& model, bool channels_last) 
 
 torch::Tensor DistributedStrategy::forward(ClassifierImpl& model, const Batch& batch) {
     if (torch::GradMode::is_enabled() && model.is_training()) {
-        if (!buffers_.empty()) {
+        // broadcast_buffers, as Python's DDP (in a world of one it would copy rank 0's onto itself).
+        if (!buffers_.empty() && worldSize() > 1) {
             torch::NoGradGuard no_grad;
-            group_->broadcast(buffers_, 0);  // broadcast_buffers
+            group_->broadcast(buffers_, 0);
         }
         beforeTrainingForward();
     }

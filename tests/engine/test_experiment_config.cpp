@@ -414,7 +414,7 @@ private Q_SLOTS:
         QVERIFY2(warnings.empty(), issuesText(warnings).c_str());   // defaults are never warned about
         zero2.trainer.ddp.bucket_cap_mb = 50.0;
         zero2.trainer.ddp.find_unused_parameters = true;
-        zero2.trainer.ddp.gradient_as_bucket_view = true;
+        zero2.trainer.ddp.gradient_as_bucket_view = false;   // the default is on
         zero2.trainer.ddp.timeout_s = 60;   // the process group's: it applies
         QVERIFY(validate(zero2, withC10d, &warnings).empty());
         const std::string reason = "ZeRO-2 shards gradients itself; DDP's buckets are not used";
