@@ -44,7 +44,7 @@ OptimizerKernel resolveOptimizerKernel(const OptimizerConfig& config) {
                           "unknown implementation '" + want + "'; use auto, fused, foreach or per_parameter");
     // Fused where the build has it; foreach otherwise: on CUDA a few launches for all parameters,
     // and on the CPU too it beats the loop (fewer temporaries: 1.06-2.3x on LibTorch 1.13,
-    // docs/benchmarks.md, optimizer kernels).
+    // docs/benchmarks/cpu.md, optimizer kernels).
     return compat::kFusedOptimizers ? OptimizerKernel::Fused : OptimizerKernel::Foreach;
 }
 
