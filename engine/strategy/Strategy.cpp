@@ -65,10 +65,8 @@ LoaderOptions Strategy::loaderOptions(const TrainerConfig& t, bool shuffle, uint
 }
 
 Batch Strategy::toDevice(const Batch& batch, bool pinned) const {
-    const torch::Device target = device();
-    Batch out = normalized(batch.map([&](const std::string&, const torch::Tensor& t) {
-        return t.device() == target ? t : t.to(torch::TensorOptions().device(target), pinned);
-    }));
+    // Fields already there (the loader's device batches) are not copied again.
+    Batch out = onDevice(batch, device(), pinned);
     if (!channels_last_) return out;
     // Images (float [B, C, H, W]) follow the weights' NHWC layout.
     return out.map([](const std::string&, const torch::Tensor& t) {
