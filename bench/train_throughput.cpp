@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     std::string data = hearth::kDefaultFashionMnistPath;
     int64_t batch = 64, threads = 2, epochs = 1, limit = 0, workers = 0, warmup = 50;
     uint64_t seed = 42;
-    bool pin_memory = false, on_device = false;
+    bool pin_memory = false, on_device = false, cuda_graph = false;
     app.add_option("--model", model, "mlp | cnn | distilbert | bert")
         ->check(CLI::IsMember({"mlp", "cnn", "distilbert", "bert"}));
     std::string text_csv, vocab;
@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
     app.add_flag("--pin-memory", pin_memory,
                  "pinned staging; on CUDA each next batch is copied on a copy stream during the step");
     app.add_flag("--on-device", on_device, "data.on_device: the training set held on the training device");
+    app.add_flag("--cuda-graph", cuda_graph, "trainer.cuda_graph=step: the optimizer step captured and replayed");
     app.add_option("--precision", precision)->check(CLI::IsMember({"32-true", "16-mixed", "bf16-mixed"}));
     app.add_option("--accelerator", accelerator)->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     app.add_option("--warmup-batches", warmup,
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
     config.trainer.num_workers = workers;
     config.trainer.pin_memory = pin_memory;
     config.data.on_device = on_device;
+    config.trainer.cuda_graph = cuda_graph ? "step" : "off";
     config.trainer.precision = precision;
     config.trainer.accelerator = accelerator;
     config.trainer.log_every_n_steps = std::max<int64_t>(warmup, 1);
@@ -186,6 +188,7 @@ int main(int argc, char** argv) {
     out["workers"] = workers;
     out["pin_memory"] = pin_memory;
     out["on_device"] = on_device;
+    out["cuda_graph"] = cuda_graph;
     out["epochs"] = epochs;
     out["warmup_batches"] = warmup;
     out["train_samples"] = sink.started.train_size;

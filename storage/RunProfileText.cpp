@@ -60,7 +60,7 @@ std::string memoryText(const MemoryBreakdown& m) {
     const auto parts = memoryParts(m);
     for (const auto& p : parts) total += p.value;
     for (const auto& p : parts) {
-        if (p.key == "reserved_unused" && p.value == 0.0) continue;
+        if ((p.key == "reserved_unused" || p.key == "cuda_graph") && p.value == 0.0) continue;
         t.addRow({p.label, formatBytes(static_cast<int64_t>(p.value)), percent(p.value, total)});
     }
     t.addRow({"Peak (measured)", formatBytes(m.peak_bytes), "-"});

@@ -213,6 +213,11 @@ ALTER TABLE runs ADD COLUMN tflops REAL;
 ALTER TABLE runs ADD COLUMN mfu REAL;
 )sql";
 
+// v7: the memory a captured training step's CUDA graph holds (0: none; older runs).
+constexpr const char* kV7 = R"sql(
+ALTER TABLE run_memory ADD COLUMN cuda_graph_bytes INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -274,6 +279,7 @@ const std::vector<Migration>& migrations() {
         {4, "step-time and memory breakdowns, NVML device statistics", kV4},
         {5, "stop reasons (early stopping)", kV5},
         {6, "achieved TFLOP/s and MFU", kV6},
+        {7, "CUDA graph memory", kV7},
     };
     return list;
 }

@@ -286,6 +286,14 @@ std::vector<ConfigKey> buildSchema() {
                       "cnn: NHWC memory layout (faster convolutions on tensor cores).",
                       HEARTH_FIELD(trainer.channels_last)).toggle()
                     .noEffect(cnnRule));
+    s.push_back(Entry("trainer.cuda_graph", T::String, "Speed", "CUDA graph",
+                      "CUDA: step captures one whole optimizer step (forward, backward, every accumulation "
+                      "micro-batch, unscale, clipping, the fused optimizer) as a CUDA graph after a few eager "
+                      "warm-up steps, then replays it: one launch instead of hundreds. Needs fixed batch shapes, "
+                      "one device and a fused optimizer; a batch of another shape (the epoch's last) runs eagerly.",
+                      HEARTH_FIELD(trainer.cuda_graph))
+                    .choices({"off", "step"}).toggle()
+                    .noEffect(cudaRule));
     s.push_back(Entry("trainer.checkpoint.monitor", T::String, "Optimization", "Keep best by",
                       "The validation metric that picks the best checkpoint (tested at the end).",
                       HEARTH_FIELD(trainer.checkpoint.monitor)).choices({"val_acc", "val_loss"}));

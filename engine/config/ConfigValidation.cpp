@@ -178,6 +178,35 @@ void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, C
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }
 
+// trainer.cuda_graph=step: what a captured step needs, each refusal naming the key to change.
+void checkCudaGraph(const ExperimentConfig& cfg, const DeviceCapabilities& caps, Checker& c) {
+    const TrainerConfig t = resolveTrainer(cfg.trainer, caps);
+    if (t.cuda_graph != "step") return;
+    if (!caps.cuda_graphs) {
+        c.fail("trainer.cuda_graph", "step needs a CUDA build of Hearth on LibTorch 2.4 or newer (graphs replay on a "
+                                     "GPU, with the fused optimizer kernels); this build cannot capture: use off");
+        return;
+    }
+    if (!trainsOnCuda(t, caps) || !caps.cuda_available) {
+        c.fail("trainer.cuda_graph", "step needs a CUDA device and this run trains on the CPU; use off");
+        return;
+    }
+    if (t.strategy != "auto")
+        c.fail("trainer.cuda_graph", "step captures one device's step; " + t.strategy +
+                                         " reduces gradients from autograd hooks on the host, which a graph cannot "
+                                         "replay: use trainer.strategy=auto with one device, or off");
+    const OptimizerConfig& o = cfg.optimizer;
+    if (o.name == "adagrad")
+        c.fail("optimizer.name", "adagrad has no fused kernel, and trainer.cuda_graph=step needs one (its step "
+                                 "count and learning rate live on the device); use adam, adamw or sgd");
+    else if (o.implementation != "auto" && o.implementation != "fused")
+        c.fail("optimizer.implementation", o.implementation + " keeps step counts on the host, which "
+                                           "trainer.cuda_graph=step cannot replay; use auto or fused");
+    if (isTextKind(cfg.data.kind) && cfg.data.padding != "max_length")
+        c.fail("data.padding", cfg.data.padding + " gives every batch its own length and a captured step replays "
+                               "one shape: use max_length with trainer.cuda_graph=step");
+}
+
 // Keys set away from their default that do nothing with the rest of the config: one warning per
 // key, from its ConfigKey::no_effect rule (the rule the form disables the key by). A key that
 // validation refuses already has its message.
@@ -219,6 +248,7 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
     checkOptimizer(config.optimizer, caps, c);
     checkTrainer(config, c);
     checkHardware(config.trainer, caps, c);
+    checkCudaGraph(config, caps, c);
     if (warnings) warnNoEffect(config, caps, issues, *warnings);
     return issues;
 }

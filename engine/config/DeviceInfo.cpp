@@ -146,6 +146,9 @@ DeviceCapabilities probeDeviceCapabilities() {
     caps.cpu_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     caps.cpu_fp16_autocast = compat::kCpuFp16Autocast;
     caps.fused_optimizers = compat::kFusedOptimizers;
+#ifdef HEARTH_WITH_CUDA
+    caps.cuda_graphs = compat::kFusedOptimizers;  // a captured step needs the fused, capturable kernels
+#endif
 #ifdef HEARTH_WITH_C10D
     caps.distributed = true;
 #endif

@@ -134,6 +134,7 @@ struct TrainerConfig {
     bool cudnn_benchmark = false;
     bool tf32 = false;
     bool channels_last = false;
+    std::string cuda_graph = "off";                   // off | step: capture the optimizer step as one CUDA graph
     CheckpointConfig checkpoint;
     EarlyStoppingConfig early_stopping;
     SafetyCheckpointConfig safety_checkpoint;
@@ -174,6 +175,7 @@ struct DeviceCapabilities {
     bool cuda_bf16 = false;
     bool cpu_fp16_autocast = false;   // LibTorch >= 2.x only
     bool fused_optimizers = false;    // LibTorch >= 2.4: fused Adam/AdamW/SGD kernels on CPU and CUDA
+    bool cuda_graphs = false;         // a CUDA build on LibTorch >= 2.4 (capture and replay of a step)
     bool distributed = false;         // c10d (Gloo or NCCL) compiled in
     std::vector<std::string> cuda_device_names;
     std::vector<int64_t> cuda_device_memory;  // total bytes per CUDA device

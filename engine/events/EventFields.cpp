@@ -36,6 +36,7 @@ auto memoryRows() {
         field<Path..., &MemoryBreakdown::optimizer_state_bytes>("optimizer_state_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::activations_bytes>("activations_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::reserved_unused_bytes>("reserved_unused_bytes").withUnit("bytes"),
+        field<Path..., &MemoryBreakdown::cuda_graph_bytes>("cuda_graph_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::other_bytes>("other_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::peak_bytes>("peak_bytes").withUnit("bytes"),
     };

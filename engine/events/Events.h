@@ -180,6 +180,7 @@ struct MemoryBreakdown {
     int64_t optimizer_state_bytes = 0;
     int64_t activations_bytes = 0;
     int64_t reserved_unused_bytes = 0;
+    int64_t cuda_graph_bytes = 0;    // the captured step's private pool (trainer.cuda_graph=step), out of the reserve
     int64_t other_bytes = 0;
     int64_t peak_bytes = 0;          // allocated peak (GPU) or peak RSS (CPU)
 };

@@ -55,6 +55,7 @@ std::vector<ProfilePart> memoryParts(const MemoryBreakdown& m) {
         // CUDA: the caching allocator's reserve; host: peak RSS beyond the counted tensors.
         {"reserved_unused", m.device.rfind("cuda", 0) == 0 ? "Reserved, unused" : "Heap beyond tensors",
          static_cast<double>(m.reserved_unused_bytes)},
+        {"cuda_graph", "CUDA graph pool", static_cast<double>(m.cuda_graph_bytes)},
         {"other", "Other", static_cast<double>(m.other_bytes)},
     };
 }

@@ -78,6 +78,26 @@ public:
 
     bool stepsScaled() const final { return kernel_ == OptimizerKernel::Fused; }
 
+    bool keepLearningRateOnDevice() final {
+        if (kernel_ != OptimizerKernel::Fused) return false;
+        device_lr_.clear();
+        for (auto& group : this->param_groups()) {
+            const auto& params = group.params();
+            const torch::Device device = params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+            device_lr_.push_back(torch::full({}, group.options().get_lr(),
+                                             torch::TensorOptions().dtype(torch::kFloat32).device(device)));
+        }
+        return true;
+    }
+
+    // fill_ from a host number: a kernel launch, no sync (never inside a capture: the schedule sets
+    // the rate between steps).
+    void learningRateChanged() final {
+        auto& groups = this->param_groups();
+        for (size_t g = 0; g < device_lr_.size() && g < groups.size(); ++g)
+            device_lr_[g].fill_(groups[g].options().get_lr());
+    }
+
     void stepScaled(const Tensor& grad_scale, const Tensor& found_inf) final {
         TORCH_CHECK(kernel_ == OptimizerKernel::Fused, "stepScaled needs the fused kernel");
         run(grad_scale.defined() ? OptTensor(grad_scale) : std::nullopt, found_inf);
@@ -87,7 +107,11 @@ protected:
     // One step over every parameter with a gradient: grad_scale and found_inf only for Fused.
     virtual void run(const OptTensor& grad_scale, const OptTensor& found_inf) = 0;
 
+    // Group g's learning rate on the device, when kept there (fused only); else none.
+    OptTensor deviceLr(size_t g) const { return g < device_lr_.size() ? OptTensor(device_lr_[g]) : std::nullopt; }
+
     const OptimizerKernel kernel_;
+    std::vector<Tensor> device_lr_;  // float32 scalars, one per param group (keepLearningRateOnDevice)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +161,9 @@ private:
 
     void run(const OptTensor& grad_scale, const OptTensor& found_inf) override {
         torch::NoGradGuard no_grad;
-        for (auto& group : this->param_groups()) {
+        auto& groups = this->param_groups();
+        for (size_t g = 0; g < groups.size(); ++g) {
+            auto& group = groups[g];
             auto& o = static_cast<Options&>(group.options());
             std::vector<Item> items;
             for (const auto& p : group.params()) {
@@ -147,7 +173,7 @@ private:
             }
             for (auto& bucket : byDeviceAndDtype(std::move(items))) {
                 if (this->kernel_ == OptimizerKernel::Fused) {
-                    fused(bucket, o, grad_scale, found_inf);
+                    fused(bucket, o, this->deviceLr(g), grad_scale, found_inf);
                 } else {
                     foreach(bucket, o);
                 }
@@ -155,7 +181,7 @@ private:
         }
     }
 
-    void fused(const std::vector<Item>& items, const Options& o, const OptTensor& grad_scale,
+    void fused(const std::vector<Item>& items, const Options& o, const OptTensor& lr, const OptTensor& grad_scale,
                const OptTensor& found_inf) {
 #if HEARTH_TORCH_VERSION >= 204
         const auto params = column(items, [](const Item& i) { return i.param; });
@@ -176,12 +202,20 @@ private:
         }
         at::_foreach_add_(steps, 1);
         const auto [beta1, beta2] = o.betas();
-        if constexpr (kDecoupled) {
-            at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, o.lr(), beta1, beta2,
-                              o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, grad_scale, found_inf);
+        // The same kernel either way; a device learning rate is read at each launch (or replay).
+        auto step = [&](const auto& rate) {
+            if constexpr (kDecoupled) {
+                at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, rate, beta1, beta2,
+                                  o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, grad_scale, found_inf);
+            } else {
+                at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, rate, beta1, beta2,
+                                 o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, grad_scale, found_inf);
+            }
+        };
+        if (lr) {
+            step(*lr);
         } else {
-            at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, o.lr(), beta1, beta2,
-                             o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, grad_scale, found_inf);
+            step(o.lr());
         }
         if (found_inf) {
             // A skipped step does not count (as PyTorch's _fused_adam).
@@ -191,6 +225,7 @@ private:
 #else
         (void)items;
         (void)o;
+        (void)lr;
         (void)grad_scale;
         (void)found_inf;
         TORCH_CHECK(false, "this LibTorch has no fused Adam kernel");
@@ -272,7 +307,9 @@ private:
 
     void run(const OptTensor& grad_scale, const OptTensor& found_inf) override {
         torch::NoGradGuard no_grad;
-        for (auto& group : param_groups()) {
+        auto& groups = param_groups();
+        for (size_t g = 0; g < groups.size(); ++g) {
+            auto& group = groups[g];
             auto& o = static_cast<torch::optim::SGDOptions&>(group.options());
             TORCH_CHECK(o.dampening() == 0.0, "the multi-tensor SGD takes no dampening");
             std::vector<Item> items;
@@ -283,7 +320,7 @@ private:
             }
             for (auto& bucket : byDeviceAndDtype(std::move(items))) {
                 if (kernel_ == OptimizerKernel::Fused) {
-                    fused(bucket, o, grad_scale, found_inf);
+                    fused(bucket, o, deviceLr(g), grad_scale, found_inf);
                 } else {
                     foreach(bucket, o);
                 }
@@ -291,8 +328,8 @@ private:
         }
     }
 
-    void fused(std::vector<Item>& items, const torch::optim::SGDOptions& o, const OptTensor& grad_scale,
-               const OptTensor& found_inf) {
+    void fused(std::vector<Item>& items, const torch::optim::SGDOptions& o, const OptTensor& lr,
+               const OptTensor& grad_scale, const OptTensor& found_inf) {
 #if HEARTH_TORCH_VERSION >= 204
         const auto params = column(items, [](const Item& i) { return i.param; });
         const auto grads = column(items, [](const Item& i) { return i.grad; });
@@ -310,11 +347,18 @@ private:
                 buffers.push_back(i.state->momentum_buffer());
             }
         }
-        at::_fused_sgd_(params, grads, buffers, o.weight_decay(), o.momentum(), o.lr(), o.dampening(), o.nesterov(),
-                        /*maximize=*/false, /*is_first_step=*/first_step && !buffers.empty(), grad_scale, found_inf);
+        const bool is_first_step = first_step && !buffers.empty();
+        if (lr) {
+            at::_fused_sgd_(params, grads, buffers, o.weight_decay(), o.momentum(), *lr, o.dampening(), o.nesterov(),
+                            /*maximize=*/false, is_first_step, grad_scale, found_inf);
+        } else {
+            at::_fused_sgd_(params, grads, buffers, o.weight_decay(), o.momentum(), o.lr(), o.dampening(),
+                            o.nesterov(), /*maximize=*/false, is_first_step, grad_scale, found_inf);
+        }
 #else
         (void)items;
         (void)o;
+        (void)lr;
         (void)grad_scale;
         (void)found_inf;
         TORCH_CHECK(false, "this LibTorch has no fused SGD kernel");

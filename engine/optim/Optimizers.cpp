@@ -123,10 +123,16 @@ double currentLearningRate(torch::optim::Optimizer& optimizer) {
     return optimizer.param_groups().front().options().get_lr();
 }
 
+bool keepLearningRateOnDevice(torch::optim::Optimizer& optimizer) {
+    ScalerAwareOptimizer* fused = scalerAware(optimizer);
+    return fused && fused->keepLearningRateOnDevice();
+}
+
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
     for (auto& group : optimizer.param_groups()) {
         group.options().set_lr(lr);
     }
+    if (ScalerAwareOptimizer* fused = scalerAware(optimizer)) fused->learningRateChanged();
 }
 
 }  // namespace hearth

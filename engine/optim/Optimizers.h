@@ -37,6 +37,11 @@ public:
     // One step with the gradients still multiplied by grad_scale (undefined: already unscaled);
     // where found_inf (float [1], 0 or 1) is 1 nothing changes, step counts included.
     virtual void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) = 0;
+    // From now on the kernel reads each group's learning rate from a float32 tensor on the device
+    // (what a captured step needs: a replay reads the value of the moment). setLearningRate writes
+    // it there too. False, changing nothing, where the kernel cannot (foreach).
+    virtual bool keepLearningRateOnDevice() = 0;
+    virtual void learningRateChanged() = 0;  // the groups' options changed: the device copies follow
 };
 
 // `optimizer` as a ScalerAwareOptimizer when its kernel takes the scaler, else null.
@@ -47,6 +52,8 @@ ScalerAwareOptimizer* scalerAware(torch::optim::Optimizer& optimizer);
 // unknown name.
 std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& config,
                                                          const std::vector<torch::Tensor>& parameters);
+// keepLearningRateOnDevice for any optimizer: false unless its kernel is fused.
+bool keepLearningRateOnDevice(torch::optim::Optimizer& optimizer);
 double currentLearningRate(torch::optim::Optimizer& optimizer);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 

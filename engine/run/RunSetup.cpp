@@ -224,6 +224,13 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     e["trainer.channels_last"] = !t.channels_last         ? "off"
                                  : trainer.strategyInUse().channelsLast() ? "on (NHWC weights and inputs)"
                                                           : "off (model has no convolutions)";
+    e["trainer.cuda_graph"] =
+        trainer.capturedStep()
+            ? "step (after " + std::to_string(kCaptureWarmupSteps) + " eager warm-up steps one optimizer step of " + std::to_string(t.accumulate_grad_batches) +
+                  " micro-batch(es) is captured as a CUDA graph and replayed; a batch of another shape, such as the "
+                  "epoch's last smaller one, runs eagerly; no step-time breakdown: one launch has no parts to time)"
+        : cpu ? "off"
+              : "off (each step launches its kernels one by one)";
     e["trainer.log_every_n_steps"] = std::to_string(t.log_every_n_steps) + " optimizer steps";
     e["trainer.checkpoint"] = t.checkpoint.monitor + " (" + t.checkpoint.mode + ") -> " +
                               (checkpoint_path.empty() ? "in memory only" : checkpoint_path);

@@ -63,6 +63,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.num_nodes = 1;
     current.trainer.strategy = "auto";
     current.data.on_device = false;
+    current.trainer.cuda_graph = "off";
     // Text: the baseline pads every sample to data.max_length, as the seed study effectively ran.
     const bool text = isTextKind(base.data.kind);
     if (text) {
@@ -142,6 +143,13 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
                  " and normalised there");
     }
 
+    // The whole optimizer step as one CUDA graph: one launch instead of hundreds (fixed shapes; text
+    // pads per batch above, so it is not captured here).
+    if (on_cuda && caps.cuda_graphs && !text && current.optimizer.name != "adagrad") {
+        current.trainer.cuda_graph = "step";
+        rung("cuda graph", "+ CUDA graph", "the optimizer step captured once as a CUDA graph and replayed");
+    }
+
     if (options.target_batch) {
         const int64_t target = *options.target_batch;
         const int64_t micro = base.trainer.batch_size;
@@ -160,6 +168,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         const int64_t n = caps.cuda_device_count;
         current.trainer.devices = n;
         current.trainer.strategy = "ddp";
+        current.trainer.cuda_graph = "off";  // the reducer's hooks cannot be replayed
         current.name = steps.back().config.name + " + ddp";
         steps.push_back({"+ DDP on " + std::to_string(n) + " devices",
                          std::to_string(n) + " processes (NCCL), " + std::to_string(current.trainer.batch_size) +

@@ -89,6 +89,19 @@ void clipShardedGradNorm(const std::vector<torch::Tensor>& grads, double max_nor
     }
 }
 
+// clip_grad_norm_ (L2) as LibTorch's, op for op, without its closing read of the norm to the host:
+// the coefficient stays on the device (no sync; a captured step can clip).
+void clipGradNorm(const std::vector<torch::Tensor>& grads, double max_norm) {
+    if (grads.empty()) return;
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> norms;
+    norms.reserve(grads.size());
+    for (const auto& g : grads) norms.push_back(g.norm(2));
+    const torch::Tensor total = norms.size() == 1 ? norms.front() : torch::stack(norms).norm(2);
+    const torch::Tensor coefficient = (max_norm / (total + 1e-6)).clamp_max(1.0);
+    for (const auto& g : grads) g.mul_(coefficient);
+}
+
 }  // namespace
 
 void Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val,
@@ -102,15 +115,7 @@ void Precision::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<
         if (sum_across_ranks) {
             clipShardedGradNorm(gradientsOf(optimizer), *clip_val, sum_across_ranks);
         } else {
-            std::vector<torch::Tensor> params;
-            for (auto& group : optimizer.param_groups()) {
-                for (auto& p : group.params()) {
-                    if (p.grad().defined()) {
-                        params.push_back(p);
-                    }
-                }
-            }
-            torch::nn::utils::clip_grad_norm_(params, *clip_val);
+            clipGradNorm(gradientsOf(optimizer), *clip_val);
         }
     }
     if (!scaler_) {

@@ -109,9 +109,19 @@ bool Strategy::watchLoss(const torch::Tensor& loss, int64_t step) {
     }
     // On an accelerator: recorded on the device without a sync.
     torch::NoGradGuard no_grad;
-    const auto bad = torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
-    first_bad_step_.masked_fill_(bad, step);
+    first_bad_step_.masked_fill_(firstNonFinite(loss), step);
     return false;
+}
+
+torch::Tensor Strategy::firstNonFinite(const torch::Tensor& loss) const {
+    return torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
+}
+
+void Strategy::watchLossOnDevice(const torch::Tensor& loss, const torch::Tensor& step) {
+    if (precision_->scalesLoss()) return;
+    torch::NoGradGuard no_grad;
+    // where(), not masked_fill_ with a tensor value (which reads the value on the host).
+    first_bad_step_.copy_(torch::where(firstNonFinite(loss), step, first_bad_step_));
 }
 
 int64_t Strategy::firstNonFiniteStep() {

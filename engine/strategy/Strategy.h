@@ -92,6 +92,9 @@ public:
     // whose GradScaler skips such steps by design.
     virtual bool watchLoss(const torch::Tensor& loss, int64_t step);
     virtual int64_t firstNonFiniteStep();  // 0 when every watched loss was finite
+    // watchLoss inside a captured step: `step` (int64 [1] on the device) holds the optimizer step's
+    // number, written before each replay. Never a sync.
+    void watchLossOnDevice(const torch::Tensor& loss, const torch::Tensor& step);
 
     // Checkpoint files, readable by every rank. Called on every rank at the same point: `path` is
     // where this rank writes (empty: nowhere; only rank 0 writes). Strategies that shard the
@@ -105,6 +108,8 @@ protected:
     bool channels_last_ = false;
     bool grads_to_none_ = true;
     torch::Tensor first_bad_step_;  // int64 [1] on the device, 0 until a non-finite loss
+    // Where this loss is the first non-finite one (bool [1] on the device).
+    torch::Tensor firstNonFinite(const torch::Tensor& loss) const;
 };
 
 // One device: cpu, or cuda:N.

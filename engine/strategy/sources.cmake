@@ -4,3 +4,6 @@ target_sources(hearth_engine PRIVATE
   strategy/Precision.cpp
   strategy/CheckpointFile.cpp
   strategy/Strategy.cpp)
+if(HEARTH_WITH_CUDA)
+  target_sources(hearth_engine PRIVATE strategy/CudaGraphStep.cpp)   # trainer.cuda_graph=step
+endif()

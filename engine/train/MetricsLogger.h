@@ -32,6 +32,13 @@ public:
     void add(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
         meter_.add(loss, predicted, targets);
     }
+    // add() in two halves, for a captured step: the device sums (recorded once, replayed) and the
+    // host count of each micro-batch it ran. start() creates the sums before a capture.
+    void accumulate(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
+        meter_.accumulate(loss, predicted, targets);
+    }
+    void count(int64_t samples) { meter_.count(samples); }
+    void start(const torch::Device& device) { meter_.start(device); }
     void addWait(double ms) { wait_ms_ += ms; }
     // The model FLOPs of this rank's micro-batch (ModelFlops.h), and the device's dense peak in
     // FLOP/s for MFU (0: unknown).

@@ -28,20 +28,28 @@ struct MeterTotals {
 class RunningMeter final {
 public:
     // loss: the batch's mean loss; predicted and targets: classes [B]. A handful of device ops,
-    // no sync.
+    // no sync: accumulate() then count().
     void add(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
+        accumulate(loss, predicted, targets);
+        count(targets.size(0));
+    }
+    // The device half of add(): in place into sums that live as long as the meter (a captured
+    // step adds into them at every replay). Create them with start() before capturing.
+    void accumulate(const torch::Tensor& loss, const torch::Tensor& predicted, const torch::Tensor& targets) {
         torch::NoGradGuard no_grad;
-        const int64_t n = targets.size(0);
-        const auto correct = predicted.eq(targets).sum();
-        if (!loss_sum_.defined()) {
-            loss_sum_ = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
-            correct_ = correct;
-        } else {
-            loss_sum_.add_(loss.detach(), static_cast<double>(n));
-            correct_.add_(correct);
-        }
+        start(loss.device());
+        loss_sum_.add_(loss.detach(), static_cast<double>(targets.size(0)));
+        correct_.add_(predicted.eq(targets).sum());
+    }
+    // The host half: one micro-batch of n samples.
+    void count(int64_t n) {
         samples_ += n;
         batches_ += 1;
+    }
+    void start(const torch::Device& device) {
+        if (loss_sum_.defined()) return;
+        loss_sum_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+        correct_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
     }
     bool empty() const { return samples_ == 0; }
     int64_t samples() const { return samples_; }
@@ -56,7 +64,15 @@ public:
         t.batches = batches_;
         return t;
     }
-    void reset() { *this = RunningMeter(); }
+    // Zeroes the sums in place (no sync; they stay where a captured step adds).
+    void reset() {
+        if (loss_sum_.defined()) {
+            loss_sum_.zero_();
+            correct_.zero_();
+        }
+        samples_ = 0;
+        batches_ = 0;
+    }
 
 private:
     torch::Tensor loss_sum_;  // float64 scalar on the device

@@ -1,5 +1,7 @@
 #include "engine/train/Trainer.h"
 
+#include "engine/config/ByteSize.h"
+#include "engine/optim/Optimizers.h"
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
@@ -54,14 +56,44 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
                                                        optimizerStepsPerEpoch() * t.max_epochs);
     progress_.loop.lr = config_.optimizer.lr;
     metrics_.setPeakFlops(parts.peak_flops);
-    // The step-time breakdown, unless a caller brought its own profiler.
-    if (!profiler_) {
+    if (t.cuda_graph == "step") setUpCapture();
+    // The step-time breakdown, unless a caller brought its own profiler. A captured step is one
+    // launch: it has no parts to time.
+    if (!profiler_ && !captured_) {
         step_profiler_ = makeStepProfiler(t.profile_every_n_steps, *strategy_);
         profiler_ = step_profiler_.get();
     }
 }
 
 Trainer::~Trainer() = default;
+
+// The monitor's breakdown; a captured step's graph pool is reserved memory the caching allocator
+// keeps for the replays: shown as its own part, out of the reserved-unused share.
+void Trainer::recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) {
+    peak_memory_bytes_ = peak_bytes;
+    memory_ = breakdown;
+    if (captured_ && !memory_.device.empty()) {
+        memory_.cuda_graph_bytes = std::min(captured_->poolBytes(), memory_.reserved_unused_bytes);
+        memory_.reserved_unused_bytes -= memory_.cuda_graph_bytes;
+    }
+}
+
+// trainer.cuda_graph=step (validate() refuses what cannot work; this names it for callers that
+// did not validate).
+void Trainer::setUpCapture() {
+#ifdef HEARTH_WITH_CUDA
+    const torch::Device device = strategy_->device();
+    if (!device.is_cuda() || strategy_->worldSize() > 1)
+        throw ConfigError("trainer.cuda_graph", "step needs one CUDA device and trainer.strategy=auto");
+    if (!keepLearningRateOnDevice(*optimizer_))
+        throw ConfigError("optimizer.implementation", "trainer.cuda_graph=step needs the fused optimizer kernels");
+    captured_ = makeCudaGraphStep(device);
+    step_number_ = torch::zeros({1}, torch::TensorOptions().dtype(torch::kInt64).device(device));
+    metrics_.start(device);
+#else
+    throw ConfigError("trainer.cuda_graph", "step needs a CUDA build of Hearth; this one has no CUDA");
+#endif
+}
 
 int64_t Trainer::optimizerStepsPerEpoch() const {
     return (batchesPerEpoch() + groupSize() - 1) / groupSize();
@@ -239,6 +271,7 @@ bool Trainer::trainEpoch(int64_t first_batch) {
 void Trainer::endStoppedEpoch() {
     // A stop between the micro-batches of one accumulation group drops the partial gradients:
     // stepping on them would use a loss divided by the full group size.
+    pending_.clear();  // a captured step's waiting batches: nothing computed yet
     if (progress_.loop.batch_in_epoch % groupSize() != 0) {
         strategy_->zeroGrad(*optimizer_);
         log(LogLine::Level::Info, "stopped inside an accumulation group: its partial gradients were dropped");
@@ -256,22 +289,88 @@ void Trainer::trainMicroBatch(const Batch& batch) {
     const int64_t group_size = std::min(k, batchesPerEpoch() - group_start);
     if (micro == group_start) loop.lr = schedule_->apply(*optimizer_, loop.global_step, loop.epoch);
     const bool closes_group = micro + 1 == group_start + group_size;
+    // A captured step takes the whole group at once.
+    if (captured_) {
+        pending_.push_back(batch);
+    } else {
+        runMicroBatch(batch, group_size, closes_group);
+    }
+    ++loop.batch_in_epoch;
+    ++loop.micro_batches;
+    if (!closes_group) return;
+    if (captured_) {
+        stepCapturedGroup(group_size);
+    } else {
+        stepOptimizer(group_size);
+    }
+}
+
+// One micro-batch eagerly: forward, backward, the callbacks around them, the NaN watch.
+void Trainer::runMicroBatch(const Batch& batch, int64_t group_size, bool closes_group) {
     const torch::Tensor loss = step().microBatch(batch, group_size, closes_group, metrics_, [this](Section ended) {
         if (ended == Section::Forward) forEachCallback([this](Callback& c) { c.onForwardEnd(*this); });
     });
     if (closes_group) forEachCallback([this](Callback& c) { c.onBeforeOptimizerStep(*this); });
-    if (strategy_->watchLoss(loss, loop.global_step + 1)) failOnNonFiniteLoss();
-    ++loop.batch_in_epoch;
-    ++loop.micro_batches;
-    if (closes_group) stepOptimizer(group_size);
+    if (strategy_->watchLoss(loss, progress_.loop.global_step + 1)) failOnNonFiniteLoss();
 }
 
 // Closes an accumulation group: the optimizer step, and the step metrics when they are due.
 void Trainer::stepOptimizer(int64_t group_size) {
     step().optimizerStep(*optimizer_, config_.trainer.gradient_clip_val);
+    endOptimizerStep(group_size);
+}
+
+void Trainer::endOptimizerStep(int64_t group_size) {
     ++progress_.loop.global_step;
     if (profiler_) profiler_->endGroup(group_size);
     if (progress_.loop.global_step % std::max<int64_t>(config_.trainer.log_every_n_steps, 1) == 0) emitStepMetrics();
+}
+
+// trainer.cuda_graph=step: a group of the captured shape (every full group) runs through the
+// captured step (warm-up, capture, then replays); any other (the epoch's last, smaller batch or
+// group) runs eagerly, micro-batch by micro-batch.
+void Trainer::stepCapturedGroup(int64_t group_size) {
+    std::vector<Batch> group = std::move(pending_);
+    pending_.clear();
+    const std::optional<double> clip = config_.trainer.gradient_clip_val;
+    // Only full batches are captured (a resumed epoch may start at its last, smaller one).
+    const bool full = std::all_of(group.begin(), group.end(),
+                                  [this](const Batch& b) { return b.size() == config_.trainer.batch_size; });
+    if (group_size != groupSize() || !full || !captured_->fits(group)) {
+        if (!logged_eager_group_) {
+            logged_eager_group_ = true;
+            log(LogLine::Level::Info, "trainer.cuda_graph: a group of " + std::to_string(group.size()) +
+                                          " micro-batch(es) of " + std::to_string(group.front().size()) +
+                                          " samples ran eagerly (the captured step replays full groups of " +
+                                          std::to_string(groupSize()) + " x " +
+                                          std::to_string(config_.trainer.batch_size) +
+                                          "; an epoch's last, smaller batch or group runs as usual)");
+        }
+        for (size_t j = 0; j < group.size(); ++j) runMicroBatch(group[j], group_size, j + 1 == group.size());
+        stepOptimizer(group_size);
+        return;
+    }
+    const int64_t number = progress_.loop.global_step + 1;
+    step_number_.fill_(number);
+    const auto mode = captured_->run(group, [this, clip](const std::vector<Batch>& batches, bool capturing) {
+        TrainingStep body(*strategy_, *model_, *task_);
+        const auto n = static_cast<int64_t>(batches.size());
+        for (int64_t j = 0; j < n; ++j) {
+            const torch::Tensor loss =
+                body.computeMicroBatch(batches[static_cast<size_t>(j)], n, j + 1 == n, metrics_, [this, capturing](Section ended) {
+                    if (!capturing && ended == Section::Forward) forEachCallback([this](Callback& c) { c.onForwardEnd(*this); });
+                });
+            strategy_->watchLossOnDevice(loss, step_number_);
+        }
+        if (!capturing) forEachCallback([this](Callback& c) { c.onBeforeOptimizerStep(*this); });
+        body.optimizerStep(*optimizer_, clip);
+    });
+    for (const Batch& b : group) metrics_.count(b.size());
+    if (mode == CapturedStep::Mode::Captured)
+        log(LogLine::Level::Info, "captured the training step as a CUDA graph at optimizer step " + std::to_string(number) +
+                                      " (its memory pool: " + formatBytes(captured_->poolBytes()) +
+                                      "); later steps replay it");
+    endOptimizerStep(group_size);
 }
 
 void Trainer::failOnNonFiniteLoss() {

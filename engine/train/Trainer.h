@@ -17,6 +17,7 @@
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/strategy/CapturedStep.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/train/Callback.h"
 #include "engine/train/Evaluation.h"
@@ -88,6 +89,8 @@ public:
     // step, or without a monitoring callback: defaultTrainerParts adds DeviceStatsMonitor).
     const MemoryBreakdown& memoryBreakdown() const { return memory_; }
     int64_t peakMemoryBytes() const { return peak_memory_bytes_; }
+    // The captured step (trainer.cuda_graph=step), null when steps run eagerly.
+    const CapturedStep* capturedStep() const { return captured_.get(); }
 
 private:
     // TrainerContext
@@ -105,10 +108,7 @@ private:
     }
     bool canSaveState() const override;
     bool saveState(const std::string& path) override;
-    void recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) override {
-        peak_memory_bytes_ = peak_bytes;
-        memory_ = breakdown;
-    }
+    void recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) override;
     TrainingState captureState() const;
     void applyResume();
 
@@ -116,7 +116,11 @@ private:
     bool runEpoch(FitResult& result, int64_t first_batch);
     bool trainEpoch(int64_t first_batch);
     void trainMicroBatch(const Batch& batch);
+    void runMicroBatch(const Batch& batch, int64_t group_size, bool closes_group);
+    void setUpCapture();
     void stepOptimizer(int64_t group_size);
+    void stepCapturedGroup(int64_t group_size);
+    void endOptimizerStep(int64_t group_size);
     TrainingStep step() { return TrainingStep(*strategy_, *model_, *task_, profiler_); }
     void endStoppedEpoch();
     void emitStepMetrics();
@@ -158,6 +162,13 @@ private:
 
     // Resume: the state read by resumeFrom, applied when fit() starts.
     std::optional<TrainingState> resume_;
+
+    // trainer.cuda_graph=step: the captured step, the group's device batches waiting for it, and
+    // the optimizer step's number on the device (the captured NaN watch reads it).
+    std::unique_ptr<CapturedStep> captured_;
+    std::vector<Batch> pending_;
+    torch::Tensor step_number_;
+    bool logged_eager_group_ = false;  // the run log said once why a group ran eagerly
 };
 
 }  // namespace hearth

@@ -41,12 +41,19 @@ LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy&
 
 torch::Tensor TrainingStep::microBatch(const Batch& batch, int64_t group_size, bool closes_group,
                                        MetricsLogger& metrics, const std::function<void(Section)>& after_phase) {
+    torch::Tensor loss = computeMicroBatch(batch, group_size, closes_group, metrics, after_phase);
+    metrics.count(batch.size());
+    return loss;
+}
+
+torch::Tensor TrainingStep::computeMicroBatch(const Batch& batch, int64_t group_size, bool closes_group,
+                                              MetricsLogger& metrics, const std::function<void(Section)>& after_phase) {
     torch::Tensor loss;
     {
         ScopedSection section(profiler_, Section::Forward);
         const torch::Tensor output = strategy_.forward(model_, batch);
         loss = task_.loss(output, batch);
-        metrics.add(loss, task_.predict(output.detach()), task_.targets(batch));
+        metrics.accumulate(loss, task_.predict(output.detach()), task_.targets(batch));
     }
     if (after_phase) after_phase(Section::Forward);
     {

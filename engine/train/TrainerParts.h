@@ -54,6 +54,10 @@ public:
     // Returns the micro-batch's loss (undivided).
     torch::Tensor microBatch(const Batch& batch, int64_t group_size, bool closes_group, MetricsLogger& metrics,
                              const std::function<void(Section)>& after_phase = {});
+    // microBatch's device work alone: the running metrics summed on the device, the micro-batch
+    // not counted (what a captured step records; its runner counts each replay's micro-batches).
+    torch::Tensor computeMicroBatch(const Batch& batch, int64_t group_size, bool closes_group,
+                                    MetricsLogger& metrics, const std::function<void(Section)>& after_phase = {});
     // The strategy's optimizer step (a step skipped for the loss scaler is counted by the precision).
     void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val);
 

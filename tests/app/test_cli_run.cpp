@@ -393,6 +393,18 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("bf16-mixed"), qPrintable(r.out));
     }
 
+    // trainer.cuda_graph=step without a GPU (every CI machine): refused before anything runs,
+    // naming the key and why, whichever build this is.
+    void cudaGraphWithoutCudaExits2NamingTheKey() {
+        if (QFile::exists("/dev/nvidiactl")) QSKIP("this machine has a GPU: the capture itself is tested in test_cuda");
+        const CliResult r = cli({"run", "--set", "trainer.cuda_graph=step", "--set", "name=graph-cpu"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("trainer.cuda_graph") &&
+                     (r.out.contains("needs a CUDA build") || r.out.contains("trains on the CPU")),
+                 qPrintable(r.out));
+        QVERIFY(!r.out.contains("terminate called"));
+    }
+
     // 16-mixed on CPU: LibTorch 1.13 has no float16 CPU autocast, so validation refuses it before
     // anything runs; 2.x trains with it (autocast to float16 and the GradScaler's CPU kernels).
     void sixteenMixedOnCpuFollowsWhatLibTorchSupports() {

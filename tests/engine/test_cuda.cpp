@@ -10,6 +10,7 @@
 #include "engine/data/Loader.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/run/RunController.h"
+#include "engine/strategy/CapturedStep.h"
 #include "engine/strategy/GradScaler.h"
 #include "engine/strategy/Precision.h"
 #include "engine/train/Trainer.h"
@@ -112,6 +113,48 @@ std::shared_ptr<ClassifierImpl> mlpOn(torch::Device device, int64_t hidden) {
     auto model = createModel(mc, ModelInput{{8}, 3});
     model->to(device);
     return model;
+}
+
+// Runs `c` eagerly and with trainer.cuda_graph=step (2 epochs, deterministic, logged at every
+// step) and compares them step by step.
+void compareCapturedWithEager(ExperimentConfig c, const QString& what) {
+    c.trainer.accelerator = "cuda";
+    c.trainer.max_epochs = 2;
+    c.trainer.num_workers = 0;
+    c.trainer.log_every_n_steps = 1;
+    c.trainer.deterministic = true;
+    c.trainer.cudnn_benchmark = false;
+    std::atomic<bool> stop{false};
+    RecordingSink eager_sink, graph_sink;
+    c.trainer.cuda_graph = "off";
+    const auto eager = runExperiment(c, RunOptions{}, eager_sink, stop);
+    c.trainer.cuda_graph = "step";
+    const auto graphed = runExperiment(c, RunOptions{}, graph_sink, stop);
+    QVERIFY2(eager.status == RunStatus::Completed, qPrintable(what + ": " + eager.message.c_str()));
+    QVERIFY2(graphed.status == RunStatus::Completed, qPrintable(what + ": " + graphed.message.c_str()));
+    const auto logs = graph_sink.all<LogLine>();
+    QVERIFY2(std::any_of(logs.begin(), logs.end(),
+                         [](const LogLine& l) { return l.text.find("captured the training step") == 0; }),
+             qPrintable(what + ": no capture logged"));
+    const auto effective = graph_sink.all<RunStarted>().at(0).effective;
+    QVERIFY2(effective.at("trainer.cuda_graph").find("step (") == 0, effective.at("trainer.cuda_graph").c_str());
+    const auto a = eager_sink.all<StepMetrics>();
+    const auto b = graph_sink.all<StepMetrics>();
+    QCOMPARE(b.size(), a.size());
+    QVERIFY(a.size() > static_cast<size_t>(2 * (kCaptureWarmupSteps + 2)));
+    for (size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(b[i].global_step, a[i].global_step);
+        QVERIFY2(std::abs(b[i].loss - a[i].loss) <= 1e-5 * std::max(1.0, std::abs(a[i].loss)),
+                 qPrintable(QString("%1, step %2: captured loss %3, eager %4")
+                                .arg(what).arg(a[i].global_step).arg(b[i].loss, 0, 'g', 10).arg(a[i].loss, 0, 'g', 10)));
+        QCOMPARE(b[i].lr, a[i].lr);
+        QCOMPARE(b[i].skipped_steps, a[i].skipped_steps);
+    }
+    const auto fa = eager_sink.all<RunFinished>().at(0);
+    const auto fb = graph_sink.all<RunFinished>().at(0);
+    QVERIFY2(std::abs(fb.test_loss - fa.test_loss) <= 1e-5 * std::max(1.0, fa.test_loss),
+             qPrintable(QString("%1: test loss %2 vs %3").arg(what).arg(fb.test_loss).arg(fa.test_loss)));
+    QCOMPARE(fb.test_accuracy, fa.test_accuracy);
 }
 
 }  // namespace
@@ -452,6 +495,77 @@ private Q_SLOTS:
         }
 #endif
     }
+
+    // trainer.cuda_graph=step: K captured steps equal K eager steps, in deterministic mode, logged
+    // at every step, with the epoch's last smaller batch (run eagerly). The blob MLP (dropout 0.1,
+    // AdamW, cosine schedule) in each precision, alone and with 2-batch accumulation and clipping;
+    // the Fashion-MNIST CNN (BatchNorm, dropout) in bf16-mixed. The step losses, learning rates and
+    // test results agree to float32 rounding; eager dropout draws new masks at every step, so a
+    // replay that reused one mask would part from the eager losses at once.
+    void capturedStepsEqualEagerSteps() {
+        HEARTH_NEEDS_CUDA();
+        QTemporaryDir dir;
+        const std::string csv = writeBlobCsv(dir.filePath("blobs.csv").toStdString(), 1100);
+        for (const std::string precision : {"32-true", "bf16-mixed", "16-mixed"}) {
+            for (const bool accumulate_and_clip : {false, true}) {
+                auto c = blobCsvConfig(csv);
+                c.trainer.precision = precision;
+                c.trainer.batch_size = 32;  // 660 training samples: 20 full batches and one of 20
+                c.optimizer.name = "adamw";
+                c.scheduler.name = "cosine";
+                if (accumulate_and_clip) {
+                    c.trainer.accumulate_grad_batches = 2;
+                    c.trainer.gradient_clip_val = 0.5;
+                }
+                compareCapturedWithEager(c, QString("mlp %1%2").arg(precision.c_str(),
+                                                                    accumulate_and_clip ? " accumulate+clip" : ""));
+            }
+        }
+        ExperimentConfig cnn;  // the default experiment: Fashion-MNIST, cnn, AdamW
+        cnn.data.limit = 1000;
+        cnn.trainer.precision = "bf16-mixed";
+        compareCapturedWithEager(cnn, "cnn bf16-mixed");
+    }
+
+#ifdef HEARTH_WITH_CUDA
+    // The graph's dropout draws a new mask at every replay (the CUDA generator is registered with
+    // the graph and advanced by each replay), and a replay reads the static inputs of its step.
+    void capturedDropoutDrawsNewMasksAtEveryReplay() {
+        HEARTH_NEEDS_CUDA();
+        const torch::Device dev(torch::kCUDA, 0);
+        auto step = makeCudaGraphStep(dev, /*warmup_steps=*/1);
+        const torch::Tensor out = torch::zeros({4096}, torch::TensorOptions().device(dev));
+        const CapturedStep::Body body = [&out](const std::vector<Batch>& batches, bool) {
+            out.copy_(torch::dropout(batches[0].input(), 0.5, /*train=*/true));
+        };
+        std::vector<torch::Tensor> masks;
+        std::vector<CapturedStep::Mode> modes;
+        for (int i = 0; i < 4; ++i) {
+            const std::vector<Batch> group{Batch(torch::full({4096}, double(i + 1), torch::TensorOptions().device(dev)),
+                                                 torch::zeros({4096}, torch::dtype(torch::kInt64).device(dev)),
+                                                 torch::arange(4096))};
+            QVERIFY(step->fits(group));
+            modes.push_back(step->run(group, body));
+            masks.push_back(out.ne(0).cpu());
+            // Kept values are input * 2: the replay read this step's input.
+            QCOMPARE(out.max().item<double>(), 2.0 * (i + 1));
+        }
+        QVERIFY(modes[0] == CapturedStep::Mode::Warmup);
+        QVERIFY(modes[1] == CapturedStep::Mode::Captured);
+        QVERIFY(modes[2] == CapturedStep::Mode::Replayed && modes[3] == CapturedStep::Mode::Replayed);
+        QVERIFY(step->captured());
+        QVERIFY(step->poolBytes() > 0);
+        QVERIFY(!torch::equal(masks[1], masks[2]));
+        QVERIFY(!torch::equal(masks[2], masks[3]));
+        const double kept = masks[3].to(torch::kFloat64).mean().item<double>();
+        QVERIFY2(kept > 0.45 && kept < 0.55, qPrintable(QString::number(kept)));
+        // Another shape does not fit the captured one.
+        const std::vector<Batch> smaller{Batch(torch::ones({100}, torch::TensorOptions().device(dev)),
+                                               torch::zeros({100}, torch::dtype(torch::kInt64).device(dev)),
+                                               torch::arange(100))};
+        QVERIFY(!step->fits(smaller));
+    }
+#endif
 
     // A whole experiment on the GPU: 16-mixed, pinned memory, workers; it learns, and the run
     // reports the device and its memory.

@@ -486,6 +486,45 @@ private Q_SLOTS:
         QVERIFY(!hasIssue(warnings, "data.on_device", ""));
     }
 
+    // trainer.cuda_graph=step: refused, naming the key and the reason, where it cannot capture (no
+    // CUDA build or device, a distributed strategy, an optimizer without a fused kernel, per-batch
+    // padding); accepted on a CUDA build with one GPU.
+    void cudaGraphNeedsOneGpuAFusedOptimizerAndFixedShapes() {
+        DeviceCapabilities graphs = oneGpu();
+        graphs.fused_optimizers = true;
+        graphs.cuda_graphs = true;
+        graphs.distributed = true;
+        ExperimentConfig c;
+        c.trainer.cuda_graph = "step";
+        QVERIFY2(validate(c, graphs).empty(), issuesText(validate(c, graphs)).c_str());
+        QVERIFY(hasIssue(validate(c, cpuOnly()), "trainer.cuda_graph", "needs a CUDA build of Hearth"));
+        QVERIFY(hasIssue(validate(c, oneGpu()), "trainer.cuda_graph", "needs a CUDA build of Hearth"));
+        ExperimentConfig cpu = c;
+        cpu.trainer.accelerator = "cpu";
+        QVERIFY(hasIssue(validate(cpu, graphs), "trainer.cuda_graph", "this run trains on the CPU"));
+        ExperimentConfig ddp = c;
+        ddp.trainer.strategy = "ddp";
+        QVERIFY(hasIssue(validate(ddp, graphs), "trainer.cuda_graph", "ddp reduces gradients from autograd hooks"));
+        ExperimentConfig adagrad = c;
+        adagrad.optimizer.name = "adagrad";
+        QVERIFY(hasIssue(validate(adagrad, graphs), "optimizer.name", "adagrad has no fused kernel"));
+        ExperimentConfig foreach = c;
+        foreach.optimizer.implementation = "foreach";
+        QVERIFY(hasIssue(validate(foreach, graphs), "optimizer.implementation", "use auto or fused"));
+        ExperimentConfig text = c;
+        text.data.kind = "wordnet";
+        text.model.name = "distilbert";
+        text.data.padding = "longest";
+        QVERIFY(hasIssue(validate(text, graphs), "data.padding", "use max_length"));
+        text.data.padding = "max_length";
+        QVERIFY(!hasIssue(validate(text, graphs), "data.padding", ""));
+        QVERIFY(!hasIssue(validate(text, graphs), "trainer.cuda_graph", ""));
+        // On the CPU the key does nothing, and off is never refused.
+        std::vector<ConfigIssue> warnings;
+        c.trainer.cuda_graph = "off";
+        QVERIFY(validate(c, cpuOnly(), &warnings).empty());
+    }
+
     void configKeysListsEveryLeaf() {
         const auto keys = configKeys();
         QVERIFY(std::find(keys.begin(), keys.end(), "trainer.checkpoint.monitor") != keys.end());

@@ -65,10 +65,13 @@ double maxDiff(const std::vector<torch::Tensor>& a, const std::vector<torch::Ten
 }
 
 // K steps of `config` (its kernel) with the learning rate decayed each step, as a schedule does.
+// device_lr: the fused kernel reads the rate from a device tensor that setLearningRate writes (a
+// captured step's way).
 std::vector<torch::Tensor> train(const OptimizerConfig& config, torch::ScalarType dtype, int steps = 12,
-                                 torch::Device device = torch::kCPU) {
+                                 torch::Device device = torch::kCPU, bool device_lr = false) {
     auto ps = makeParams(dtype, device);
     auto opt = createOptimizer(config, ps);
+    if (device_lr && !keepLearningRateOnDevice(*opt)) return {};
     for (int s = 0; s < steps; ++s) {
         setGrads(ps, s);
         setLearningRate(*opt, config.lr * std::pow(0.9, s));
@@ -228,6 +231,24 @@ private Q_SLOTS:
         const auto fused = scaledRun(withKernel(c, OptimizerKernel::Fused), 4, 0);
         QCOMPARE(fused.skipped, int64_t{1});
         QVERIFY(maxDiff(fused.params, reference.params) <= 2e-6);
+    }
+
+    // The learning rate kept on the device (what trainer.cuda_graph=step uses) follows the
+    // schedule: the fused kernels give the per-parameter loop's result with a rate changed at every
+    // step. The foreach kernels cannot take it, and say so.
+    void aLearningRateOnTheDeviceFollowsTheSchedule() {
+        if (!compat::kFusedOptimizers) QSKIP("this LibTorch has no fused kernels");
+        for (const auto& base : cases()) {
+            const auto reference = train(withKernel(base, OptimizerKernel::PerParameter), torch::kFloat32);
+            const auto fused = train(withKernel(base, OptimizerKernel::Fused), torch::kFloat32, 12, torch::kCPU, true);
+            QVERIFY2(!fused.empty(), qPrintable(label(base)));
+            const double d = maxDiff(fused, reference);
+            QVERIFY2(d <= 2e-6, qPrintable(QString("%1: max difference %2").arg(label(base)).arg(d)));
+            // A rate that stayed at its first value would not give the scheduled result.
+            const auto constant = train(withKernel(base, OptimizerKernel::Fused), torch::kFloat32, 1);
+            QVERIFY(maxDiff(fused, constant) > 1e-4);
+            QVERIFY(train(withKernel(base, OptimizerKernel::Foreach), torch::kFloat32, 1, torch::kCPU, true).empty());
+        }
     }
 
     // Saved mid-run by a multi-tensor kernel, continued by another: the same result as one run.

@@ -105,6 +105,33 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(steps[4].label), QString("+ data on device"));
     }
 
+    // A CUDA build on a GPU captures the step as a CUDA graph after the data rungs (images and
+    // tables); the DDP rung turns it off again (the reducer's hooks cannot be replayed).
+    void cudaGraphRungFollowsTheDataRungs() {
+        DeviceCapabilities caps;
+        caps.cuda_available = true;
+        caps.cuda_device_count = 2;
+        caps.cuda_bf16 = true;
+        caps.distributed = true;
+        caps.fused_optimizers = true;
+        caps.cuda_graphs = true;
+        const auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
+        QCOMPARE(steps.size(), size_t(9));
+        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ data on device"));
+        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ CUDA graph"));
+        QCOMPARE(QString::fromStdString(steps[7].config.trainer.cuda_graph), QString("step"));
+        for (size_t i = 0; i < 7; ++i) QCOMPARE(QString::fromStdString(steps[i].config.trainer.cuda_graph), QString("off"));
+        QCOMPARE(QString::fromStdString(steps[8].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[8].config.trainer.cuda_graph), QString("off"));
+        for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
+        // Text pads each batch to its own length on these rungs: no graph rung.
+        ExperimentConfig text;
+        text.data.kind = "wordnet";
+        text.data.tokenizer = "vocab.txt";
+        text.model.name = "distilbert";
+        for (const auto& s : buildTechniqueLadder(text, caps)) QVERIFY(s.config.trainer.cuda_graph == "off");
+    }
+
     void textLadderAddsDynamicPaddingThenBucketing() {
         ExperimentConfig base;
         base.data.kind = "wordnet";

@@ -57,7 +57,7 @@
     data_wait: '#e15759', host_to_device: '#f28e2b', forward: '#4e79a7', backward: '#76b7b2',
     comm_wait: '#b07aa1', optimizer: '#59a14f', sync: '#edc948', other: '#bab0ac',
     parameters: '#4e79a7', gradients: '#f28e2b', optimizer_state: '#59a14f', activations: '#e15759',
-    reserved_unused: '#bab0ac', other_memory: '#9c755f'
+    reserved_unused: '#bab0ac', cuda_graph: '#d37295', other_memory: '#9c755f'
   };
   H.bytes = function (b) {
     var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
