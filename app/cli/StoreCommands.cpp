@@ -2,6 +2,7 @@
 
 #include "ReportSamples.h"
 
+#include "engine/run/ModelExport.h"
 #include "storage/ProcessIdentity.h"
 #include "storage/RunReport.h"
 #include "storage/RunStore.h"
@@ -181,6 +182,26 @@ void exportComparison(StoreCommandContext& context, const Options& o, const RunS
     writeReport(context, o, report::comparisonPageHtml(page), what);
 }
 
+// The run's TorchScript module with its best checkpoint's weights.
+void exportScriptedModel(StoreCommandContext& context, const Options& o, RunStore& store, int64_t id) {
+    if (o.out_path == "-") throw CommandError{kExitBadArguments, "--format torchscript writes a file; give one with --out FILE.pt."};
+    const auto summary = store.run(id);
+    if (!summary) throw CommandError{kExitBadArguments, "run #" + std::to_string(id) + " has no stored config"};
+    std::string checkpoint;
+    for (const auto& artifact : store.artifacts(id))
+        if (artifact.kind == "checkpoint") checkpoint = artifact.path;
+    if (checkpoint.empty())
+        throw CommandError{kExitBadArguments, "run #" + std::to_string(id) +
+                                                  " has no checkpoint (it stopped before its first validation)"};
+    try {
+        exportTorchScript(configFromJson(summary->config_json), checkpoint, o.out_path);
+    } catch (const ConfigError& e) {
+        throw CommandError{kExitBadArguments, e.what()};
+    }
+    *context.out << "Exported run #" << id << " as TorchScript to " << o.out_path
+                 << " (load it with torch.jit.load)\n";
+}
+
 void exportRun(StoreCommandContext& context, const Options& o) {
     const auto store = openStore(context);
     if (o.sweep > 0 || o.runs.size() > 1) {
@@ -201,6 +222,10 @@ void exportRun(StoreCommandContext& context, const Options& o) {
         *context.out << "Exported run #" << id << " for TensorBoard to " << written.run_dir << " (" << written.step_points
                      << " steps, " << written.epoch_points << " epochs, " << written.hparams
                      << " hyperparameters)\nView it with: tensorboard --logdir " << o.out_path << "\n";
+        return;
+    }
+    if (o.format == "torchscript") {
+        exportScriptedModel(context, o, *store, id);
         return;
     }
     if (o.format == "html" || o.format == "pdf") {
@@ -306,9 +331,11 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
     exporter->add_option("--baseline", o->baseline, "Comparisons: the run speedups are measured against (default: the first)");
     exporter->add_option("--format", o->format,
                          "html (a self-contained report with interactive charts) | pdf (that report printed by a "
-                         "headless Chromium) | csv (Lightning metrics.csv layout) | json | md | tensorboard")
+                         "headless Chromium) | csv (Lightning metrics.csv layout) | json | md | tensorboard | "
+                         "torchscript (a TorchScript model's run: its module with the best checkpoint's weights, "
+                         "for torch.jit.load)")
         ->required()
-        ->check(CLI::IsMember({"html", "pdf", "csv", "json", "md", "tensorboard"}));
+        ->check(CLI::IsMember({"html", "pdf", "csv", "json", "md", "tensorboard", "torchscript"}));
     exporter->add_option("--out", o->out_path,
                          "Output file ('-' for standard output, not for pdf); for tensorboard a directory, where the run "
                          "becomes the subdirectory <id>-<name>")

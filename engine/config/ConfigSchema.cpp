@@ -128,8 +128,15 @@ std::vector<ConfigKey> buildSchema() {
                       HEARTH_FIELD(data.augment.horizontal_flip)));
     s.push_back(Entry("model.name", T::String, "Model", "Architecture",
                       "cnn: convolution blocks for images; mlp: fully connected layers for any input; distilbert, "
-                      "bert: transformer encoders for text (from model.pretrained or new).",
-                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert"}));
+                      "bert: transformer encoders for text (from model.pretrained or new); torchscript: your own "
+                      "model, defined in PyTorch and saved with torch.jit.save (model.path).",
+                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert", "torchscript"}));
+    s.push_back(Entry("model.path", T::String, "Model", "TorchScript file",
+                      "torchscript: the module file, saved in PyTorch with torch.jit.save(torch.jit.script(model), "
+                      "'model.pt') (or torch.jit.trace). Its forward takes one tensor (images or table rows) or, "
+                      "for text, input_ids and attention_mask, and returns logits [batch, classes].",
+                      HEARTH_FIELD(model.path)).nullable("none").widget(ConfigWidget::Path)
+                    .noEffect(torchscriptRule));
     s.push_back(Entry("model.hidden", T::IntList, "Model", "Hidden widths",
                       "mlp: widths of the hidden layers, e.g. 256, 128.", HEARTH_FIELD(model.hidden)).atLeast(1).atMost(1 << 16)
                     .noEffect(mlpRule));

@@ -98,11 +98,20 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
     checkAugment(cfg, c);
     checkOnDevice(cfg, c);
     const ModelConfig& m = cfg.model;
-    if (isTransformer(m.name)) {
+    if (m.name == "torchscript") {
+        if (!m.path || m.path->empty())
+            c.fail("model.path", "model.name=torchscript needs the module file: a model saved in PyTorch with "
+                                 "torch.jit.save(torch.jit.script(model), 'model.pt')");
+        if (m.gradient_checkpointing)
+            c.fail("model.gradient_checkpointing", "applies to the built-in models (their blocks); a TorchScript "
+                                                   "model runs its forward as it was written");
+        if (m.inplace_activations)
+            c.fail("model.inplace_activations", "applies to cnn and mlp; a TorchScript model runs as it was written");
+    } else if (isTransformer(m.name)) {
         checkTransformer(cfg, c);
     } else if (isTextKind(cfg.data.kind)) {
         c.fail("model.name", m.name + " cannot read text (data.kind is " + cfg.data.kind +
-                                 "); use distilbert or bert");
+                                 "); use distilbert, bert or a torchscript model");
     }
     if (m.inplace_activations && isTransformer(m.name))
         c.fail("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU has no "

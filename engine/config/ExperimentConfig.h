@@ -43,7 +43,8 @@ inline bool isTextKind(const std::string& kind) {
 }
 
 struct ModelConfig {
-    std::string name = "cnn";                         // mlp | cnn | distilbert | bert
+    std::string name = "cnn";                         // mlp | cnn | distilbert | bert | torchscript
+    std::optional<std::string> path;                  // torchscript: the module file (torch.jit.save)
     std::vector<int64_t> hidden = {256, 128};         // mlp: hidden layer widths
     std::vector<int64_t> channels = {32, 64};         // cnn: conv block widths
     double dropout = 0.25;

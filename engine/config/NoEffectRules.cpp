@@ -71,10 +71,15 @@ std::string newTransformerRule(const ExperimentConfig& c, const Caps&) {
         return "only a new distilbert or bert is built to these sizes (model.name is " + c.model.name + ")";
     return c.model.pretrained ? "a pretrained model's sizes come from its config.json" : "";
 }
+std::string torchscriptRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "torchscript" ? "" : "only model.name=torchscript reads a module file";
+}
 std::string inplaceRule(const ExperimentConfig& c, const Caps&) {
+    if (c.model.name == "torchscript") return "a TorchScript model runs as it was written";
     return isTransformerName(c.model.name) ? "a transformer's GELU has no in-place form" : "";
 }
 std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
+    if (c.model.name == "torchscript") return "a TorchScript model keeps the dropout it was written with";
     return isTransformerName(c.model.name) && c.model.pretrained
                ? "a pretrained transformer keeps its config.json's dropout"
                : "";

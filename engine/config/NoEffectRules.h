@@ -21,6 +21,7 @@ std::string finalLrRule(const ExperimentConfig& c, const DeviceCapabilities& cap
 std::string mlpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string cnnRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string pretrainedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string torchscriptRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string newTransformerRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string inplaceRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string dropoutRule(const ExperimentConfig& c, const DeviceCapabilities& caps);

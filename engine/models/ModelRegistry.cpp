@@ -5,6 +5,7 @@
 #include "engine/models/Cnn.h"
 #include "engine/models/HfCheckpoint.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/TorchScriptModel.h"
 #include "engine/models/Transformer.h"
 
 #include <map>
@@ -99,9 +100,20 @@ std::shared_ptr<ClassifierImpl> makeTransformer(const ModelConfig& config, const
     return model.ptr();
 }
 
+std::shared_ptr<ClassifierImpl> makeTorchScript(const ModelConfig& config, const ModelInput& input) {
+    if (!config.path || config.path->empty())
+        throw ConfigError("model.path", "model.name=torchscript needs the module file (torch.jit.save)");
+    if (config.gradient_checkpointing)
+        throw ConfigError("model.gradient_checkpointing", "applies to the built-in models, not a TorchScript one");
+    return loadTorchScriptClassifier(*config.path, input);
+}
+
 const std::map<std::string, ModelFactory>& registry() {
-    static const std::map<std::string, ModelFactory> factories = {
-        {"cnn", makeCnn}, {"mlp", makeMlp}, {"distilbert", makeTransformer}, {"bert", makeTransformer}};
+    static const std::map<std::string, ModelFactory> factories = {{"cnn", makeCnn},
+                                                                  {"mlp", makeMlp},
+                                                                  {"distilbert", makeTransformer},
+                                                                  {"bert", makeTransformer},
+                                                                  {"torchscript", makeTorchScript}};
     return factories;
 }
 
@@ -131,7 +143,7 @@ std::shared_ptr<ClassifierImpl> createModel(const ModelConfig& config, const Mod
     if (config.dropout < 0.0 || config.dropout >= 1.0) {
         throw ConfigError("model.dropout", "must be in [0, 1), got " + std::to_string(config.dropout));
     }
-    if (config.inplace_activations && (config.name == "distilbert" || config.name == "bert"))
+    if (config.inplace_activations && config.name != "cnn" && config.name != "mlp")
         throw ConfigError("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU "
                                                        "has no in-place form");
     auto model = it->second(config, input);

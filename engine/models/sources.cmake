@@ -9,4 +9,5 @@ target_sources(hearth_engine PRIVATE
   models/TransformerSpec.cpp
   models/Transformer.cpp
   models/ActivationCheckpoint.cpp
-  models/HfCheckpoint.cpp)
+  models/HfCheckpoint.cpp
+  models/TorchScriptModel.cpp)

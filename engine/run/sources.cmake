@@ -8,5 +8,6 @@ target_sources(hearth_engine PRIVATE
   run/RunController.cpp
   run/TechniqueLadder.cpp
   run/TextPredictor.cpp
+  run/ModelExport.cpp
   run/Finders.cpp
   run/FinderSteps.cpp)

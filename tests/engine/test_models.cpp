@@ -90,7 +90,7 @@ private Q_SLOTS:
             QCOMPARE(QString::fromStdString(e.key()), QString("model.name"));
             QVERIFY(QString(e.what()).contains("mlp"));
         }
-        QCOMPARE(modelNames(), (std::vector<std::string>{"bert", "cnn", "distilbert", "mlp"}));
+        QCOMPARE(modelNames(), (std::vector<std::string>{"bert", "cnn", "distilbert", "mlp", "torchscript"}));
     }
 
     void summaryListsEveryLeafWithItsParameters() {

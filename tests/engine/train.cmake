@@ -34,3 +34,4 @@ target_compile_definitions(test_device_stats PRIVATE FAKE_NVML_PATH="$<TARGET_FI
                            FAKE_NVML_NOPOWER_PATH="$<TARGET_FILE:fake_nvml_nopower>")
 add_dependencies(test_device_stats fake_nvml fake_nvml_nopower)
 hearth_add_test(NAME test_profiling SOURCES test_profiling.cpp TrainTestSupport.h TORCH LABELS engine train)
+hearth_add_test(NAME test_torchscript SOURCES test_torchscript.cpp TORCH LABELS engine train models)
