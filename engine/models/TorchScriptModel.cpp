@@ -71,8 +71,8 @@ torch::jit::Module loadTorchScriptModule(const std::string& path) {
     }
 }
 
-TorchScriptClassifierImpl::TorchScriptClassifierImpl(torch::jit::Module module, std::string path)
-    : module_(std::move(module)), path_(std::move(path)) {
+TorchScriptClassifierImpl::TorchScriptClassifierImpl(const torch::jit::Module& module, std::string path)
+    : module_(module), path_(std::move(path)) {
     // The same tensors, registered here: parameters keep requires_grad as saved (a frozen layer
     // stays frozen); buffers (BatchNorm's running statistics) move and save with the model.
     for (const auto& p : module_.named_parameters(/*recurse=*/true)) {

@@ -19,7 +19,7 @@ namespace hearth {
 
 class TorchScriptClassifierImpl final : public ClassifierImpl {
 public:
-    TorchScriptClassifierImpl(torch::jit::Module module, std::string path);
+    TorchScriptClassifierImpl(const torch::jit::Module& module, std::string path);  // a handle: not copied
 
     torch::Tensor forward(torch::Tensor x) override;
     torch::Tensor forwardBatch(const Batch& batch) override;

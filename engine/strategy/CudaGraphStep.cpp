@@ -153,8 +153,8 @@ private:
     torch::Device device_;
     c10::cuda::CUDAStream side_;
     int64_t warmup_left_;
-    std::vector<Batch> slots_;
-    std::unique_ptr<at::cuda::CUDAGraph> graph_;
+    std::vector<Batch> slots_{};
+    std::unique_ptr<at::cuda::CUDAGraph> graph_{};
     int64_t pool_bytes_ = 0;
 };
 
