@@ -149,9 +149,13 @@ std::shared_ptr<ClassifierImpl> loadTorchScriptClassifier(const std::string& pat
         model->eval();
         try {
             if (text) {
+                // The tokenizer's highest id in one row: an embedding smaller than the vocabulary
+                // fails here, not in the middle of the first epoch.
                 const int64_t length = std::max<int64_t>(input.max_length, 2);
                 Batch batch;
-                batch.set("input_ids", torch::full({2, length}, input.pad_id, torch::kInt64));
+                auto ids = torch::full({2, length}, input.pad_id, torch::kInt64);
+                ids[0].fill_(input.vocab_size - 1);
+                batch.set("input_ids", ids);
                 batch.set("attention_mask", torch::ones({2, length}, torch::kInt64));
                 output = model->forwardBatch(batch);
             } else {
@@ -162,7 +166,12 @@ std::shared_ptr<ClassifierImpl> loadTorchScriptClassifier(const std::string& pat
         } catch (const std::exception& e) {
             // The interpreter's message is a TorchScript traceback; its last line says what failed.
             throw ConfigError("model.path", "its forward failed on a batch of this data (" + signature + "): " +
-                                                lastLine(e.what()));
+                                                lastLine(e.what()) +
+                                                (text ? " (token ids go up to " + std::to_string(input.vocab_size - 1) +
+                                                            " and samples have " + std::to_string(input.max_length) +
+                                                            " tokens: does the model's embedding hold the tokenizer's "
+                                                            "vocabulary and enough positions?)"
+                                                      : ""));
         }
         model->train();
     }

@@ -195,6 +195,26 @@ private Q_SLOTS:
 #endif
     }
 
+    // model.name=torchscript on text: a scripted classifier over the tokenizer's vocabulary trains
+    // and stores a run; one whose embedding is smaller than the vocabulary is refused before
+    // training (exit 2, naming model.path and the vocabulary), and the store keeps its runs.
+    void scriptedTextModelTrainsOrIsRefusedBeforeTraining() {
+        const QString csv = writeFile("scripted.csv", reviews(40));
+        const QString fixtures = QStringLiteral(HEARTH_FIXTURES_DIR "/torchscript/");
+        QStringList args = {"run", "--set", "data.kind=text_csv", "--set", "data.path=" + csv, "--set",
+                            "data.tokenizer=" + kVocab, "--set", "data.max_length=16", "--set", "model.name=torchscript",
+                            "--set", "trainer.max_epochs=2", "--set", "trainer.batch_size=8",
+                            "--set", "trainer.num_workers=0", "--set", "name=scripted-text"};
+        const CliResult good = cli(args + QStringList{"--set", "model.path=" + fixtures + "text_wordpiece.pt"});
+        QVERIFY2(good.exit_code == 0, qPrintable(good.out));
+        QVERIFY2(good.out.contains("weighted avg") && good.out.contains("TorchScript"), qPrintable(good.out));
+        const int before = storedRuns();
+        const CliResult small = cli(args + QStringList{"--set", "model.path=" + fixtures + "text.pt"});
+        QCOMPARE(small.exit_code, 2);
+        QVERIFY2(small.out.contains("model.path") && small.out.contains("token ids go up to 30521"), qPrintable(small.out));
+        QCOMPARE(storedRuns(), before);
+    }
+
     void textLongerThanMaxLengthIsTruncatedAndSaid() {
         QByteArray csv = "text,label\n";
         for (int i = 0; i < 30; ++i)
