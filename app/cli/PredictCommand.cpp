@@ -36,8 +36,7 @@ PredictModel fromRun(const StoreCommandContext& context, const std::string& run)
     PredictModel model;
     model.run_config = configFromJson(summary->config_json);
     model.class_names = started->class_names;
-    for (const auto& artifact : store.artifacts(id))
-        if (artifact.kind == "checkpoint") model.checkpoint = artifact.path;
+    model.checkpoint = bestCheckpointPath(store, id);
     if (model.checkpoint.empty())
         throw DataError("run #" + std::to_string(id) + " has no checkpoint (it stopped before its first validation)");
     return model;

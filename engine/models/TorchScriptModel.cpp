@@ -71,8 +71,7 @@ torch::jit::Module loadTorchScriptModule(const std::string& path) {
     }
 }
 
-TorchScriptClassifierImpl::TorchScriptClassifierImpl(const torch::jit::Module& module, std::string path)
-    : module_(module), path_(std::move(path)) {
+TorchScriptClassifierImpl::TorchScriptClassifierImpl(const torch::jit::Module& module) : module_(module) {
     // The same tensors, registered here: parameters keep requires_grad as saved (a frozen layer
     // stays frozen); buffers (BatchNorm's running statistics) move and save with the model.
     for (const auto& p : module_.named_parameters(/*recurse=*/true)) {
@@ -124,7 +123,7 @@ void TorchScriptClassifierImpl::saveScripted(const std::string& path) const {
 }
 
 std::shared_ptr<ClassifierImpl> loadTorchScriptClassifier(const std::string& path, const ModelInput& input) {
-    auto model = std::make_shared<TorchScriptClassifierImpl>(loadTorchScriptModule(path), path);
+    auto model = std::make_shared<TorchScriptClassifierImpl>(loadTorchScriptModule(path));
     int64_t trainable = 0, frozen = 0;
     for (const auto& p : model->parameters()) (p.requires_grad() ? trainable : frozen) += p.numel();
     if (trainable == 0)

@@ -19,7 +19,7 @@ namespace hearth {
 
 class TorchScriptClassifierImpl final : public ClassifierImpl {
 public:
-    TorchScriptClassifierImpl(const torch::jit::Module& module, std::string path);  // a handle: not copied
+    explicit TorchScriptClassifierImpl(const torch::jit::Module& module);  // a handle: not copied
 
     torch::Tensor forward(torch::Tensor x) override;
     torch::Tensor forwardBatch(const Batch& batch) override;
@@ -37,7 +37,6 @@ public:
 
 private:
     mutable torch::jit::Module module_;
-    std::string path_;
     std::vector<std::string> notes_;
 };
 TORCH_MODULE(TorchScriptClassifier);

@@ -10,7 +10,7 @@ void exportTorchScript(const ExperimentConfig& run_config, const std::string& ch
     if (m.name != "torchscript" || !m.path)
         throw ConfigError("--format", "torchscript exports a run of a TorchScript model (model.name=torchscript); "
                                       "this run trained " + m.name);
-    TorchScriptClassifier model(loadTorchScriptModule(*m.path), *m.path);
+    TorchScriptClassifier model(loadTorchScriptModule(*m.path));
     try {
         loadCheckpointFile(checkpoint, *model);
     } catch (const c10::Error& e) {

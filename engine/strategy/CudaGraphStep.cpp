@@ -115,7 +115,6 @@ private:
             for (size_t f = 0; f < from.size(); ++f) {
                 if (from[f].second.defined()) to[f].second.copy_(from[f].second, /*non_blocking=*/true);
             }
-            slots_[i].indices = group[i].indices;
         }
     }
 

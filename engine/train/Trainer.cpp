@@ -351,7 +351,7 @@ void Trainer::stepCapturedGroup(int64_t group_size) {
         return;
     }
     const int64_t number = progress_.loop.global_step + 1;
-    step_number_.fill_(number);
+    if (!strategy_->precision().scalesLoss()) step_number_.fill_(number);  // the NaN watch's (16-mixed: none)
     const auto mode = captured_->run(group, [this, clip](const std::vector<Batch>& batches, bool capturing) {
         TrainingStep body(*strategy_, *model_, *task_);
         const auto n = static_cast<int64_t>(batches.size());
