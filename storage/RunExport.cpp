@@ -2,6 +2,7 @@
 // report is storage/report/RunPage.h).
 #include "storage/RunReport.h"
 
+#include "engine/data/formats/CsvReader.h"
 #include "engine/events/FieldJson.h"
 #include "engine/events/RunJson.h"
 
@@ -131,12 +132,6 @@ json parsedOr(const std::string& text, const json& fallback) {
     return j.is_discarded() ? fallback : j;
 }
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
 
 void flattenConfig(const json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
     if (value.is_object()) {

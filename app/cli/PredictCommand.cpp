@@ -3,6 +3,7 @@
 #include "RunCommand.h"
 
 #include "engine/data/DataError.h"
+#include "engine/run/ImagePredictor.h"
 #include "engine/run/TextPredictor.h"
 #include "storage/RunStore.h"
 
@@ -16,6 +17,7 @@ struct PredictArgs {
     std::string run, model, tokenizer;
     PredictOptions options;
     std::optional<int64_t> max_length;
+    std::vector<std::string> images;
 };
 
 // The run's config, class names and best checkpoint.
@@ -52,6 +54,26 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
         } else {
             model.folder = args.model;
         }
+        if (args.images.empty() == args.options.input_csv.empty())
+            throw ConfigError("--input", "give either --input CSV (texts) or --images FILES/FOLDERS");
+        if (model.run_config && isImageKind(model.run_config->data.kind) && args.images.empty())
+            throw ConfigError("--images", "the run trained on images (" + model.run_config->data.kind +
+                                              "): give image files or folders with --images, not --input");
+        if (!args.images.empty()) {
+            ImagePredictOptions options;
+            options.inputs = args.images;
+            options.output_csv = args.options.output_csv;
+            options.batch_size = args.options.batch_size;
+            const PredictResult result = predictImages(model, options);
+            *context.out << "Predicted " << result.rows << " images on " << result.device << " in " << result.seconds
+                         << " s -> " << options.output_csv << "\n";
+            if (result.labelled > 0)
+                *context.out << "  accuracy on the " << result.labelled << " images in class folders: "
+                             << static_cast<double>(result.correct) / static_cast<double>(result.labelled) << "\n";
+            for (size_t c = 0; c < result.class_names.size(); ++c)
+                *context.out << "  " << result.class_names[c] << ": " << result.predicted_counts[c] << "\n";
+            return kExitOk;
+        }
         if (!args.tokenizer.empty()) args.options.tokenizer = args.tokenizer;
         args.options.max_length = args.max_length;
         const PredictResult result = predictTextCsv(model, args.options);
@@ -77,15 +99,20 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
 
 void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& exit_code) {
     auto args = std::make_shared<PredictArgs>();
-    auto* sub = app.add_subcommand("predict", "Classify the texts of a CSV with a trained run or a checkpoint folder");
+    auto* sub = app.add_subcommand("predict", "Classify the texts of a CSV, or image files and folders, with a trained "
+                                              "run (or texts with a checkpoint folder)");
     sub->add_option("--db", context.subcommand_db, "Run database (default: the app's --db or $HEARTH_DB)");
     sub->add_option("--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
     sub->add_option("--model", args->model, "A Hugging Face checkpoint folder with a classification head");
-    sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column")->required();
-    sub->add_option("--output", args->options.output_csv, "CSV to write: index, predicted, confidence, prob:<class>...")
+    sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column");
+    sub->add_option("--images", args->images,
+                    "Image files and folders (.jpg/.jpeg/.png; a folder of class subfolders is labelled) for a run "
+                    "trained on an image folder");
+    sub->add_option("--output", args->options.output_csv,
+                    "CSV to write: index (texts) or file (images), predicted, confidence, true (images), prob:<class>...")
         ->required();
     sub->add_option("--text-column", args->options.text_column, "The input's text column (default: text)");
-    sub->add_option("--batch-size", args->options.batch_size, "Texts per forward pass (default: 32)")
+    sub->add_option("--batch-size", args->options.batch_size, "Texts or images per forward pass (default: 32)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")
         ->check(CLI::Range(3, 8192));

@@ -4,6 +4,7 @@
 #include "engine/data/WordNetGlosses.h"
 #include "engine/data/formats/CsvReader.h"
 #include "engine/data/formats/IdxFile.h"
+#include "engine/data/images/ImageFolderScan.h"
 #include "engine/text/TextCsv.h"
 #include "storage/report/RunPage.h"
 
@@ -103,11 +104,13 @@ void addSampleContent(report::RunPage& page) {
             addTexts(page, readWordNetGlosses(file).texts, file);
         } else if (data.kind == "csv") {
             addTexts(page, csvRows(path), path);
+        } else if (data.kind == "image_folder") {
+            addImageFolderFiles(page, data.path, test);
         } else {
             page.samples_note = "The samples' data is not shown: this Hearth does not know data of kind '" + data.kind + "'.";
         }
     } catch (const std::exception& e) {
-        page.samples_note = std::string("The samples' ") + (data.kind == "idx" ? "images" : "texts") +
+        page.samples_note = std::string("The samples' ") + (isImageKind(data.kind) ? "images" : "texts") +
                             " are not shown: the run's data cannot be read here (" + e.what() + ").";
     }
 }

@@ -61,11 +61,13 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("data.kind", T::String, "Data", "Kind",
                       "idx: MNIST/Fashion-MNIST files in a folder; csv: a table with a label column; text_csv: a "
                       "text column and a label column (IMDB layout); wordnet: WordNet's noun glosses labelled "
-                      "with their 26 lexicographer classes.",
-                      HEARTH_FIELD(data.kind)).choices({"idx", "csv", "text_csv", "wordnet"}));
+                      "with their 26 lexicographer classes; image_folder: JPEG/PNG files, one subfolder per class "
+                      "(torchvision's ImageFolder layout, optionally under train/, val/ and test/).",
+                      HEARTH_FIELD(data.kind)).choices({"idx", "csv", "text_csv", "wordnet", "image_folder"}));
     s.push_back(Entry("data.path", T::String, "Data", "Source",
-                      "idx: the folder with the *-idx?-ubyte(.gz) files; csv, text_csv: the training file; wordnet: "
-                      "WordNet's data.noun (or its folder). Drop a folder or CSV file onto the window to set it.",
+                      "idx: the folder with the *-idx?-ubyte(.gz) files; image_folder: the folder of class subfolders; csv, "
+                      "text_csv: the training file; wordnet: WordNet's data.noun (or its folder). Drop a folder or "
+                      "CSV file onto the window to set it.",
                       HEARTH_FIELD(data.path))
                     .widget(ConfigWidget::DirectoryOrFile));
     s.push_back(Entry("data.val_path", T::String, "Data", "Validation file",
@@ -118,19 +120,41 @@ std::vector<ConfigKey> buildSchema() {
                       "Use only the first N training samples (validation and test scaled alike) for quick "
                       "experiments.", HEARTH_FIELD(data.limit)).nullable("all samples").zeroMeans("all samples")
                     .atLeast(1));
+    s.push_back(Entry("data.image_size", T::Int, "Data", "Image size",
+                      "image_folder: every image is resized (shorter side, antialiased) and centre-cropped to this "
+                      "square, in pixels (224 for ImageNet-style models).", HEARTH_FIELD(data.image_size))
+                    .atLeast(8).atMost(1024).noEffect(imageFolderRule));
+    s.push_back(Entry("data.on_bad_file", T::String, "Data", "Unreadable files",
+                      "image_folder: a file that is not a decodable JPEG or PNG. error: stop before training, naming "
+                      "it; skip: leave it out and list it in the run log (without the decoded cache, every image is "
+                      "decoded once before training to find them).", HEARTH_FIELD(data.on_bad_file))
+                    .choices({"error", "skip"}).noEffect(imageFolderRule));
+    s.push_back(Entry("data.cache_decoded", T::Bool, "Speed", "Decoded cache",
+                      "image_folder: decode every image once (on all cores) into a uint8 cache file, then read "
+                      "squares from it instead of decoding JPEG/PNG in the loader at every epoch. Rebuilt when the "
+                      "folder's files change; kept in HEARTH_CACHE_DIR (else ~/.cache/hearth)/images.",
+                      HEARTH_FIELD(data.cache_decoded)).toggle().noEffect(imageFolderRule));
     // Model
     s.push_back(Entry("data.augment.random_crop_padding", T::Int, "Data", "Random crop padding",
                       "Images: pad each training image by this many pixels, then crop a random window of the "
                       "original size (per sample, seeded, in the loader workers); 0: off.",
-                      HEARTH_FIELD(data.augment.random_crop_padding)).atLeast(0).atMost(64).zeroMeans("off"));
+                      HEARTH_FIELD(data.augment.random_crop_padding)).atLeast(0).atMost(64).zeroMeans("off")
+                    .noEffect(imageDataRule));
     s.push_back(Entry("data.augment.horizontal_flip", T::Bool, "Data", "Random horizontal flip",
                       "Images: mirror each training image left-right with probability 1/2.",
-                      HEARTH_FIELD(data.augment.horizontal_flip)));
+                      HEARTH_FIELD(data.augment.horizontal_flip)).noEffect(imageDataRule));
+    s.push_back(Entry("data.augment.random_resized_crop", T::Bool, "Data", "Random resized crop",
+                      "image_folder: torchvision's RandomResizedCrop on each training image: a random box of 8% to "
+                      "100% of the image's area and aspect 3/4 to 4/3, resized back to data.image_size (per sample, "
+                      "seeded, where the batch is built).", HEARTH_FIELD(data.augment.random_resized_crop))
+                    .noEffect(imageFolderRule));
     s.push_back(Entry("model.name", T::String, "Model", "Architecture",
-                      "cnn: convolution blocks for images; mlp: fully connected layers for any input; distilbert, "
-                      "bert: transformer encoders for text (from model.pretrained or new); torchscript: your own "
-                      "model, defined in PyTorch and saved with torch.jit.save (model.path).",
-                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "distilbert", "bert", "torchscript"}));
+                      "cnn: convolution blocks for images; mlp: fully connected layers for any input; resnet18, "
+                      "resnet34, resnet50: torchvision's residual networks for images (new, or model.pretrained's "
+                      "weights); distilbert, bert: transformer encoders for text (from model.pretrained or new); "
+                      "torchscript: your own model, defined in PyTorch and saved with torch.jit.save (model.path).",
+                      HEARTH_FIELD(model.name)).choices({"cnn", "mlp", "resnet18", "resnet34", "resnet50", "distilbert",
+                                                        "bert", "torchscript"}));
     s.push_back(Entry("model.path", T::String, "Model", "TorchScript file",
                       "torchscript: the module file, saved in PyTorch with torch.jit.save(torch.jit.script(model), "
                       "'model.pt') (or torch.jit.trace). Its forward takes one tensor (images or table rows) or, "
@@ -151,7 +175,9 @@ std::vector<ConfigKey> buildSchema() {
                     .noEffect(dropoutRule));
     s.push_back(Entry("model.pretrained", T::String, "Model", "Pretrained",
                       "distilbert, bert: a Hugging Face checkpoint folder (config.json with model.safetensors, "
-                      "its shards, or pytorch_model.bin); empty: a new model of the sizes below.",
+                      "its shards, or pytorch_model.bin); resnet: torchvision's weights, a .pth state_dict "
+                      "(torch.save(model.state_dict())) or .safetensors file, the classifier replaced for the "
+                      "data's classes; empty: a new model.",
                       HEARTH_FIELD(model.pretrained)).nullable("new model").widget(ConfigWidget::Path)
                     .noEffect(pretrainedRule));
     s.push_back(Entry("model.hidden_size", T::Int, "Model", "Hidden size",

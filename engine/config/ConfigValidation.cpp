@@ -39,28 +39,34 @@ bool isTransformer(const std::string& name) {
 }
 
 void checkData(const DataConfig& d, Checker& c) {
-    if (d.path.empty()) c.fail("data.path", "must name a folder (idx), a file (csv, text_csv) or data.noun (wordnet)");
+    if (d.path.empty())
+        c.fail("data.path", "must name a folder (idx, image_folder), a file (csv, text_csv) or data.noun (wordnet)");
     if (d.kind == "text_csv") {
         if (d.text_column.empty()) c.fail("data.text_column", "must name the CSV column that holds the text");
         if (d.label_column.empty()) c.fail("data.label_column", "must name the CSV column that holds the label");
         if (d.text_column == d.label_column)
             c.fail("data.text_column", "must differ from data.label_column ('" + d.label_column + "')");
     }
-    if (isTextKind(d.kind) || d.kind == "csv") {
+    if (isTextKind(d.kind) || d.kind == "csv" || d.kind == "image_folder") {
         const double held_out = (d.val_path ? 0.0 : d.val_fraction) + (d.test_path ? 0.0 : d.test_fraction);
         if (held_out >= 1.0)
-            c.fail("data.val_fraction", "val_fraction + test_fraction must leave rows for training (sum is " +
+            c.fail("data.val_fraction", "val_fraction + test_fraction must leave samples for training (sum is " +
                                             Checker::number(held_out) + ")");
         if (d.kind == "csv" && d.label_column.empty())
             c.fail("data.label_column", "must name the CSV column that holds the label");
     }
-    if ((d.kind == "idx" || d.kind == "wordnet") && (d.val_path || d.test_path)) {
+    if ((d.kind == "idx" || d.kind == "wordnet" || d.kind == "image_folder") && (d.val_path || d.test_path)) {
         c.fail(d.val_path ? "data.val_path" : "data.test_path",
-               d.kind == "idx" ? "applies to csv data only; IDX data uses the official t10k test files and "
-                                 "data.val_fraction"
-                               : "applies to csv and text_csv data only; wordnet splits data.noun by "
-                                 "data.val_fraction and data.test_fraction");
+               d.kind == "idx"            ? "applies to csv data only; IDX data uses the official t10k test files and "
+                                            "data.val_fraction"
+               : d.kind == "image_folder" ? "applies to csv data only; an image folder's own val/ and test/ subfolders "
+                                            "are its validation and test sets (else data.val_fraction and "
+                                            "data.test_fraction)"
+                                          : "applies to csv and text_csv data only; wordnet splits data.noun by "
+                                            "data.val_fraction and data.test_fraction");
     }
+    if (d.kind == "image_folder" && d.on_bad_file != "error" && d.on_bad_file != "skip")
+        c.fail("data.on_bad_file", "expected error or skip, got '" + d.on_bad_file + "'");
 }
 
 void checkTransformer(const ExperimentConfig& cfg, Checker& c) {
@@ -80,11 +86,16 @@ void checkTransformer(const ExperimentConfig& cfg, Checker& c) {
 
 void checkAugment(const ExperimentConfig& cfg, Checker& c) {
     const AugmentConfig& a = cfg.data.augment;
-    if (cfg.data.kind == "idx") return;
+    if (a.random_resized_crop && cfg.data.kind != "image_folder")
+        c.fail("data.augment.random_resized_crop", "applies to image folders (data.kind=image_folder), not " +
+                                                       cfg.data.kind + "; use data.augment.random_crop_padding");
+    if (a.random_resized_crop && a.random_crop_padding > 0)
+        c.fail("data.augment.random_crop_padding", "choose one crop: random_resized_crop or random_crop_padding");
+    if (isImageKind(cfg.data.kind)) return;
     if (a.random_crop_padding > 0)
-        c.fail("data.augment.random_crop_padding", "applies to images (data.kind=idx), not " + cfg.data.kind);
+        c.fail("data.augment.random_crop_padding", "applies to images (data.kind=idx or image_folder), not " + cfg.data.kind);
     if (a.horizontal_flip)
-        c.fail("data.augment.horizontal_flip", "applies to images (data.kind=idx), not " + cfg.data.kind);
+        c.fail("data.augment.horizontal_flip", "applies to images (data.kind=idx or image_folder), not " + cfg.data.kind);
 }
 
 void checkOnDevice(const ExperimentConfig& cfg, Checker& c) {
@@ -116,8 +127,10 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
     if (m.inplace_activations && isTransformer(m.name))
         c.fail("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU has no "
                                             "in-place form");
-    if (m.pretrained && !isTransformer(m.name))
-        c.fail("model.pretrained", "applies to distilbert and bert only");
+    if (m.pretrained && !isTransformer(m.name) && !isResNetName(m.name))
+        c.fail("model.pretrained", "applies to distilbert, bert and the resnets only");
+    if (isResNetName(m.name) && !isImageKind(cfg.data.kind) && !isTextKind(cfg.data.kind))
+        c.fail("model.name", m.name + " needs image input but data.kind is " + cfg.data.kind + "; use mlp");
     if (m.name == "cnn") {
         if (m.channels.empty() || m.channels.size() > 4)
             c.fail("model.channels", "a cnn needs 1 to 4 convolution blocks, got " + std::to_string(m.channels.size()));

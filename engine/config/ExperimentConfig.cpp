@@ -175,10 +175,10 @@ std::string defaultRunName(const ExperimentConfig& config) {
         return builtIn.name;
     std::string data = config.data.kind;
     if (config.data.kind != "wordnet") {
-        // idx: the folder's name; a file: its name without the extension.
+        // idx, image_folder: the folder's name; a file: its name without the extension.
         const std::filesystem::path path(config.data.path);
         const std::filesystem::path named = path.has_filename() ? path : path.parent_path();
-        const std::string stem = config.data.kind == "idx" ? named.filename().string() : named.stem().string();
+        const std::string stem = isImageKind(config.data.kind) ? named.filename().string() : named.stem().string();
         if (!stem.empty()) data = stem;
     }
     return data + "-" + config.model.name;

@@ -17,11 +17,12 @@ inline constexpr const char* kDefaultFashionMnistPath = "/usr/share/datasets/fas
 struct AugmentConfig {
     int64_t random_crop_padding = 0;                  // 0: off
     bool horizontal_flip = false;
+    bool random_resized_crop = false;                 // image_folder: torchvision's RandomResizedCrop
 };
 
 struct DataConfig {
-    std::string kind = "idx";                         // idx | csv | text_csv | wordnet
-    std::string path = kDefaultFashionMnistPath;      // idx: folder; csv/text_csv: training file; wordnet: data.noun
+    std::string kind = "idx";                         // idx | csv | text_csv | wordnet | image_folder
+    std::string path = kDefaultFashionMnistPath;      // idx, image_folder: folder; csv/text_csv: training file; wordnet: data.noun
     std::optional<std::string> val_path;              // csv: explicit validation file
     std::optional<std::string> test_path;             // csv: explicit test file
     std::string label_column = "label";               // csv, text_csv
@@ -34,7 +35,10 @@ struct DataConfig {
     double val_fraction = 1.0 / 12.0;                 // of the training file (idx: 5,000 of 60,000)
     double test_fraction = 0.1;                       // csv without test_path only
     std::optional<int64_t> limit;                     // cap on training samples (val/test scaled alike)
-    AugmentConfig augment;                            // images (idx): training split only
+    AugmentConfig augment;                            // images: training split only
+    int64_t image_size = 224;                         // image_folder: the square side the images are resized and cropped to
+    std::string on_bad_file = "error";                // image_folder: error | skip (an undecodable file)
+    bool cache_decoded = false;                       // image_folder: decode once into a uint8 cache file
 };
 
 // Text data (token ids for a transformer): text_csv and wordnet.
@@ -42,14 +46,24 @@ inline bool isTextKind(const std::string& kind) {
     return kind == "text_csv" || kind == "wordnet";
 }
 
+// Image data ([C, H, W] samples): idx and image_folder.
+inline bool isImageKind(const std::string& kind) {
+    return kind == "idx" || kind == "image_folder";
+}
+
+// torchvision's residual networks, built in (model.name resnet18 | resnet34 | resnet50).
+inline bool isResNetName(const std::string& name) {
+    return name == "resnet18" || name == "resnet34" || name == "resnet50";
+}
+
 struct ModelConfig {
-    std::string name = "cnn";                         // mlp | cnn | distilbert | bert | torchscript
+    std::string name = "cnn";                         // mlp | cnn | resnet18 | resnet34 | resnet50 | distilbert | bert | torchscript
     std::optional<std::string> path;                  // torchscript: the module file (torch.jit.save)
     std::vector<int64_t> hidden = {256, 128};         // mlp: hidden layer widths
     std::vector<int64_t> channels = {32, 64};         // cnn: conv block widths
     double dropout = 0.25;
     // Transformers (distilbert, bert): a Hugging Face checkpoint folder, or sizes for a new one.
-    std::optional<std::string> pretrained;            // config.json + model.safetensors / pytorch_model.bin
+    std::optional<std::string> pretrained;            // config.json + model.safetensors / pytorch_model.bin; resnet: torchvision's .pth or .safetensors
     int64_t hidden_size = 256;                        // from scratch: width of the hidden states
     int64_t num_layers = 4;
     int64_t num_heads = 4;

@@ -62,9 +62,9 @@ std::string cnnRule(const ExperimentConfig& c, const Caps&) {
     return c.model.name == "cnn" ? "" : "only cnn has convolutions (model.name is " + c.model.name + ")";
 }
 std::string pretrainedRule(const ExperimentConfig& c, const Caps&) {
-    return isTransformerName(c.model.name) ? ""
-                                           : "only distilbert and bert load a checkpoint (model.name is " +
-                                                 c.model.name + ")";
+    return isTransformerName(c.model.name) || isResNetName(c.model.name)
+               ? ""
+               : "only distilbert, bert and the resnets load a checkpoint (model.name is " + c.model.name + ")";
 }
 std::string newTransformerRule(const ExperimentConfig& c, const Caps&) {
     if (!isTransformerName(c.model.name))
@@ -80,6 +80,7 @@ std::string inplaceRule(const ExperimentConfig& c, const Caps&) {
 }
 std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
     if (c.model.name == "torchscript") return "a TorchScript model keeps the dropout it was written with";
+    if (isResNetName(c.model.name)) return "torchvision's ResNets have no dropout";
     return isTransformerName(c.model.name) && c.model.pretrained
                ? "a pretrained transformer keeps its config.json's dropout"
                : "";
@@ -87,6 +88,12 @@ std::string dropoutRule(const ExperimentConfig& c, const Caps&) {
 
 std::string textDataRule(const ExperimentConfig& c, const Caps&) {
     return isTextKind(c.data.kind) ? "" : "applies to text data (data.kind is " + c.data.kind + ")";
+}
+std::string imageDataRule(const ExperimentConfig& c, const Caps&) {
+    return isImageKind(c.data.kind) ? "" : "applies to images (data.kind is " + c.data.kind + ")";
+}
+std::string imageFolderRule(const ExperimentConfig& c, const Caps&) {
+    return c.data.kind == "image_folder" ? "" : "applies to image folders (data.kind is " + c.data.kind + ")";
 }
 std::string fixedSizeDataRule(const ExperimentConfig& c, const Caps&) {
     return isTextKind(c.data.kind) ? "text batches are padded per batch on the host (data.kind is " + c.data.kind + ")"
@@ -102,8 +109,8 @@ std::string csvFilesRule(const ExperimentConfig& c, const Caps&) {
 }
 std::string testFractionRule(const ExperimentConfig& c, const Caps&) {
     if (c.data.kind == "idx") return "IDX data is tested on its official t10k files";
-    if (c.data.kind != "csv" && !isTextKind(c.data.kind))
-        return "applies to csv and text data (data.kind is " + c.data.kind + ")";
+    if (c.data.kind != "csv" && c.data.kind != "image_folder" && !isTextKind(c.data.kind))
+        return "applies to csv, text and image-folder data (data.kind is " + c.data.kind + ")";
     return c.data.test_path ? "data.test_path names the test file" : "";
 }
 

@@ -26,6 +26,8 @@ std::string newTransformerRule(const ExperimentConfig& c, const DeviceCapabiliti
 std::string inplaceRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string dropoutRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string textDataRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string imageDataRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string imageFolderRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string fixedSizeDataRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string textCsvRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string csvFilesRule(const ExperimentConfig& c, const DeviceCapabilities& caps);

@@ -1,5 +1,6 @@
 #include "engine/data/Augment.h"
 
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -15,18 +16,21 @@ uint64_t splitmix64(uint64_t x) {
 
 }  // namespace
 
-ImageAugment::ImageAugment(int64_t padding, bool flip) : padding_(padding), flip_(flip) {
+ImageAugment::ImageAugment(int64_t padding, bool flip, bool resized_crop)
+    : padding_(padding), flip_(flip), resized_crop_(resized_crop) {
     if (padding_ < 0) throw std::invalid_argument("augmentation padding must be >= 0");
+    if (resized_crop_ && padding_ > 0) throw std::invalid_argument("a resized crop takes no padding");
 }
 
 std::string ImageAugment::describe() const {
     std::string text;
     if (padding_ > 0) text = "random crop with padding " + std::to_string(padding_);
+    if (resized_crop_) text = "random resized crop (scale 0.08-1, ratio 3/4-4/3)";
     if (flip_) text += (text.empty() ? "" : ", ") + std::string("horizontal flip");
     return text.empty() ? "none" : text;
 }
 
-ImageAugment::Draw ImageAugment::draw(uint64_t seed, int64_t epoch, int64_t sample) const {
+ImageAugment::Draw ImageAugment::draw(uint64_t seed, int64_t epoch, int64_t sample, int64_t h, int64_t w) const {
     std::mt19937_64 rng(splitmix64(seed ^ splitmix64(static_cast<uint64_t>(epoch) + 1) ^
                                    splitmix64(static_cast<uint64_t>(sample) * 0xD1B54A32D192ED03ull)));
     Draw d;
@@ -35,8 +39,59 @@ ImageAugment::Draw ImageAugment::draw(uint64_t seed, int64_t epoch, int64_t samp
         d.dy = offset(rng);
         d.dx = offset(rng);
     }
+    if (resized_crop_) {
+        // torchvision's RandomResizedCrop.get_params: ten tries at a box of the drawn area and
+        // aspect ratio inside the image, else the whole image clipped to the ratio range.
+        const double area = static_cast<double>(h * w);
+        std::uniform_real_distribution<double> scale(0.08, 1.0), log_ratio(std::log(3.0 / 4.0), std::log(4.0 / 3.0));
+        for (int attempt = 0; attempt < 10 && d.height == 0; ++attempt) {
+            const double target = area * scale(rng), ratio = std::exp(log_ratio(rng));
+            const auto bw = static_cast<int64_t>(std::lround(std::sqrt(target * ratio)));
+            const auto bh = static_cast<int64_t>(std::lround(std::sqrt(target / ratio)));
+            if (bw > 0 && bw <= w && bh > 0 && bh <= h) {
+                d.top = std::uniform_int_distribution<int64_t>(0, h - bh)(rng);
+                d.left = std::uniform_int_distribution<int64_t>(0, w - bw)(rng);
+                d.height = bh;
+                d.width = bw;
+            }
+        }
+        if (d.height == 0) {   // fallback: a centre crop within the ratio range
+            const double in_ratio = static_cast<double>(w) / static_cast<double>(h);
+            d.width = in_ratio < 3.0 / 4.0 ? w : in_ratio > 4.0 / 3.0 ? std::lround(h * 4.0 / 3.0) : w;
+            d.height = in_ratio < 3.0 / 4.0 ? std::lround(w / (3.0 / 4.0)) : h;
+            d.top = (h - d.height) / 2;
+            d.left = (w - d.width) / 2;
+        }
+    }
     d.flip = flip_ && std::bernoulli_distribution(0.5)(rng);
     return d;
+}
+
+void ImageAugment::applyResizedCrop(Batch& batch, uint64_t seed, int64_t epoch) const {
+    const torch::Tensor images = batch.input();
+    const int64_t n = images.size(0), c = images.size(1), h = images.size(2), w = images.size(3);
+    // Output pixel (x, y) in [-1, 1] reads the box's point cx + sx * x, cy + sy * y (normalised
+    // input coordinates, align_corners=false: -1 and 1 are the image's outer edges).
+    const auto ids = batch.indices.to(torch::kCPU, torch::kInt64).contiguous();
+    auto theta = torch::zeros({n, 2, 3}, torch::kFloat32);
+    float* t = theta.data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) {
+        const Draw d = draw(seed, epoch, ids.data_ptr<int64_t>()[i], h, w);
+        const float sx = static_cast<float>(d.width) / static_cast<float>(w);
+        const float sy = static_cast<float>(d.height) / static_cast<float>(h);
+        t[i * 6 + 0] = d.flip ? -sx : sx;
+        t[i * 6 + 2] = static_cast<float>(2 * d.left + d.width) / static_cast<float>(w) - 1.0f;
+        t[i * 6 + 4] = sy;
+        t[i * 6 + 5] = static_cast<float>(2 * d.top + d.height) / static_cast<float>(h) - 1.0f;
+    }
+    torch::NoGradGuard no_grad;
+    namespace F = torch::nn::functional;
+    const auto grid = F::affine_grid(toDeviceAsync(theta, images.device()), {n, c, h, w}, /*align_corners=*/false);
+    torch::Tensor out = F::grid_sample(images.to(torch::kFloat32), grid,
+                                       F::GridSampleFuncOptions().mode(torch::kBilinear).padding_mode(torch::kBorder)
+                                           .align_corners(false));
+    if (images.scalar_type() == torch::kUInt8) out = out.round_().clamp_(0, 255).to(torch::kUInt8);
+    batch.set(Batch::kInput, out);
 }
 
 void ImageAugment::apply(Batch& batch, uint64_t seed, int64_t epoch) const {
@@ -45,6 +100,7 @@ void ImageAugment::apply(Batch& batch, uint64_t seed, int64_t epoch) const {
     if (images.dim() != 4) throw std::invalid_argument("image augmentation needs [B, C, H, W] inputs");
     const int64_t n = images.size(0), c = images.size(1), h = images.size(2), w = images.size(3);
     if (n == 0) return;
+    if (resized_crop_) return applyResizedCrop(batch, seed, epoch);
     // Output pixel (y, x) of sample i comes from padded row rows[i][y], column cols[i][x].
     const auto ids = batch.indices.to(torch::kCPU, torch::kInt64).contiguous();
     auto rows = torch::empty({n, h}, torch::kInt64);
@@ -52,7 +108,7 @@ void ImageAugment::apply(Batch& batch, uint64_t seed, int64_t epoch) const {
     int64_t* row = rows.data_ptr<int64_t>();
     int64_t* col = cols.data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
-        const Draw d = draw(seed, epoch, ids.data_ptr<int64_t>()[i]);
+        const Draw d = draw(seed, epoch, ids.data_ptr<int64_t>()[i], h, w);
         for (int64_t y = 0; y < h; ++y) row[i * h + y] = d.dy + y;
         for (int64_t x = 0; x < w; ++x) col[i * w + x] = d.dx + (d.flip ? w - 1 - x : x);
     }

@@ -46,7 +46,12 @@ Batch pinned(const Batch& batch) {
 }
 
 torch::Tensor PixelNormalization::apply(const torch::Tensor& raw) const {
-    return raw.to(torch::kFloat32).div_(255.0).sub_(mean).div_(std);
+    torch::Tensor x = raw.to(torch::kFloat32).div_(255.0);
+    if (channel_mean.empty()) return x.sub_(mean).div_(std);
+    // One in-place op per channel: no small tensor of statistics to copy to the device.
+    for (size_t c = 0; c < channel_mean.size(); ++c)
+        x.select(-3, static_cast<int64_t>(c)).sub_(channel_mean[c]).div_(channel_std[c]);
+    return x;
 }
 
 Batch copiedTo(const Batch& batch, torch::Device device, bool non_blocking) {

@@ -20,6 +20,9 @@ namespace hearth {
 struct PixelNormalization {
     double mean = 0.0;
     double std = 1.0;
+    // Per channel when set (colour images: ImageNet's 0.485/0.456/0.406 and 0.229/0.224/0.225);
+    // channels are dimension -3 of the raw tensor.
+    std::vector<double> channel_mean, channel_std;
     torch::Tensor apply(const torch::Tensor& raw) const;   // uint8 -> float32, on raw's device
 };
 

@@ -5,6 +5,8 @@
 #include "engine/data/IdxDataset.h"
 #include "engine/data/Permutation.h"
 #include "engine/data/SplitPlan.h"
+#include "engine/data/CacheFiles.h"
+#include "engine/data/images/ImageFolderSplits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,7 +98,14 @@ DataSplits loadDataSplits(const DataConfig& config, uint64_t seed, const TextSpl
     if (config.kind == "idx") return loadIdxSplits(config, seed);
     if (config.kind == "csv") return loadCsvSplits(config, seed);
     if (isTextKind(config.kind)) return loadTextSplits(config, seed, text);
-    throw ConfigError("data.kind", "unknown data kind '" + config.kind + "' (expected idx, csv, text_csv or wordnet)");
+    if (config.kind == "image_folder") {
+        ImageFolderSplitOptions images;
+        images.cache_dir = config.cache_decoded ? defaultCacheDir("images") : "";
+        images.log = text.log;
+        return loadImageFolderSplits(config, seed, images);
+    }
+    throw ConfigError("data.kind",
+                      "unknown data kind '" + config.kind + "' (expected idx, csv, text_csv, wordnet or image_folder)");
 }
 
 }  // namespace hearth

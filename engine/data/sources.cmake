@@ -13,8 +13,21 @@ target_sources(hearth_engine PRIVATE
   data/SplitPlan.cpp
   data/DataModule.cpp
   data/Loader.cpp
-  data/Augment.cpp)
+  data/Augment.cpp
+  data/images/ImageDecode.cpp
+  data/images/DecodedImages.cpp
+  data/images/ImageFolderDataset.cpp
+  data/images/ImageFolderSplits.cpp)
 if(HEARTH_WITH_CUDA)
   target_sources(hearth_engine PRIVATE data/CudaBatchCopy.cpp)   # copies on a side stream
 endif()
 target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)
+# An image folder's listing is torch-free: the reports find a prediction's file with it.
+target_sources(hearth_engine_api PRIVATE data/images/ImageFolderScan.cpp)
+# Image folders: JPEG through libjpeg-turbo's TurboJPEG API, PNG through libpng (Debian's
+# libturbojpeg0-dev and libpng-dev).
+find_package(PNG REQUIRED)
+find_library(TURBOJPEG_LIBRARY NAMES turbojpeg REQUIRED)
+find_path(TURBOJPEG_INCLUDE_DIR turbojpeg.h REQUIRED)
+target_include_directories(hearth_engine SYSTEM PRIVATE "${TURBOJPEG_INCLUDE_DIR}")
+target_link_libraries(hearth_engine PRIVATE PNG::PNG "${TURBOJPEG_LIBRARY}")

@@ -3,6 +3,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/models/SafeTensors.h"
+#include "engine/models/StateDictFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -49,39 +50,13 @@ bool isHead(const std::string& name) {
     return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0;
 }
 
-std::map<std::string, torch::Tensor> readPytorchBin(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path + ": cannot read the file");
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    torch::IValue value;
-    try {
-        value = torch::pickle_load(bytes);
-    } catch (const std::exception& e) {
-        std::string what = e.what();
-        what = what.substr(0, what.find('\n'));
-        throw DataError(path + ": LibTorch cannot read this pytorch_model.bin (" + what +
-                        "); save the checkpoint as safetensors (model.save_pretrained(folder)) or as a plain "
-                        "dict (torch.save(dict(model.state_dict()), path))");
-    }
-    if (!value.isGenericDict())
-        throw DataError(path + ": expected a dict of tensors (a state_dict), found " + value.tagKind());
-    std::map<std::string, torch::Tensor> out;
-    for (const auto& item : value.toGenericDict()) {
-        if (!item.key().isString() || !item.value().isTensor())
-            throw DataError(path + ": expected a dict of name -> tensor, found an entry of " + item.key().tagKind() +
-                            " -> " + item.value().tagKind());
-        out.emplace(item.key().toStringRef(), item.value().toTensor());
-    }
-    return out;
-}
-
 }  // namespace
 
 std::map<std::string, torch::Tensor> readCheckpointTensors(const std::string& folder) {
     const fs::path dir(folder);
     if (fs::exists(dir / "model.safetensors") || fs::exists(dir / "model.safetensors.index.json"))
         return readSafeTensorsFolder(folder);
-    if (fs::exists(dir / "pytorch_model.bin")) return readPytorchBin((dir / "pytorch_model.bin").string());
+    if (fs::exists(dir / "pytorch_model.bin")) return readStateDictFile((dir / "pytorch_model.bin").string());
     throw DataError(folder + ": no weights (looked for model.safetensors, model.safetensors.index.json and "
                              "pytorch_model.bin)");
 }

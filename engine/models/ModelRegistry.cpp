@@ -5,6 +5,7 @@
 #include "engine/models/Cnn.h"
 #include "engine/models/HfCheckpoint.h"
 #include "engine/models/Mlp.h"
+#include "engine/models/ResNet.h"
 #include "engine/models/TorchScriptModel.h"
 #include "engine/models/Transformer.h"
 
@@ -113,7 +114,10 @@ const std::map<std::string, ModelFactory>& registry() {
                                                                   {"mlp", makeMlp},
                                                                   {"distilbert", makeTransformer},
                                                                   {"bert", makeTransformer},
-                                                                  {"torchscript", makeTorchScript}};
+                                                                  {"torchscript", makeTorchScript},
+                                                                  {"resnet18", makeResNet},
+                                                                  {"resnet34", makeResNet},
+                                                                  {"resnet50", makeResNet}};
     return factories;
 }
 
@@ -143,9 +147,9 @@ std::shared_ptr<ClassifierImpl> createModel(const ModelConfig& config, const Mod
     if (config.dropout < 0.0 || config.dropout >= 1.0) {
         throw ConfigError("model.dropout", "must be in [0, 1), got " + std::to_string(config.dropout));
     }
-    if (config.inplace_activations && config.name != "cnn" && config.name != "mlp")
-        throw ConfigError("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU "
-                                                       "has no in-place form");
+    if (config.inplace_activations && config.name != "cnn" && config.name != "mlp" && !isResNetName(config.name))
+        throw ConfigError("model.inplace_activations", "applies to cnn, mlp and the resnets (their ReLUs); a "
+                                                       "transformer's GELU has no in-place form");
     auto model = it->second(config, input);
     model->setGradientCheckpointing(config.gradient_checkpointing);
     return model;

@@ -10,4 +10,6 @@ target_sources(hearth_engine PRIVATE
   models/Transformer.cpp
   models/ActivationCheckpoint.cpp
   models/HfCheckpoint.cpp
-  models/TorchScriptModel.cpp)
+  models/TorchScriptModel.cpp
+  models/StateDictFile.cpp
+  models/ResNet.cpp)

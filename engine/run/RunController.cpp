@@ -73,8 +73,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     }
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
-    if (const ImageAugment augment(config.data.augment.random_crop_padding, config.data.augment.horizontal_flip);
-        augment.active())
+    if (const ImageAugment augment(config.data.augment); augment.active())
         sink.onEvent(LogLine{LogLine::Level::Info, "training images augmented in the loader: " + augment.describe()});
     for (const auto& note : splits.notes) sink.onEvent(LogLine{LogLine::Level::Warning, note});
     for (const auto& note : model->notes()) sink.onEvent(LogLine{LogLine::Level::Info, "model: " + note});

@@ -1,5 +1,7 @@
 #include "engine/run/TechniqueLadder.h"
 
+#include "engine/data/Augment.h"
+
 namespace hearth {
 namespace {
 
@@ -24,13 +26,15 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
         add("+ grads set to none", "grads to none",
             "gradients dropped after each step: backward allocates them, the forward pass runs without them");
     }
-    if (base.model.name == "cnn" || base.model.name == "mlp") {
+    const bool resnet = isResNetName(base.model.name);
+    if (base.model.name == "cnn" || base.model.name == "mlp" || resnet) {
         current.model.inplace_activations = true;
         add("+ in-place ReLU", "in-place ReLU", "each ReLU overwrites its input instead of allocating its output");
     }
     current.model.gradient_checkpointing = true;
     add("+ checkpointing", "checkpointing",
         base.model.name == "cnn"   ? "each conv block keeps its input only and is recomputed in backward"
+        : resnet                   ? "each residual block keeps its input only and is recomputed in backward"
         : base.model.name == "mlp" ? "each hidden layer keeps its input only and is recomputed in backward"
                                    : "each encoder layer keeps its input only and is recomputed in backward");
     return steps;
@@ -63,6 +67,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     current.trainer.num_nodes = 1;
     current.trainer.strategy = "auto";
     current.data.on_device = false;
+    current.data.cache_decoded = false;
     current.trainer.cuda_graph = "off";
     // Text: the baseline pads every sample to data.max_length, as the seed study effectively ran.
     const bool text = isTextKind(base.data.kind);
@@ -109,7 +114,7 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         rung(current.optimizer.implementation + " optimizer", "+ " + current.optimizer.implementation + " optimizer",
              caps.fused_optimizers ? "one fused kernel per optimizer step, unscaling and skipping on the device"
                                    : "multi-tensor foreach kernels instead of a loop over the parameters");
-        if (base.model.name == "cnn" && !base.trainer.deterministic) {
+        if ((base.model.name == "cnn" || isResNetName(base.model.name)) && !base.trainer.deterministic) {
             current.trainer.cudnn_benchmark = true;
             current.trainer.channels_last = true;
             rung("cudnn tuned", "+ cuDNN benchmark, channels_last",
@@ -126,20 +131,32 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
     }
 
     current.trainer.num_workers = std::max<int64_t>(1, options.loader_workers);
-    current.trainer.pin_memory = true;
     current.trainer.persistent_workers = true;
-    rung("workers", "+ workers",
-         std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
-             (on_cuda ? ", pinned memory with each next batch copied during the step" : " (pinned memory n/a on CPU)"));
+    if (base.data.kind == "image_folder") {
+        // Decoding JPEG/PNG is real loader work: workers, pinned memory and the decoded cache
+        // each get a rung of their own.
+        rung("workers", "+ workers",
+             std::to_string(current.trainer.num_workers) + " loader workers decoding, resizing and cropping, persistent");
+        if (on_cuda) {
+            current.trainer.pin_memory = true;
+            rung("pinned", "+ pinned memory", "batches built in page-locked memory, each next one copied during the step");
+        }
+        current.data.cache_decoded = true;
+        rung("decoded cache", "+ decoded cache",
+             "every image decoded once into a uint8 cache file (built on all cores, outside the timing), then read");
+    } else {
+        current.trainer.pin_memory = true;
+        rung("workers", "+ workers",
+             std::to_string(current.trainer.num_workers) + " loader workers, persistent" +
+                 (on_cuda ? ", pinned memory with each next batch copied during the step" : " (pinned memory n/a on CPU)"));
+    }
 
     // The training set in GPU memory: no loader work and no copy per batch (images and tables).
     if (on_cuda && !text) {
         current.data.on_device = true;
         rung("data on device", "+ data on device",
              "the whole training set held on the GPU, shuffled, batched" +
-                 std::string(base.data.augment.random_crop_padding > 0 || base.data.augment.horizontal_flip
-                                 ? ", augmented"
-                                 : "") +
+                 std::string(ImageAugment(base.data.augment).active() ? ", augmented" : "") +
                  " and normalised there");
     }
 

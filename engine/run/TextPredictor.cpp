@@ -1,6 +1,7 @@
 #include "engine/run/TextPredictor.h"
 
 #include "engine/data/DataError.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/models/HfCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/strategy/CheckpointFile.h"
@@ -68,12 +69,6 @@ LoadedModel fromRun(const PredictModel& source, const PredictOptions& options) {
     return LoadedModel{model, std::move(tok), source.class_names, config.data.max_length};
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
 
 }  // namespace
 

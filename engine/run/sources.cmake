@@ -8,6 +8,7 @@ target_sources(hearth_engine PRIVATE
   run/RunController.cpp
   run/TechniqueLadder.cpp
   run/TextPredictor.cpp
+  run/ImagePredictor.cpp
   run/ModelExport.cpp
   run/Finders.cpp
   run/FinderSteps.cpp)

@@ -1,5 +1,7 @@
 #include "engine/text/TokenizedCorpus.h"
 
+#include "engine/data/CacheFiles.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,32 +23,6 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'H', 'E', 'A', 'R', 'T', 'H', 'T', 'K'};
 constexpr uint32_t kFormat = 1;
-
-// Two FNV-1a streams with different offsets: a 128-bit key, so unrelated corpora never share an
-// entry in practice. Not cryptographic: the cache is the user's own.
-struct Fingerprint {
-    uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-    void bytes(const void* data, size_t n) {
-        const auto* p = static_cast<const unsigned char*>(data);
-        for (size_t i = 0; i < n; ++i) {
-            a = (a ^ p[i]) * 0x100000001b3ull;
-            b = (b ^ p[i]) * 0x100000001b3ull ^ (b >> 29);
-        }
-    }
-    void text(const std::string& s) {
-        const uint64_t n = s.size();
-        bytes(&n, sizeof n);
-        bytes(s.data(), s.size());
-    }
-    void number(int64_t v) { bytes(&v, sizeof v); }
-    std::string hex() const {
-        static const char* digits = "0123456789abcdef";
-        std::string out;
-        for (uint64_t v : {a, b})
-            for (int shift = 60; shift >= 0; shift -= 4) out.push_back(digits[(v >> shift) & 0xF]);
-        return out;
-    }
-};
 
 std::string cacheKey(const std::vector<std::string>& texts, const BertTokenizer& tokenizer, int64_t max_length) {
     Fingerprint f;
@@ -206,16 +182,7 @@ TokenizedCorpus encodeAll(const std::vector<std::string>& texts, const BertToken
 
 }  // namespace
 
-std::string defaultTokenCacheDir() {
-    // Read once per run on the run's thread, before any worker starts.
-    if (const char* dir = std::getenv("HEARTH_CACHE_DIR"); dir && *dir)  // NOLINT(concurrency-mt-unsafe)
-        return (fs::path(dir) / "tokens").string();
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)  // NOLINT(concurrency-mt-unsafe)
-        return (fs::path(xdg) / "hearth" / "tokens").string();
-    if (const char* home = std::getenv("HOME"); home && *home)  // NOLINT(concurrency-mt-unsafe)
-        return (fs::path(home) / ".cache" / "hearth" / "tokens").string();
-    return "";
-}
+std::string defaultTokenCacheDir() { return defaultCacheDir("tokens"); }
 
 TokenizeResult tokenizeTexts(const std::vector<std::string>& texts, const BertTokenizer& tokenizer,
                              const TokenizeOptions& options) {

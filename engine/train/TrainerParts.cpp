@@ -30,9 +30,8 @@ TrainerParts defaultTrainerParts(const ExperimentConfig& config, torch::Device d
 
 LoaderOptions trainLoaderOptions(const ExperimentConfig& config, const Strategy& strategy) {
     LoaderOptions options = strategy.loaderOptions(config.trainer, true, config.seed);
-    const AugmentConfig& augment = config.data.augment;
-    if (augment.random_crop_padding > 0 || augment.horizontal_flip)
-        options.augment = std::make_shared<ImageAugment>(augment.random_crop_padding, augment.horizontal_flip);
+    if (auto augment = std::make_shared<ImageAugment>(config.data.augment); augment->active())
+        options.augment = std::move(augment);
     // Only text samples differ in length; other data keeps the plain shuffled plan.
     options.bucket_by_length = config.data.bucket_by_length && isTextKind(config.data.kind);
     options.resident = config.data.on_device;

@@ -1,12 +1,16 @@
 // Reading a run for its report page, what the page lacks, and the data its charts draw.
 #include "storage/report/RunPage.h"
 
+#include "engine/data/images/ImageFolderScan.h"
 #include "engine/metrics/RunProfile.h"
 #include "storage/report/HtmlPage.h"
+#include "storage/report/PngImage.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 namespace hearth::report {
 namespace {
@@ -97,7 +101,7 @@ RunPage loadRunPage(const RunStore& store, int64_t run_id) {
         page.misclassified = static_cast<int64_t>(wrong.size());
         std::stable_sort(wrong.begin(), wrong.end(), [](const auto& a, const auto& b) { return a.confidence > b.confidence; });
         if (wrong.size() > kReportSampleCount) wrong.resize(kReportSampleCount);
-        for (const auto& p : wrong) page.samples.push_back({p, std::nullopt, {}});
+        for (const auto& p : wrong) page.samples.push_back({p, std::nullopt, {}, {}});
     });
     return page;
 }
@@ -174,5 +178,47 @@ std::string runPageData(const RunPage& page) {
 }
 
 std::string runPageTitle(const RunSummary& summary) { return "Run #" + std::to_string(summary.id) + " " + summary.name; }
+
+void addImageFiles(RunPage& page, const std::vector<std::string>& files) {
+    constexpr std::streamoff kMaxBytes = 4 << 20;
+    int64_t outside = 0, unreadable = 0;
+    for (auto& sample : page.samples) {
+        const int64_t i = sample.prediction.index;
+        if (i < 0 || i >= static_cast<int64_t>(files.size())) {
+            ++outside;
+            continue;
+        }
+        const std::string& path = files[static_cast<size_t>(i)];
+        sample.text = path;
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+        if (size <= 0 || size > kMaxBytes) {
+            ++unreadable;
+            continue;
+        }
+        in.seekg(0);
+        std::string bytes(static_cast<size_t>(size), '\0');
+        in.read(bytes.data(), size);
+        const bool png = bytes.rfind("\x89PNG", 0) == 0, jpeg = bytes.rfind("\xFF\xD8\xFF", 0) == 0;
+        if (!in || (!png && !jpeg)) {
+            ++unreadable;
+            continue;
+        }
+        sample.image_url = std::string("data:image/") + (png ? "png" : "jpeg") + ";base64," + base64(bytes);
+    }
+    if (outside > 0)
+        page.samples_note = std::to_string(outside) + " sample(s) lie beyond the " + std::to_string(files.size()) +
+                            " images of the folder now: it is not the folder the run used.";
+    else if (unreadable > 0)
+        page.samples_note = std::to_string(unreadable) + " sample image(s) cannot be shown: missing, unreadable or "
+                                                         "over 4 MiB.";
+}
+
+void addImageFolderFiles(RunPage& page, const std::string& root, bool test) {
+    const ImageFolderLayout layout = scanImageFolder(root);
+    std::vector<std::string> files;
+    for (const auto& f : sourceFilesOf(layout, test)) files.push_back(f.path);
+    addImageFiles(page, files);
+}
 
 }  // namespace hearth::report

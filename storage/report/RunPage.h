@@ -23,8 +23,18 @@ inline constexpr size_t kReportSampleCount = 24;
 struct ReportSample {
     Prediction prediction;
     std::optional<GrayImage> image;   // image data
-    std::string text;                 // text data: the text; CSV data: the header and the row
+    std::string image_url;            // image folders: the sample's own file as a data: URL
+    std::string text;                 // text data: the text; CSV data: the header and the row; image folders: the file
 };
+
+struct RunPage;
+// Image folders: each sample's file (`files`: the split's listing, ImageFolderScan's order) inlined
+// as it is on disk (JPEG or PNG, at most 4 MiB) with its path as the text; a note for samples
+// beyond the listing or files that cannot be read.
+void addImageFiles(RunPage& page, const std::vector<std::string>& files);
+// The same for a run on the image folder `root`: the split's files as ImageFolderScan lists them
+// (test: the folder's test/, else the listing the split was carved from). Throws DataError.
+void addImageFolderFiles(RunPage& page, const std::string& root, bool test);
 
 struct RunPage {
     StoredRun run;

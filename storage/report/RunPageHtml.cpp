@@ -148,7 +148,8 @@ std::string samples(const RunPage& page) {
     const auto& names = page.run.test ? page.run.test->report.class_names
                         : page.run.val ? page.run.val->report.class_names
                                        : page.run.started.class_names;
-    const bool text = std::any_of(page.samples.begin(), page.samples.end(), [](const auto& s) { return !s.text.empty(); });
+    const bool text = std::any_of(page.samples.begin(), page.samples.end(),
+                                  [](const auto& s) { return !s.text.empty() && !s.image && s.image_url.empty(); });
     std::string body = "<p class=\"sub\">The " + std::to_string(page.samples.size()) + " most confident of " +
                        count(page.misclassified) + " misclassified " + escape(page.samples_split) + " samples (of " +
                        count(page.predictions) + ").</p>\n";
@@ -160,14 +161,16 @@ std::string samples(const RunPage& page) {
                                    escape(className(names, p.predicted)) + "</span>";
         const std::string meta = percent(p.confidence, 0) + " sure · #" + std::to_string(p.index);
         body += "<div class=\"sample\" data-index=\"" + std::to_string(p.index) + "\">";
-        if (s.image) {
-            std::string url;
+        if (s.image || !s.image_url.empty()) {
+            std::string url = s.image_url;
             try {
-                url = pngDataUrl(*s.image);
+                if (s.image) url = pngDataUrl(*s.image);
             } catch (const std::exception&) {
                 url.clear();   // a malformed image is left out; its labels still show
             }
-            if (!url.empty()) body += "<img alt=\"sample " + std::to_string(p.index) + "\" src=\"" + url + "\">";
+            if (!url.empty())
+                body += "<img alt=\"sample " + std::to_string(p.index) + "\"" +
+                        (s.text.empty() ? std::string() : " title=\"" + escape(s.text) + "\"") + " src=\"" + url + "\">";
             body += "<div>" + labels;
             body += "</div><div class=\"hint\">" + meta + "</div>";
         } else {

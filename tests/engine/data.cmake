@@ -6,3 +6,6 @@ hearth_add_test(NAME test_loader SOURCES test_loader.cpp TORCH LABELS engine dat
 hearth_add_test(NAME test_data_module SOURCES test_data_module.cpp TORCH LABELS engine data)
 hearth_add_test(NAME test_classification_report SOURCES test_classification_report.cpp
   LIBS hearth_engine LABELS engine metrics)
+# Image folders: decoding, layouts, the decoded cache, unreadable files, the resized crop. Writes
+# its images with libpng's and libjpeg-turbo's encoders.
+hearth_add_test(NAME test_image_folder SOURCES test_image_folder.cpp TORCH LABELS engine data)

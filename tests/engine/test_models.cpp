@@ -90,7 +90,8 @@ private Q_SLOTS:
             QCOMPARE(QString::fromStdString(e.key()), QString("model.name"));
             QVERIFY(QString(e.what()).contains("mlp"));
         }
-        QCOMPARE(modelNames(), (std::vector<std::string>{"bert", "cnn", "distilbert", "mlp", "torchscript"}));
+        QCOMPARE(modelNames(), (std::vector<std::string>{"bert", "cnn", "distilbert", "mlp", "resnet18", "resnet34",
+                                                         "resnet50", "torchscript"}));
     }
 
     void summaryListsEveryLeafWithItsParameters() {

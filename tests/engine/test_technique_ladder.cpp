@@ -132,6 +132,35 @@ private Q_SLOTS:
         for (const auto& s : buildTechniqueLadder(text, caps)) QVERIFY(s.config.trainer.cuda_graph == "off");
     }
 
+    // An image folder decodes in the loader: workers, pinned memory (on a GPU) and the decoded
+    // cache are rungs of their own; the baseline decodes on the training thread without a cache.
+    void imageFolderLadderSeparatesTheLoadingRungs() {
+        ExperimentConfig base;
+        base.data.kind = "image_folder";
+        base.data.path = "photos";
+        base.data.cache_decoded = true;
+        base.model.name = "resnet18";
+        const auto cpu = buildTechniqueLadder(base, DeviceCapabilities{});
+        QCOMPARE(cpu.size(), size_t(4));
+        QVERIFY(!cpu[0].config.data.cache_decoded);
+        QCOMPARE(cpu[0].config.trainer.num_workers, int64_t(0));
+        QCOMPARE(QString::fromStdString(cpu[2].label), QString("+ workers"));
+        QVERIFY(!cpu[2].config.data.cache_decoded);
+        QCOMPARE(QString::fromStdString(cpu[3].label), QString("+ decoded cache"));
+        QVERIFY(cpu[3].config.data.cache_decoded);
+        for (const auto& s : cpu) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
+        DeviceCapabilities caps;
+        caps.cuda_available = true;
+        caps.cuda_device_count = 1;
+        caps.cuda_bf16 = true;
+        caps.fused_optimizers = true;
+        QStringList labels;
+        for (const auto& s : buildTechniqueLadder(base, caps)) labels << QString::fromStdString(s.label);
+        QCOMPARE(labels, (QStringList{"baseline", "+ TF32", "+ bf16-mixed", "+ fused optimizer",
+                                      "+ cuDNN benchmark, channels_last", "+ workers", "+ pinned memory",
+                                      "+ decoded cache", "+ data on device"}));
+    }
+
     void textLadderAddsDynamicPaddingThenBucketing() {
         ExperimentConfig base;
         base.data.kind = "wordnet";

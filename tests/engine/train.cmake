@@ -35,3 +35,8 @@ target_compile_definitions(test_device_stats PRIVATE FAKE_NVML_PATH="$<TARGET_FI
 add_dependencies(test_device_stats fake_nvml fake_nvml_nopower)
 hearth_add_test(NAME test_profiling SOURCES test_profiling.cpp TrainTestSupport.h TORCH LABELS engine train)
 hearth_add_test(NAME test_torchscript SOURCES test_torchscript.cpp TORCH LABELS engine train models)
+# torchvision's ResNets: parity with torchvision's logits on its own saved weights (fixtures made
+# by tests/fixtures/make_resnet_fixtures.py into the build folder on first run, ~150 MB).
+hearth_add_test(NAME test_resnet SOURCES test_resnet.cpp TORCH LABELS engine train models)
+target_compile_definitions(test_resnet PRIVATE HEARTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                           HEARTH_RESNET_FIXTURES="${CMAKE_CURRENT_BINARY_DIR}/resnet-fixtures")

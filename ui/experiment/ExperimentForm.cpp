@@ -3,6 +3,7 @@
 #include "ui/experiment/CheckpointSummary.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/data/images/ImageFolderScan.h"
 
 #include "ui/widgets/Format.h"
 #include "ui/widgets/ValidatedField.h"
@@ -331,7 +332,12 @@ void ExperimentForm::setDataSource(const QString& path)
     const auto textColumn = std::find_if(columns.begin(), columns.end(), [](const QString& c) {
         return c == QLatin1String("text") || c == QLatin1String("review") || c == QLatin1String("sentence");
     });
-    if (info.isDir()) {
+    if (info.isDir() && hearth::looksLikeImageFolder(info.absoluteFilePath().toStdString())) {
+        setChoice("data.kind", "image_folder");   // class subfolders of JPEG/PNG files
+        if (choice("model.name") != "cnn" && !hearth::isResNetName(choice("model.name")) &&
+            choice("model.name") != "torchscript")
+            setChoice("model.name", "cnn");
+    } else if (info.isDir()) {
         setChoice("data.kind", "idx");
     } else if (textColumn != columns.end()) {
         setChoice("data.kind", "text_csv");
@@ -357,7 +363,8 @@ void ExperimentForm::browse(const std::string& key, bool folder)
         chosen = QFileDialog::getOpenFileName(this, tr("Choose a Tokenizer File"), QFileInfo(current).absolutePath(),
                                               tr("Tokenizers (vocab.txt tokenizer.json);;All files (*)"));
     else if (folder)
-        chosen = QFileDialog::getExistingDirectory(this, tr("Choose IDX Data Folder"), current);
+        chosen = QFileDialog::getExistingDirectory(this, tr("Choose a Data Folder (IDX files or class subfolders of images)"),
+                                                   current);
     else
         chosen = QFileDialog::getOpenFileName(this, tr("Choose CSV File"), QFileInfo(current).absolutePath(),
                                               tr("CSV files (*.csv);;All files (*)"));

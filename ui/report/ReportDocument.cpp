@@ -136,6 +136,8 @@ void addSampleContent(hearth::report::RunPage& page)
             addTexts(page, hearth::readWordNetGlosses(path.toStdString()).texts, path);
         } else if (data.kind == "csv") {
             addTexts(page, csvRows(path.toStdString()), path);
+        } else if (data.kind == "image_folder") {
+            hearth::report::addImageFolderFiles(page, data.path, test);
         }
     } catch (const std::exception& e) {
         page.samples_note = QObject::tr("The samples' texts are not shown: the run's data cannot be read here (%1).")

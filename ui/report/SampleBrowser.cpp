@@ -5,6 +5,7 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/WordNetGlosses.h"
+#include "engine/data/images/ImageFolderScan.h"
 #include "engine/text/TextCsv.h"
 
 #include <QComboBox>
@@ -122,6 +123,8 @@ void SampleBrowser::setRun(const QString& configJson, const QStringList& classNa
                      [](const auto& a, const auto& b) { return a.confidence > b.confidence; });
     if (m_dataKind == QLatin1String("idx"))
         loadImages();
+    else if (m_dataKind == QLatin1String("image_folder"))
+        loadImageFiles();
     for (QComboBox* combo : {m_trueFilter, m_predFilter}) {
         const QSignalBlocker block(combo);
         combo->clear();
@@ -144,7 +147,8 @@ void SampleBrowser::setFilter(int trueClass, int predicted)
 
 void SampleBrowser::applyViewMode()
 {
-    const bool icons = m_dataKind == QLatin1String("idx") && m_images;
+    const bool icons = (m_dataKind == QLatin1String("idx") && m_images) ||
+                       (m_dataKind == QLatin1String("image_folder") && !m_imageFiles.isEmpty());
     m_list->setViewMode(icons ? QListView::IconMode : QListView::ListMode);
     m_list->setIconSize(icons ? QSize(kThumb, kThumb) : QSize());
     m_list->setResizeMode(QListView::Adjust);
@@ -190,7 +194,7 @@ void SampleBrowser::rebuild()
                      : total > m_visible.size() ? tr("%1 misclassified (showing the %2 most confident)")
                                                       .arg(total).arg(m_visible.size())
                                                 : tr("%1 misclassified").arg(total);
-    if (m_dataKind == QLatin1String("idx") && !m_predictions.empty()) {
+    if (isImages() && !m_predictions.empty()) {
         if (m_imagesLoading)
             status += tr(" · reading the test images…");
         else if (!m_imagesError.isEmpty())
@@ -220,21 +224,64 @@ void SampleBrowser::showSample(int row)
         layout->setAlignment(m_preview, img.isNull() ? Qt::Alignment() : Qt::AlignHCenter);
     if (!img.isNull())
         m_preview->setPixmap(QPixmap::fromImage(img.scaled(224, 224, Qt::KeepAspectRatio, Qt::FastTransformation)));
-    else if (m_dataKind == QLatin1String("idx"))
-        m_preview->setText(m_imagesLoading      ? tr("(reading the test images of %1…)").arg(m_dataPath)
-                           : m_images           ? tr("(image %1 is not in %2)").arg(p.index).arg(m_imagesPath)
-                                                : tr("(the test images cannot be shown: %1)").arg(m_imagesError));
+    else if (isImages())
+        m_preview->setText(m_imagesLoading ? tr("(reading the test images of %1…)").arg(m_dataPath)
+                           : m_images || !m_imageFiles.isEmpty()
+                               ? tr("(image %1 is not in %2)").arg(p.index).arg(m_imagesPath)
+                               : tr("(the test images cannot be shown: %1)").arg(m_imagesError));
     else
         m_preview->setText(sampleText(p));
     const auto name = [this](int64_t c) { return c >= 0 && c < m_classNames.size() ? m_classNames[int(c)] : QString::number(c); };
-    m_caption->setText(tr("Test sample #%1\nTrue: %2\nPredicted: %3 (confidence %4)")
-                           .arg(p.index)
-                           .arg(name(p.true_label), name(p.predicted), formatPercent(p.confidence, 1)));
+    QString caption = tr("Test sample #%1\nTrue: %2\nPredicted: %3 (confidence %4)")
+                          .arg(p.index)
+                          .arg(name(p.true_label), name(p.predicted), formatPercent(p.confidence, 1));
+    if (p.index >= 0 && p.index < m_imageFiles.size())
+        caption += QLatin1Char('\n') + QDir(m_dataPath).relativeFilePath(m_imageFiles[int(p.index)]);
+    m_caption->setText(caption);
 }
 
 QImage SampleBrowser::sampleImage(int64_t index) const
 {
+    if (m_dataKind == QLatin1String("image_folder"))
+        return index >= 0 && index < m_imageFiles.size() ? QImage(m_imageFiles[int(index)]) : QImage();
     return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(index) : QImage();
+}
+
+bool SampleBrowser::isImages() const
+{
+    return hearth::isImageKind(m_dataKind.toStdString());
+}
+
+// The folder is listed as training listed it (ImageFolderScan) on a pool thread: a big folder
+// takes a moment. The images themselves are small files read when shown.
+void SampleBrowser::loadImageFiles()
+{
+    if (m_dataPath == m_imagesPath && (!m_imageFiles.isEmpty() || m_imagesLoading))
+        return;
+    m_imagesPath = m_dataPath;
+    m_imageFiles.clear();
+    m_images.reset();
+    m_imagesError.clear();
+    m_imagesLoading = true;
+    const int generation = ++m_imagesGeneration;
+    const std::string root = m_dataPath.toStdString();
+    readOnPool<QStringList>(
+        this,
+        [root] {
+            QStringList files;
+            const hearth::ImageFolderLayout layout = hearth::scanImageFolder(root);
+            for (const auto& f : hearth::sourceFilesOf(layout, /*test=*/true))
+                files << QString::fromStdString(f.path);
+            return files;
+        },
+        [this, generation](const QStringList& files, const QString& error) {
+            if (generation != m_imagesGeneration)
+                return;
+            m_imageFiles = files;
+            m_imagesError = error;
+            m_imagesLoading = false;
+            rebuild();
+        });
 }
 
 void SampleBrowser::setImageReader(ImageReader reader)

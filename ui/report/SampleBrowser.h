@@ -36,7 +36,7 @@ public:
     void setFilter(int trueClass, int predicted);
     int visibleCount() const;
     bool textsLoading() const;   // text data: the source texts are still being read
-    bool imagesLoading() const { return m_imagesLoading; }   // IDX data: the test images are being read
+    bool imagesLoading() const { return m_imagesLoading; }   // IDX data, image folders: the test images are being read
     QString statusText() const;
     // The image shown for test sample `index` (null while the images load, or when they cannot be read).
     QImage sampleImage(int64_t index) const;
@@ -54,6 +54,8 @@ private:
     bool isText() const;
     void loadTexts();    // the test split's source texts, once per file, off the GUI thread
     void loadImages();   // the test split's IDX images, once per file, off the GUI thread
+    void loadImageFiles();   // an image folder's listing of the test split's files, off the GUI thread
+    bool isImages() const;   // idx or image_folder
     QComboBox* m_trueFilter;
     QComboBox* m_predFilter;
     QListWidget* m_list;
@@ -66,6 +68,7 @@ private:
     QString m_dataKind, m_dataPath, m_testPath;
     ImageReader m_readImages;
     std::shared_ptr<const IdxImages> m_images;   // read on a pool thread, then only read here
+    QStringList m_imageFiles;                    // image folders: the split's files by index
     QString m_imagesPath, m_imagesError;
     bool m_imagesLoading = false;
     int m_imagesGeneration = 0;

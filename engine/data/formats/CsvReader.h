@@ -30,4 +30,13 @@ CsvTable parseCsv(const std::string& text, const std::string& path);
 // UTF-8 is read as Windows-1252 (what Excel on Windows saves) and says so in encoding_note.
 CsvTable readCsvFile(const std::string& path);
 
+// One field as a CSV writer writes it (RFC 4180): quoted, with quotes doubled, when it holds a
+// comma, a quote or a line break. What the exports and predictions write; parseCsv reads it back.
+inline std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
 }  // namespace hearth

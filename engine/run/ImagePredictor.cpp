@@ -1,0 +1,170 @@
+#include "engine/run/ImagePredictor.h"
+
+#include "engine/data/DataError.h"
+#include "engine/data/formats/CsvReader.h"
+#include "engine/data/images/DecodedImages.h"
+#include "engine/data/images/ImageFolderScan.h"
+#include "engine/data/images/ImageFolderSplits.h"
+#include "engine/models/ModelRegistry.h"
+#include "engine/strategy/CheckpointFile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace hearth {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Input {
+    std::string path;
+    std::string truth;   // "" = unknown
+};
+
+bool isImageFile(const fs::path& p) {
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
+}
+
+std::vector<Input> listInputs(const std::vector<std::string>& inputs, const std::vector<std::string>& classes) {
+    std::vector<Input> out;
+    for (const std::string& in : inputs) {
+        std::error_code ec;
+        if (fs::is_regular_file(in, ec)) {
+            out.push_back({in, ""});
+            continue;
+        }
+        if (!fs::is_directory(in, ec)) throw DataError(in + ": no such file or folder");
+        // A labelled folder: its subfolders (or train/val/test's) are classes the run knows.
+        bool labelled = false;
+        try {
+            const ImageFolderLayout layout = scanImageFolder(in);
+            labelled = std::all_of(layout.class_names.begin(), layout.class_names.end(), [&](const std::string& c) {
+                return std::find(classes.begin(), classes.end(), c) != classes.end();
+            });
+            if (labelled)
+                for (const auto* split : {&layout.train, &layout.val, &layout.test})
+                    for (const auto& f : *split) out.push_back({f.path, layout.class_names[static_cast<size_t>(f.label)]});
+        } catch (const DataError&) {
+            labelled = false;
+        }
+        if (labelled) continue;
+        std::vector<std::string> files;
+        for (auto it = fs::recursive_directory_iterator(in, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            if (it->is_regular_file(ec) && isImageFile(it->path())) files.push_back(it->path().string());
+        }
+        std::sort(files.begin(), files.end());
+        if (files.empty()) throw DataError(in + ": no .jpg, .jpeg or .png files in this folder");
+        for (auto& f : files) out.push_back({std::move(f), ""});
+    }
+    if (out.empty()) throw ConfigError("--images", "give at least one image file or folder");
+    return out;
+}
+
+
+// The run's model with its best checkpoint, for images of `channels`; a forward pass on a blank
+// image checks that the weights take that many channels (loading alone replaces tensors whole).
+std::shared_ptr<ClassifierImpl> loadModel(const PredictModel& source, int channels) {
+    const ExperimentConfig& config = *source.run_config;
+    const int64_t s = config.data.image_size;
+    auto model = createModel(config.model, ModelInput{{channels, s, s}, static_cast<int64_t>(source.class_names.size())});
+    loadCheckpointFile(source.checkpoint, *model);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    model->forward(torch::zeros({1, channels, s, s}));
+    return model;
+}
+
+}  // namespace
+
+PredictResult predictImages(const PredictModel& source, const ImagePredictOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!source.run_config) throw ConfigError("--run", "image predictions need a run (--run) trained on an image folder");
+    const ExperimentConfig& config = *source.run_config;
+    if (config.data.kind != "image_folder")
+        throw ConfigError("--images", "run trained on " + config.data.kind + " data, not an image folder");
+    if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
+    const std::vector<Input> inputs = listInputs(options.inputs, source.class_names);
+    if (!fs::exists(source.checkpoint))
+        throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
+                        "first validation, or its artifacts deleted?)");
+    // The run trained on RGB when any training image was colour, else grey: the checkpoint that
+    // loads says which (its first layer's input channels).
+    int channels = 3;
+    std::shared_ptr<ClassifierImpl> model;
+    try {
+        model = loadModel(source, 3);
+    } catch (const std::exception& rgb_error) {
+        try {
+            model = loadModel(source, 1);
+            channels = 1;
+        } catch (const std::exception&) {
+            throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
+                            std::string(rgb_error.what()).substr(0, 300) + ")");
+        }
+    }
+    std::vector<std::string> paths;
+    for (const auto& in : inputs) paths.push_back(in.path);
+    const int64_t size = config.data.image_size;
+    const DecodedImages images(paths, channels, size);
+    const PixelNormalization norm = imageNetNormalization(channels);
+
+    const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    model->to(device);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto n = static_cast<int64_t>(inputs.size());
+    const auto classes = static_cast<int64_t>(source.class_names.size());
+    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
+    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
+        const int64_t count = std::min(options.batch_size, n - begin);
+        std::vector<int64_t> rows(static_cast<size_t>(count));
+        std::iota(rows.begin(), rows.end(), begin);
+        auto raw = torch::empty({count, channels, size, size}, torch::kUInt8);
+        images.fill(rows, raw);
+        const auto x = norm.apply(raw.to(device));
+        probabilities.narrow(0, begin, count).copy_(torch::softmax(model->forward(x).to(torch::kFloat32), 1).cpu());
+    }
+
+    PredictResult result;
+    result.rows = n;
+    result.class_names = source.class_names;
+    result.predicted_counts.assign(static_cast<size_t>(classes), 0);
+    result.device = device.str();
+    std::ofstream out(options.output_csv, std::ios::trunc);
+    if (!out) throw DataError(options.output_csv + ": cannot write the predictions");
+    out << "file,predicted,confidence,true";
+    for (const auto& name : source.class_names) out << "," << csvField("prob:" + name);
+    out << "\n";
+    const auto p = probabilities.accessor<float, 2>();
+    std::ostringstream line;
+    line.precision(7);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < classes; ++c)
+            if (p[i][c] > p[i][best]) best = c;
+        ++result.predicted_counts[static_cast<size_t>(best)];
+        const Input& in = inputs[static_cast<size_t>(i)];
+        if (!in.truth.empty()) {
+            ++result.labelled;
+            if (in.truth == source.class_names[static_cast<size_t>(best)]) ++result.correct;
+        }
+        line.str("");
+        line << csvField(in.path) << "," << csvField(source.class_names[static_cast<size_t>(best)]) << "," << p[i][best]
+             << "," << csvField(in.truth);
+        for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
+        out << line.str() << "\n";
+    }
+    if (!out) throw DataError(options.output_csv + ": writing the predictions failed");
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+}  // namespace hearth

@@ -1,0 +1,28 @@
+#pragma once
+// ImagePredictor: `hearth-cli predict --images`: a run trained on an image folder (any image
+// model: cnn, mlp, the resnets, torchscript) over image files, folders of them, or a labelled
+// folder in the ImageFolder layout. Each image is decoded, resized and centre-cropped, and
+// normalised exactly as the run's evaluation saw its images (DecodedImages, ImageNet's
+// statistics). Public header: standard types only (app/cli includes it without LibTorch).
+
+#include "engine/run/TextPredictor.h"
+
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+struct ImagePredictOptions {
+    // .jpg/.jpeg/.png files and folders (every image under a folder, recursively, sorted; a
+    // folder whose subfolders are among the run's classes is labelled by them).
+    std::vector<std::string> inputs;
+    std::string output_csv;
+    int64_t batch_size = 64;
+};
+
+// Output columns: file, predicted (class name), confidence, true (the class folder's name, or
+// empty), then prob:<class> for every class. Throws DataError (files, checkpoint) or ConfigError
+// (a run that did not train on an image folder).
+PredictResult predictImages(const PredictModel& model, const ImagePredictOptions& options);
+
+}  // namespace hearth
