@@ -9,8 +9,8 @@
 // batch tensor ops where the images are. Images may be raw uint8 or normalised; the padding takes
 // each image's darkest value (the raw image's black, torchvision's fill=0 before normalisation, on
 // data with black backgrounds like Fashion-MNIST), so both give the same normalised result. The
-// resized crop samples its box bilinearly (one grid_sample for the batch) and keeps raw images raw
-// (rounded back to uint8).
+// resized crop scales each sample's box back bilinearly and keeps raw images raw (rounded back to
+// uint8).
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Batch.h"
