@@ -9,6 +9,7 @@
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
+#include "engine/models/ModelFileInfo.h"
 
 #include <CLI/CLI.hpp>
 
@@ -53,6 +54,17 @@ int runCli(int argc, char** argv) {
             return;
         }
         std::fputs(text.c_str(), stdout);
+    });
+    std::string inspect_path;
+    auto* inspect = app.add_subcommand("inspect", "Summarise a model file (TorchScript): parameters, submodules, forward");
+    inspect->add_option("file", inspect_path, "A module saved with torch.jit.save (model.path)")->required();
+    inspect->callback([&inspect_path, &exit_code] {
+        try {
+            std::fputs(hearth::describeTorchScriptFile(inspect_path).c_str(), stdout);
+        } catch (const hearth::ConfigError& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            exit_code = hearth::cli::kExitBadConfig;
+        }
     });
     hearth::cli::registerSweepCommand(app, sweep_options, run_options.db_path, exit_code);
     hearth::cli::StoreCommandContext store_context{run_options.db_path};

@@ -12,4 +12,5 @@ target_sources(hearth_engine PRIVATE
   models/HfCheckpoint.cpp
   models/TorchScriptModel.cpp
   models/StateDictFile.cpp
-  models/ResNet.cpp)
+  models/ResNet.cpp
+  models/ModelFileInfo.cpp)

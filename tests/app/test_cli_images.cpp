@@ -2,7 +2,7 @@
 // and JPEG files by scripts/make-image-folder trains a cnn and a resnet18 end to end, the decoded
 // cache gives the same run as decoding in the loader, `predict --images` classifies a labelled
 // folder and loose files; unreadable files and bad keys exit 3 or 2 naming the file or the key,
-// leaving the runs already stored untouched.
+// leaving the runs already stored untouched; `inspect` summarises a TorchScript file.
 #include "CliTestSupport.h"
 
 #include <QDir>
@@ -87,6 +87,15 @@ private slots:
         QVERIFY2(loose.exit_code == 0, qPrintable(loose.out));
         QVERIFY(loose.out.contains("Predicted 1 images"));
         QVERIFY(!loose.out.contains("accuracy"));
+        // The HTML report shows the misclassified samples' own files.
+        const QString html = m_dir.filePath("report.html");
+        const CliResult e = cli({"export", "folder-cnn", "--format", "html", "--out", html});
+        QVERIFY2(e.exit_code == 0, qPrintable(e.out));
+        QFile page(html);
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(page.readAll());
+        QVERIFY(text.contains("data:image/png;base64") || text.contains("data:image/jpeg;base64"));
+        QVERIFY(text.contains("title=\"" + m_folder + "/test/"));
         // predict on a text run's terms is refused naming the option.
         const CliResult wrong = cli({"predict", "--run", "folder-cnn", "--input", csv, "--output", csv});
         QCOMPARE(wrong.exit_code, 2);
@@ -127,6 +136,18 @@ private slots:
         QVERIFY2(skip.exit_code == 0, qPrintable(skip.out + skip.out));
         QVERIFY(skip.out.contains("left out 3 unreadable train file(s)"));
         QVERIFY(skip.out.contains("zz-truncated.jpg: corrupt JPEG data"));
+    }
+
+    // The workbench's Model group shows this under model.path (its window does not link LibTorch).
+    void inspectSummarisesATorchScriptFile() {
+        const CliResult r = cli({"inspect", HEARTH_FIXTURES_DIR "/torchscript/text.pt"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("TorchScript module TextClassifier: 42,595 parameters in 15 tensors"));
+        QVERIFY(r.out.contains("embed (Embedding)"));
+        QVERIFY(r.out.contains("forward(Tensor input_ids, Tensor attention_mask) -> Tensor"));
+        const CliResult bad = cli({"inspect", HEARTH_FIXTURES_DIR "/torchscript/state_dict.pt"});
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY(bad.out.contains("looks like a torch.save file"));
     }
 
     void badKeysAndFoldersAreNamed() {

@@ -40,7 +40,18 @@ void CheckpointSummary::setFolder(const QString& folder)
 QString CheckpointSummary::describe(const QString& folder)
 {
     const QDir dir(folder);
-    if (!QFileInfo(folder).isDir())
+    const QFileInfo info(folder);
+    if (info.isFile()) {
+        // A resnet's weights: one state_dict file (torchvision's .pth, or .safetensors).
+        const QString suffix = info.suffix().toLower();
+        if (suffix == QLatin1String("pth") || suffix == QLatin1String("pt") || suffix == QLatin1String("bin") ||
+            suffix == QLatin1String("safetensors"))
+            return tr("weights file %1 (%2): for resnet18/34/50, torchvision's state_dict; the classifier is "
+                      "replaced when the data has another class count")
+                .arg(info.fileName(), formatBytes(info.size()));
+        return tr("Not a folder or weights file: %1").arg(folder);
+    }
+    if (!info.isDir())
         return tr("Not a folder: %1").arg(folder);
     QFile file(dir.filePath(QStringLiteral("config.json")));
     if (!file.open(QIODevice::ReadOnly))

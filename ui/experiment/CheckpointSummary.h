@@ -2,7 +2,8 @@
 // CheckpointSummary: what a Hugging Face checkpoint folder holds, shown under model.pretrained in
 // the experiment panel: the architecture from config.json (family, layers, width, heads,
 // vocabulary, positions, labels), the weights files and their size, and whether a tokenizer is
-// there. Read with Qt alone (no LibTorch): the engine loads the weights when a run starts.
+// there; for a resnet's weights file, its name and size. Read with Qt alone (no LibTorch): the
+// engine loads the weights when a run starts.
 
 #include <QLabel>
 

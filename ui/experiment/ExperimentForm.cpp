@@ -1,6 +1,7 @@
 #include "ui/experiment/ExperimentForm.h"
 
 #include "ui/experiment/CheckpointSummary.h"
+#include "ui/experiment/TorchScriptSummary.h"
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/data/images/ImageFolderScan.h"
@@ -241,6 +242,11 @@ void ExperimentForm::addKey(QFormLayout* f, const hearth::ConfigKey& key)
                 m_checkpoint = new CheckpointSummary(this);
                 f->addRow(m_checkpoint);
                 connect(m_texts.at(key.key), &QLineEdit::textChanged, m_checkpoint, &CheckpointSummary::setFolder);
+            } else if (key.key == "model.path") {
+                // What the chosen TorchScript file holds (read by hearth-cli inspect), under its field.
+                m_torchscript = new TorchScriptSummary(this);
+                f->addRow(m_torchscript);
+                connect(m_texts.at(key.key), &QLineEdit::textChanged, m_torchscript, &TorchScriptSummary::setFile);
             }
         } else {
             addText(f, key.key, label, help);

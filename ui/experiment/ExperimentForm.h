@@ -24,6 +24,7 @@ class QVBoxLayout;
 namespace hearth::ui {
 
 class CheckpointSummary;
+class TorchScriptSummary;
 
 class TextReader;
 class ValidatedField;
@@ -95,6 +96,7 @@ private:
     QLabel* m_capabilities = nullptr;
     QLabel* m_globalBatch = nullptr;   // batch x devices x nodes x accumulation
     CheckpointSummary* m_checkpoint = nullptr;   // under model.pretrained
+    TorchScriptSummary* m_torchscript = nullptr; // under model.path
     hearth::DeviceCapabilities m_caps;
     bool m_loading = false;
 };

@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -375,6 +376,26 @@ private Q_SLOTS:
         QCOMPARE(panel.config().data.kind, std::string("idx"));
     }
 
+    // A folder of class subfolders holding images opens as an image folder with an image model;
+    // the image-folder keys apply, the text ones do not.
+    void droppedImageFolderSelectsImageFolderData()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("pets"));
+        for (const QString& cls : {QStringLiteral("cat"), QStringLiteral("dog")}) {
+            QDir().mkpath(root + "/" + cls);
+            QFile f(root + "/" + cls + "/a.jpg");
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        ExperimentPanel panel;
+        panel.setDataSource(m_dir.filePath(QStringLiteral("table.csv")));   // an mlp first
+        panel.setDataSource(root);
+        const auto c = panel.config();
+        QCOMPARE(c.data.kind, std::string("image_folder"));
+        QCOMPARE(c.model.name, std::string("cnn"));
+        QVERIFY(field<QSpinBox>(panel, "data.image_size")->isEnabled());
+        QVERIFY(!field<QLineEdit>(panel, "data.tokenizer")->isEnabled());
+    }
+
     void droppedTextCsvSelectsTextDataAndATransformer()
     {
         const QString csv = m_dir.filePath(QStringLiteral("reviews.csv"));
@@ -408,6 +429,27 @@ private Q_SLOTS:
         field<QLineEdit>(panel, "model.pretrained")->setText(m_dir.path());
         QVERIFY2(summary->text().contains(QStringLiteral("No config.json")), qPrintable(summary->text()));
         QCOMPARE(panel.config().model.pretrained.value_or(""), m_dir.path().toStdString());
+    }
+
+    // A TorchScript file is summarised under model.path by `hearth-cli inspect` (the window does not
+    // link LibTorch): parameters, submodules, forward; a torch.save file says how to script it.
+    void torchscriptFileIsSummarisedUnderItsField()
+    {
+        ExperimentPanel panel;
+        hearth::ExperimentConfig c;
+        c.model.name = "torchscript";
+        panel.setConfig(c);
+        auto* summary = panel.form()->findChild<QLabel*>(QStringLiteral("torchscriptSummary"));
+        QVERIFY(summary);
+        field<QLineEdit>(panel, "model.path")->setText(QStringLiteral(HEARTH_FIXTURES_DIR "/torchscript/cnn.pt"));
+        QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(QStringLiteral("TorchScript module Cnn: 1,442 parameters")), 30000);
+        QVERIFY2(summary->text().contains(QStringLiteral("submodules: conv1 (Conv2d), bn1 (BatchNorm2d)")),
+                 qPrintable(summary->text()));
+        QVERIFY(summary->text().contains(QStringLiteral("forward(Tensor input) -> Tensor")));
+        field<QLineEdit>(panel, "model.path")->setText(QStringLiteral(HEARTH_FIXTURES_DIR "/torchscript/state_dict.pt"));
+        QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(QStringLiteral("torch.jit.script(model)")), 30000);
+        field<QLineEdit>(panel, "model.path")->setText(m_dir.filePath(QStringLiteral("missing.pt")));
+        QVERIFY(summary->text().contains(QStringLiteral("No such file")));
     }
 
     // Under zero2 the reducer's keys do nothing: the form disables them and says why, with the

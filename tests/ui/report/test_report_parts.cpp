@@ -472,6 +472,37 @@ private Q_SLOTS:
         QCOMPARE(browser.visibleCount(), 3);
     }
 
+    // An image folder: the test split's files (its test/ folder here), listed as training listed
+    // them, shown as icons and in the preview, the caption naming the file.
+    void sampleBrowserShowsAnImageFolderFiles()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("photos"));
+        for (const QString& split : {QStringLiteral("train"), QStringLiteral("test")})
+            for (const QString& cls : {QStringLiteral("cat"), QStringLiteral("dog")})
+                for (int i = 0; i < 2; ++i) {
+                    QDir().mkpath(root + "/" + split + "/" + cls);
+                    QImage img(20, 10, QImage::Format_RGB888);
+                    img.fill(cls == QLatin1String("cat") ? Qt::red : Qt::blue);
+                    QVERIFY(img.save(root + "/" + split + "/" + cls + "/" + QString::number(i) + ".png"));
+                }
+        hearth::ExperimentConfig c;
+        c.data.kind = "image_folder";
+        c.data.path = root.toStdString();
+        SampleBrowser browser;
+        // Test sample 3 is test/dog/1.png, predicted cat.
+        browser.setRun(QString::fromStdString(hearth::configToJson(c)), {"cat", "dog"}, {{3, 1, 0, 0.8}});
+        QTRY_VERIFY(!browser.imagesLoading());
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::IconMode);
+        QVERIFY(!list->item(0)->icon().isNull());
+        const QImage shown = browser.sampleImage(3);
+        QCOMPARE(shown.size(), QSize(20, 10));
+        QCOMPARE(shown.pixelColor(5, 5), QColor(Qt::blue));
+        auto* caption = browser.findChild<QLabel*>(QStringLiteral("sampleCaption"));
+        QVERIFY2(caption->text().contains(QStringLiteral("test/dog/1.png")), qPrintable(caption->text()));
+        QVERIFY(browser.sampleImage(9).isNull());   // beyond the folder
+    }
+
     void sampleBrowserShowsCsvRows()
     {
         const QString csv = m_dir.filePath(QStringLiteral("rows.csv"));
