@@ -316,9 +316,9 @@ std::vector<ConfigKey> buildSchema() {
                       "CUDA Ampere+: TensorFloat-32 for float32 matrix products.", HEARTH_FIELD(trainer.tf32)).toggle()
                     .noEffect(cudaRule));
     s.push_back(Entry("trainer.channels_last", T::Bool, "Speed", "Channels last",
-                      "cnn: NHWC memory layout (faster convolutions on tensor cores).",
+                      "cnn, resnets: NHWC memory layout (faster convolutions on tensor cores).",
                       HEARTH_FIELD(trainer.channels_last)).toggle()
-                    .noEffect(cnnRule));
+                    .noEffect(convolutionalRule));
     s.push_back(Entry("trainer.cuda_graph", T::String, "Speed", "CUDA graph",
                       "CUDA: step captures one whole optimizer step (forward, backward, every accumulation "
                       "micro-batch, unscale, clipping, the fused optimizer) as a CUDA graph after a few eager "

@@ -158,8 +158,8 @@ void checkTrainer(const ExperimentConfig& cfg, Checker& c) {
     const TrainerConfig& t = cfg.trainer;
     if (t.persistent_workers && t.num_workers == 0)
         c.fail("trainer.persistent_workers", "needs trainer.num_workers > 0 (there are no worker threads to keep)");
-    if (t.channels_last && cfg.model.name != "cnn")
-        c.fail("trainer.channels_last", "applies to convolutional models only (model.name=cnn)");
+    if (t.channels_last && cfg.model.name != "cnn" && !isResNetName(cfg.model.name))
+        c.fail("trainer.channels_last", "applies to convolutional models only (model.name=cnn or a resnet)");
     if (t.early_stopping.monitor != "none" && !cfg.data.val_path && cfg.data.val_fraction <= 0.0)
         c.fail("trainer.early_stopping.monitor", "needs a validation split (data.val_fraction > 0 or data.val_path); "
                                                  "or set it to none");

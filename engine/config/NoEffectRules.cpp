@@ -61,6 +61,11 @@ std::string mlpRule(const ExperimentConfig& c, const Caps&) {
 std::string cnnRule(const ExperimentConfig& c, const Caps&) {
     return c.model.name == "cnn" ? "" : "only cnn has convolutions (model.name is " + c.model.name + ")";
 }
+std::string convolutionalRule(const ExperimentConfig& c, const Caps&) {
+    return c.model.name == "cnn" || isResNetName(c.model.name)
+               ? ""
+               : "only cnn and the resnets have convolutions (model.name is " + c.model.name + ")";
+}
 std::string pretrainedRule(const ExperimentConfig& c, const Caps&) {
     return isTransformerName(c.model.name) || isResNetName(c.model.name)
                ? ""

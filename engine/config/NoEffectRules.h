@@ -20,6 +20,7 @@ std::string warmupRule(const ExperimentConfig& c, const DeviceCapabilities& caps
 std::string finalLrRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string mlpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string cnnRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string convolutionalRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string pretrainedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string torchscriptRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string newTransformerRule(const ExperimentConfig& c, const DeviceCapabilities& caps);

@@ -3,6 +3,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/models/SafeTensors.h"
+#include "engine/models/WeightsText.h"
 #include "engine/models/StateDictFile.h"
 
 #include <filesystem>
@@ -31,19 +32,6 @@ std::string modernName(const std::string& name) {
     if (endsWith(name, ".gamma")) return name.substr(0, name.size() - 6) + ".weight";
     if (endsWith(name, ".beta")) return name.substr(0, name.size() - 5) + ".bias";
     return name;
-}
-
-std::string shapeText(at::IntArrayRef shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-std::string listed(const std::vector<std::string>& names, size_t limit = 12) {
-    std::string text;
-    for (size_t i = 0; i < names.size() && i < limit; ++i) text += "\n  " + names[i];
-    if (names.size() > limit) text += "\n  ... and " + std::to_string(names.size() - limit) + " more";
-    return text;
 }
 
 bool isHead(const std::string& name) {

@@ -3,6 +3,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/models/SafeTensors.h"
+#include "engine/models/WeightsText.h"
 #include "engine/models/StateDictFile.h"
 
 #include <filesystem>
@@ -23,19 +24,6 @@ double convFlops(int64_t in, int64_t out, int64_t kernel, int64_t h, int64_t w) 
 }
 
 int64_t strided(int64_t size, int64_t kernel, int64_t stride) { return (size + 2 * (kernel / 2) - kernel) / stride + 1; }
-
-std::string shapeText(at::IntArrayRef shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-std::string listed(const std::vector<std::string>& names, size_t limit = 12) {
-    std::string text;
-    for (size_t i = 0; i < names.size() && i < limit; ++i) text += "\n  " + names[i];
-    if (names.size() > limit) text += "\n  ... and " + std::to_string(names.size() - limit) + " more";
-    return text;
-}
 
 }  // namespace
 

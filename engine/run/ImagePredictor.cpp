@@ -6,15 +6,14 @@
 #include "engine/data/images/ImageFolderScan.h"
 #include "engine/data/images/ImageFolderSplits.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
-#include <sstream>
 
 namespace hearth {
 namespace {
@@ -136,33 +135,20 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     PredictResult result;
     result.rows = n;
     result.class_names = source.class_names;
-    result.predicted_counts.assign(static_cast<size_t>(classes), 0);
     result.device = device.str();
-    std::ofstream out(options.output_csv, std::ios::trunc);
-    if (!out) throw DataError(options.output_csv + ": cannot write the predictions");
-    out << "file,predicted,confidence,true";
-    for (const auto& name : source.class_names) out << "," << csvField("prob:" + name);
-    out << "\n";
-    const auto p = probabilities.accessor<float, 2>();
-    std::ostringstream line;
-    line.precision(7);
+    PredictionsCsvColumns columns;
+    columns.lead_name = "file";
+    columns.lead = [&](int64_t i) { return csvField(inputs[static_cast<size_t>(i)].path); };
+    columns.extra_names = {"true"};
+    columns.extra = [&](int64_t i) { return std::vector<std::string>{inputs[static_cast<size_t>(i)].truth}; };
+    const std::vector<int64_t> predicted =
+        writePredictionsCsv(options.output_csv, columns, probabilities, source.class_names, result);
     for (int64_t i = 0; i < n; ++i) {
-        int64_t best = 0;
-        for (int64_t c = 1; c < classes; ++c)
-            if (p[i][c] > p[i][best]) best = c;
-        ++result.predicted_counts[static_cast<size_t>(best)];
         const Input& in = inputs[static_cast<size_t>(i)];
-        if (!in.truth.empty()) {
-            ++result.labelled;
-            if (in.truth == source.class_names[static_cast<size_t>(best)]) ++result.correct;
-        }
-        line.str("");
-        line << csvField(in.path) << "," << csvField(source.class_names[static_cast<size_t>(best)]) << "," << p[i][best]
-             << "," << csvField(in.truth);
-        for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
-        out << line.str() << "\n";
+        if (in.truth.empty()) continue;
+        ++result.labelled;
+        if (in.truth == source.class_names[static_cast<size_t>(predicted[static_cast<size_t>(i)])]) ++result.correct;
     }
-    if (!out) throw DataError(options.output_csv + ": writing the predictions failed");
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

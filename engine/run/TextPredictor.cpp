@@ -1,9 +1,9 @@
 #include "engine/run/TextPredictor.h"
 
 #include "engine/data/DataError.h"
-#include "engine/data/formats/CsvReader.h"
 #include "engine/models/HfCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/text/BertTokenizer.h"
 #include "engine/text/TextCsv.h"
@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 
 namespace hearth {
 namespace {
@@ -117,30 +115,14 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     PredictResult result;
     result.rows = n;
     result.class_names = loaded.class_names;
-    result.predicted_counts.assign(static_cast<size_t>(classes), 0);
     result.device = device.str();
     if (truncated > 0)
         result.notes.push_back(std::to_string(truncated) + " of " + std::to_string(n) + " texts have more than " +
                                std::to_string(max_length) + " tokens and were truncated");
-    std::ofstream out(options.output_csv, std::ios::trunc);
-    if (!out) throw DataError(options.output_csv + ": cannot write the predictions");
-    out << "index,predicted,confidence";
-    for (const auto& name : loaded.class_names) out << "," << csvField("prob:" + name);
-    out << "\n";
-    const auto p = probabilities.accessor<float, 2>();
-    std::ostringstream line;
-    line.precision(7);
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t best = 0;
-        for (int64_t c = 1; c < classes; ++c)
-            if (p[i][c] > p[i][best]) best = c;
-        ++result.predicted_counts[static_cast<size_t>(best)];
-        line.str("");
-        line << i << "," << csvField(loaded.class_names[static_cast<size_t>(best)]) << "," << p[i][best];
-        for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
-        out << line.str() << "\n";
-    }
-    if (!out) throw DataError(options.output_csv + ": writing the predictions failed");
+    PredictionsCsvColumns columns;
+    columns.lead_name = "index";
+    columns.lead = [](int64_t i) { return std::to_string(i); };
+    writePredictionsCsv(options.output_csv, columns, probabilities, loaded.class_names, result);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -9,6 +9,7 @@ target_sources(hearth_engine PRIVATE
   run/TechniqueLadder.cpp
   run/TextPredictor.cpp
   run/ImagePredictor.cpp
+  run/PredictionsCsv.cpp
   run/ModelExport.cpp
   run/Finders.cpp
   run/FinderSteps.cpp)

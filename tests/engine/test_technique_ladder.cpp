@@ -155,7 +155,11 @@ private Q_SLOTS:
         caps.cuda_bf16 = true;
         caps.fused_optimizers = true;
         QStringList labels;
-        for (const auto& s : buildTechniqueLadder(base, caps)) labels << QString::fromStdString(s.label);
+        for (const auto& s : buildTechniqueLadder(base, caps)) {
+            labels << QString::fromStdString(s.label);
+            const auto problems = validate(s.config, caps);   // channels_last applies to a resnet too
+            QVERIFY2(problems.empty(), (s.label + ": " + (problems.empty() ? "" : problems[0].message)).c_str());
+        }
         QCOMPARE(labels, (QStringList{"baseline", "+ TF32", "+ bf16-mixed", "+ fused optimizer",
                                       "+ cuDNN benchmark, channels_last", "+ workers", "+ pinned memory",
                                       "+ decoded cache", "+ data on device"}));

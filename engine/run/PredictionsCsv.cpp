@@ -1,0 +1,43 @@
+#include "engine/run/PredictionsCsv.h"
+
+#include "engine/data/DataError.h"
+#include "engine/data/formats/CsvReader.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace hearth {
+
+std::vector<int64_t> writePredictionsCsv(const std::string& path, const PredictionsCsvColumns& columns,
+                                         const torch::Tensor& probabilities,
+                                         const std::vector<std::string>& class_names, PredictResult& result) {
+    const int64_t n = probabilities.size(0), classes = probabilities.size(1);
+    result.predicted_counts.assign(static_cast<size_t>(classes), 0);
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) throw DataError(path + ": cannot write the predictions");
+    out << columns.lead_name << ",predicted,confidence";
+    for (const auto& name : columns.extra_names) out << "," << csvField(name);
+    for (const auto& name : class_names) out << "," << csvField("prob:" + name);
+    out << "\n";
+    const auto p = probabilities.accessor<float, 2>();
+    std::vector<int64_t> predicted(static_cast<size_t>(n));
+    std::ostringstream line;
+    line.precision(7);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < classes; ++c)
+            if (p[i][c] > p[i][best]) best = c;
+        predicted[static_cast<size_t>(i)] = best;
+        ++result.predicted_counts[static_cast<size_t>(best)];
+        line.str("");
+        line << columns.lead(i) << "," << csvField(class_names[static_cast<size_t>(best)]) << "," << p[i][best];
+        if (columns.extra)
+            for (const auto& value : columns.extra(i)) line << "," << csvField(value);
+        for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
+        out << line.str() << "\n";
+    }
+    if (!out) throw DataError(path + ": writing the predictions failed");
+    return predicted;
+}
+
+}  // namespace hearth
