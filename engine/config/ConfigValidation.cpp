@@ -65,8 +65,6 @@ void checkData(const DataConfig& d, Checker& c) {
                                           : "applies to csv and text_csv data only; wordnet splits data.noun by "
                                             "data.val_fraction and data.test_fraction");
     }
-    if (d.kind == "image_folder" && d.on_bad_file != "error" && d.on_bad_file != "skip")
-        c.fail("data.on_bad_file", "expected error or skip, got '" + d.on_bad_file + "'");
 }
 
 void checkTransformer(const ExperimentConfig& cfg, Checker& c) {

@@ -19,7 +19,6 @@ public:
     ~TorchScriptSummary() override;
     // Empty path: hides itself. Otherwise inspects the file and shows what it holds.
     void setFile(const QString& path);
-    bool inspecting() const { return m_process != nullptr; }
 
 private:
     void inspect();

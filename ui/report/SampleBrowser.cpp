@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 
 namespace hearth::ui {
 
@@ -178,7 +179,7 @@ void SampleBrowser::rebuild()
         auto* item = new QListWidgetItem(tr("%1 → %2\n%3").arg(name(p.true_label), name(p.predicted),
                                                             formatPercent(p.confidence, 0)));
         if (m_list->viewMode() == QListView::IconMode)
-            item->setIcon(QIcon(QPixmap::fromImage(sampleImage(p.index).scaled(kThumb, kThumb))));
+            item->setIcon(QIcon(QPixmap::fromImage(thumbnail(p.index))));
         else if (isText())
             item->setText(tr("#%1  %2 → %3 (%4)   %5")
                               .arg(p.index)
@@ -247,37 +248,58 @@ QImage SampleBrowser::sampleImage(int64_t index) const
     return m_images && m_dataKind == QLatin1String("idx") ? m_images->image(index) : QImage();
 }
 
+QImage SampleBrowser::thumbnail(int64_t index) const
+{
+    if (m_dataKind == QLatin1String("image_folder")) {
+        const auto it = m_thumbnails.find(index);
+        return it == m_thumbnails.end() ? QImage() : it->second;
+    }
+    return sampleImage(index).scaled(kThumb, kThumb);
+}
+
 bool SampleBrowser::isImages() const
 {
     return hearth::isImageKind(m_dataKind.toStdString());
 }
 
-// The folder is listed as training listed it (ImageFolderScan) on a pool thread: a big folder
-// takes a moment. The images themselves are small files read when shown.
+// On a pool thread: the folder listed as training listed it (ImageFolderScan), and the
+// thumbnails of this run's mistakes decoded from their files (a list of hundreds of JPEGs would
+// otherwise be decoded on the GUI thread). The one image shown large is read when shown.
 void SampleBrowser::loadImageFiles()
 {
-    if (m_dataPath == m_imagesPath && (!m_imageFiles.isEmpty() || m_imagesLoading))
-        return;
     m_imagesPath = m_dataPath;
     m_imageFiles.clear();
+    m_thumbnails.clear();
     m_images.reset();
     m_imagesError.clear();
     m_imagesLoading = true;
     const int generation = ++m_imagesGeneration;
     const std::string root = m_dataPath.toStdString();
-    readOnPool<QStringList>(
+    std::vector<int64_t> wanted;
+    for (const auto& p : m_predictions)
+        wanted.push_back(p.index);
+    struct Listing {
+        QStringList files;
+        std::map<int64_t, QImage> thumbnails;
+    };
+    readOnPool<Listing>(
         this,
-        [root] {
-            QStringList files;
+        [root, wanted] {
+            Listing out;
             const hearth::ImageFolderLayout layout = hearth::scanImageFolder(root);
             for (const auto& f : hearth::sourceFilesOf(layout, /*test=*/true))
-                files << QString::fromStdString(f.path);
-            return files;
+                out.files << QString::fromStdString(f.path);
+            for (const int64_t i : wanted)
+                if (i >= 0 && i < out.files.size() && !out.thumbnails.count(i))
+                    out.thumbnails[i] = QImage(out.files[int(i)]).scaled(kThumb, kThumb, Qt::KeepAspectRatio,
+                                                                          Qt::SmoothTransformation);
+            return out;
         },
-        [this, generation](const QStringList& files, const QString& error) {
+        [this, generation](const Listing& listing, const QString& error) {
             if (generation != m_imagesGeneration)
                 return;
-            m_imageFiles = files;
+            m_imageFiles = listing.files;
+            m_thumbnails = listing.thumbnails;
             m_imagesError = error;
             m_imagesLoading = false;
             rebuild();

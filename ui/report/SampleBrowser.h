@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,7 @@ private:
     void loadImages();   // the test split's IDX images, once per file, off the GUI thread
     void loadImageFiles();   // an image folder's listing of the test split's files, off the GUI thread
     bool isImages() const;   // idx or image_folder
+    QImage thumbnail(int64_t index) const;   // the list's icon of sample `index`
     QComboBox* m_trueFilter;
     QComboBox* m_predFilter;
     QListWidget* m_list;
@@ -69,6 +71,7 @@ private:
     ImageReader m_readImages;
     std::shared_ptr<const IdxImages> m_images;   // read on a pool thread, then only read here
     QStringList m_imageFiles;                    // image folders: the split's files by index
+    std::map<int64_t, QImage> m_thumbnails;      // image folders: the mistakes' icons, decoded on the pool
     QString m_imagesPath, m_imagesError;
     bool m_imagesLoading = false;
     int m_imagesGeneration = 0;

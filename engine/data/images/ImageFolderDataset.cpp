@@ -61,6 +61,4 @@ std::string ImageFolderDataset::describe(int64_t index) const {
     return files_[static_cast<size_t>(checked(index))].path;
 }
 
-int64_t ImageFolderDataset::label(int64_t index) const { return files_[static_cast<size_t>(checked(index))].label; }
-
 }  // namespace hearth

@@ -29,7 +29,6 @@ public:
     const std::vector<std::string>& classNames() const override { return class_names_; }
     int64_t sourceIndex(int64_t index) const override;
     std::string describe(int64_t index) const override;   // the file's path
-    int64_t label(int64_t index) const;
 
 private:
     int64_t checked(int64_t index) const;

@@ -98,8 +98,6 @@ PixelNormalization imageNetNormalization(int channels) {
 
 DataSplits loadImageFolderSplits(const DataConfig& config, uint64_t seed, const ImageFolderSplitOptions& options) {
     const auto log = [&](const std::string& line) { if (options.log) options.log(line); };
-    if (config.on_bad_file != "error" && config.on_bad_file != "skip")
-        throw ConfigError("data.on_bad_file", "expected error or skip, got '" + config.on_bad_file + "'");
     const bool skip = config.on_bad_file == "skip";
     const auto start = std::chrono::steady_clock::now();
     ImageFolderLayout layout = scanImageFolder(config.path);
