@@ -1,5 +1,6 @@
 #include "engine/data/images/ImageFolderSplits.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/data/DataError.h"
 #include "engine/data/SplitPlan.h"
 #include "engine/data/images/DecodedImages.h"
@@ -133,10 +134,9 @@ DataSplits loadImageFolderSplits(const DataConfig& config, uint64_t seed, const 
             const auto t = std::chrono::steady_clock::now();
             bool built = false;
             decoded_bad = list.images->useCache(options.cache_dir, built);
-            const double mib = static_cast<double>(list.files.size()) * channels * config.image_size *
-                               config.image_size / 1048576.0;
+            const auto bytes = static_cast<int64_t>(list.files.size()) * channels * config.image_size * config.image_size;
             log(std::string(built ? "decoded cache built: " : "decoded cache read: ") + std::to_string(list.files.size()) +
-                " " + list.name + " images (" + std::to_string(static_cast<int64_t>(mib)) + " MiB) in " +
+                " " + list.name + " images (" + formatBytes(bytes) + ") in " +
                 seconds(secondsSince(t)) + " s, " + list.images->cachePath());
         } else if (skip) {
             const auto t = std::chrono::steady_clock::now();
