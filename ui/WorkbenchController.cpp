@@ -55,7 +55,15 @@ void WorkbenchController::connectLadder()
 {
     connect(m_ladder, &LadderRunner::runningChanged, this, &WorkbenchController::updateBusy);
     connect(m_ladder, &LadderRunner::stepStarted, this, [this](int index, int count, const QString& label) {
-        Q_EMIT statusMessage(tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label), 0);
+        if (index == 0)
+            m_ladderLeftOut.clear();
+        QString text = tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label);
+        if (!m_ladderLeftOut.isEmpty())
+            text += tr("; left out as slower: %1").arg(m_ladderLeftOut.join(QStringLiteral(", ")));
+        Q_EMIT statusMessage(text, 0);
+    });
+    connect(m_ladder, &LadderRunner::stepLeftOut, this, [this](int, const QString& label, const QString&, double speedup) {
+        m_ladderLeftOut << tr("%1 (%2×)").arg(label, QString::number(speedup, 'f', 2));
     });
     connect(m_ladder, &LadderRunner::failed, this, [this](const QString& message) {
         m_views.live->showProblem(tr("The technique ladder could not go on"), message);

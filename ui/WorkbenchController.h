@@ -10,6 +10,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <optional>
@@ -94,6 +95,7 @@ private:
     WorkbenchViews m_views;
     StoreLoader* m_loader = nullptr;   // created at the first resume
     std::optional<ResumeHistory> m_resumed;
+    QStringList m_ladderLeftOut;       // the running ladder's rungs left out as slower, "label (0.62×)"
 };
 
 }  // namespace hearth::ui

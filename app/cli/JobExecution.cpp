@@ -65,19 +65,21 @@ public:
     }
 };
 
-// Collects what the CLI reports after a run (mean data-wait share over epochs).
+// Collects the epochs' metrics, for what the CLI reports after a run (the mean data-wait share,
+// the ladder's steady speed).
 class EpochTally final : public EventSink {
 public:
     void onEvent(const Event& event) override {
-        if (const auto* e = std::get_if<EpochMetrics>(&event)) {
-            wait_share_sum_ += e->data_wait_share;
-            ++epochs_;
-        }
+        if (const auto* e = std::get_if<EpochMetrics>(&event)) epochs_.push_back(*e);
     }
-    double meanWaitShare() const { return epochs_ ? wait_share_sum_ / static_cast<double>(epochs_) : 0.0; }
+    double meanWaitShare() const {
+        double sum = 0.0;
+        for (const auto& e : epochs_) sum += e.data_wait_share;
+        return epochs_.empty() ? 0.0 : sum / static_cast<double>(epochs_.size());
+    }
+    const std::vector<EpochMetrics>& epochs() const { return epochs_; }
 private:
-    double wait_share_sum_ = 0.0;
-    int64_t epochs_ = 0;
+    std::vector<EpochMetrics> epochs_;
 };
 
 // The run's recorder for a resume: it holds the events back until the run was reopened (its
@@ -251,6 +253,7 @@ StoredRun trainAndStore(const ExperimentConfig& config, const std::shared_ptr<Ru
     result.finished = printer->finished();
     result.test = printer->testReport();
     result.data_wait_share = tally->meanWaitShare();
+    result.epochs = tally->epochs();
     // A write that failed during the run (the writer marked the run failed): never a silent loss.
     const std::string store_error = writer->lastError();
     if (store_error != store_error_before) {
@@ -365,6 +368,7 @@ StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
     result.finished = printer.finished();
     result.test = printer.testReport();
     result.data_wait_share = tally.meanWaitShare();
+    result.epochs = tally.epochs();
     // The child's exit status has the last word over a verdict it printed: a run that finished
     // but could not be stored exits 3.
     if (verdict && exitCodeFor(*verdict) == code) {

@@ -30,6 +30,7 @@ struct StoredRun {
     std::optional<RunFinished> finished;
     std::optional<EvalReport> test;
     double data_wait_share = 0.0;   // mean over epochs
+    std::vector<EpochMetrics> epochs;   // as they ended (a resume: those it trained)
     bool recorded = true;           // false: a resume that failed before its run was reopened
 };
 

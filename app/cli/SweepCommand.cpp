@@ -16,24 +16,51 @@
 namespace hearth::cli {
 namespace {
 
+LadderMeasure measureOf(const StoredRun& run) {
+    return ladderMeasureOf(run.finished ? run.finished->train_time_s : 0.0, run.epochs);
+}
+
+// Speed-ups against the baseline: of the whole fit's time (validation and warm-up included), and
+// steady (the last epoch's training samples/s; with two or more epochs). A rung left out of the
+// steps after it is marked, with a line saying against which step it measured slower.
 void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
-    // The step column fits the longest label ("+ length bucketing").
+    const std::string left_out = " (left out)";
     int width = 16;
-    for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
-    std::fprintf(out, "\n%-*s %5s %-11s %7s %5s %10s %8s %9s %11s %10s\n", width, "step", "run", "precision", "workers",
-                "accum", "train time", "speedup", "test acc", "peak memory", "data wait");
-    const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
+    for (const auto& step : steps)
+        width = std::max(width, static_cast<int>(step.label.size() + (step.kept ? 0 : left_out.size())));
+    std::fprintf(out, "\n%-*s %5s %-11s %7s %5s %10s %8s %9s %7s %9s %11s %10s\n", width, "step", "run", "precision",
+                "workers", "accum", "train time", "speedup", "steady/s", "steady", "test acc", "peak memory",
+                "data wait");
+    std::vector<LadderMeasure> measures;
+    for (const auto& r : runs) measures.push_back(measureOf(r));
+    const double base_time = measures.empty() ? 0.0 : measures[0].fit_s;
+    const double base_steady = measures.empty() ? 0.0 : measures[0].steady_samples_per_sec;
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto& cfg = steps[i].config.trainer;
         const auto& r = runs[i];
+        const auto& m = measures[i];
         const bool done = r.finished && r.finished->status == "completed";
-        const double t = r.finished ? r.finished->train_time_s : 0.0;
-        std::fprintf(out, "%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %11s %9.1f%%\n", width, steps[i].label.c_str(),
+        char steady[16] = "-", steady_speedup[16] = "-";
+        if (m.steady_samples_per_sec > 0) std::snprintf(steady, sizeof steady, "%.0f", m.steady_samples_per_sec);
+        if (m.steady_samples_per_sec > 0 && base_steady > 0)
+            std::snprintf(steady_speedup, sizeof steady_speedup, "%.2fx", m.steady_samples_per_sec / base_steady);
+        const std::string label = steps[i].label + (steps[i].kept ? "" : left_out);
+        std::fprintf(out, "%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %7s %9s %11s %9.1f%%\n", width, label.c_str(),
                     static_cast<long long>(r.run_id), cfg.precision.c_str(), static_cast<long long>(cfg.num_workers),
-                    static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(t).c_str(),
-                    t > 0 && base_time > 0 ? base_time / t : 0.0,
+                    static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(m.fit_s).c_str(),
+                    m.fit_s > 0 && base_time > 0 ? base_time / m.fit_s : 0.0, steady, steady_speedup,
                     done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-",
                     r.finished ? formatBytes(r.finished->peak_memory_bytes).c_str() : "-", r.data_wait_share * 100.0);
+    }
+    std::fprintf(out, "(speedup: the whole fit's time against the baseline's, warm-up and validation included; "
+                      "steady: the last epoch's training samples/s against the baseline's, with 2+ epochs)\n");
+    for (size_t i = 0; i < runs.size(); ++i) {
+        if (steps[i].kept) continue;
+        const size_t ref = ladderReferenceStep(steps, i);
+        std::fprintf(out, "'%s' trained at %.2fx the speed of '%s' (%s): the steps after it leave it out.\n",
+                    steps[i].label.c_str(), ladderSpeedup(measures[i], measures[ref]), steps[ref].label.c_str(),
+                    measures[i].steady_samples_per_sec > 0 && measures[ref].steady_samples_per_sec > 0 ? "steady"
+                                                                                                      : "whole fit");
     }
 }
 
@@ -104,8 +131,9 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
                                               "of runs");
     sweep->add_flag("--ladder{speed}", options.ladder,
                     "speed (the default): 32-true baseline -> mixed precision -> + loader workers -> + accumulation "
-                    "(with --target-batch); memory: gradients zeroed -> set to none -> + in-place ReLU -> + "
-                    "activation checkpointing")
+                    "(with --target-batch), with the GPU's rungs between; a rung that trains slower than the step "
+                    "before it is left out of the steps after it. memory: gradients zeroed -> set to none -> + "
+                    "in-place ReLU -> + activation checkpointing")
         ->required()
         ->check(CLI::IsMember({"speed", "memory"}));
     sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
@@ -170,6 +198,13 @@ int sweepCommand(const SweepCommandOptions& options) {
                      steps[i].change.c_str());
         runs.push_back(trainStep(steps[i].config, db_path, sweep_id, quiet, events));
         const StoredRun& step = runs.back();
+        if (!memory && step.outcome.status == RunStatus::Completed) {
+            std::vector<LadderMeasure> measures;
+            for (const auto& r : runs) measures.push_back(measureOf(r));
+            if (!settleLadderStep(steps, i, measures))
+                std::fprintf(stderr, "'%s' trained slower than '%s': the next steps leave it out.\n",
+                             steps[i].label.c_str(), steps[ladderReferenceStep(steps, i)].label.c_str());
+        }
         if (step.outcome.status != RunStatus::Completed) {
             if (step.run_id == 0)
                 std::fprintf(stderr, "error: step '%s' failed: %s\n", steps[i].label.c_str(),

@@ -2,6 +2,8 @@
 
 #include "engine/data/Augment.h"
 
+#include <nlohmann/json.hpp>
+
 namespace hearth {
 namespace {
 
@@ -12,13 +14,13 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
     current.model.inplace_activations = false;
     current.model.gradient_checkpointing = false;
     current.name = base.name + " · memory baseline";
-    steps.push_back({"baseline", "gradients zeroed in place, activations kept for backward", current});
+    steps.push_back({"baseline", "gradients zeroed in place, activations kept for backward", current, "memory baseline"});
 
     std::string so_far;
     const auto add = [&](const std::string& label, const std::string& short_name, const std::string& change) {
         so_far += (so_far.empty() ? "" : " + ") + short_name;
         current.name = base.name + " · " + so_far;
-        steps.push_back({label, change, current});
+        steps.push_back({label, change, current, short_name});
     };
     const std::string strategy = resolveTrainer(base.trainer, caps).strategy;
     if (strategy != "ddp" && strategy != "zero1") {
@@ -89,12 +91,14 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
                      std::string("32-true, loader on the training thread, no accumulation") +
                          (on_cuda ? ", per-parameter optimizer" : "") +
                          (text ? ", every sample padded to " + std::to_string(base.data.max_length) + " tokens" : ""),
-                     current});
+                     current, "baseline"});
     std::string so_far;
-    auto rung = [&](const std::string& short_name, const std::string& label, const std::string& change) {
+    // `optional`: a speed technique, left out of the later steps when it measures slower.
+    auto rung = [&](const std::string& short_name, const std::string& label, const std::string& change,
+                    bool optional = true) {
         so_far += so_far.empty() ? short_name : " + " + short_name;
         current.name = base.name + " · " + so_far;
-        steps.push_back({label, change, current});
+        steps.push_back({label, change, current, short_name, optional});
     };
 
     // TF32 tensor cores for float32 matmuls and convolutions (Ampere and later: where bf16 is).
@@ -114,11 +118,14 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         rung(current.optimizer.implementation + " optimizer", "+ " + current.optimizer.implementation + " optimizer",
              caps.fused_optimizers ? "one fused kernel per optimizer step, unscaling and skipping on the device"
                                    : "multi-tensor foreach kernels instead of a loop over the parameters");
+        // Two rungs: autotuning pays off on long runs and costs seconds per new shape in short
+        // ones, and NHWC helps wide convolutions on tensor cores but not one-channel 28x28 images.
         if ((base.model.name == "cnn" || isResNetName(base.model.name)) && !base.trainer.deterministic) {
             current.trainer.cudnn_benchmark = true;
+            rung("cudnn benchmark", "+ cuDNN benchmark",
+                 "cuDNN times its convolution kernels for each new shape and keeps the fastest");
             current.trainer.channels_last = true;
-            rung("cudnn tuned", "+ cuDNN benchmark, channels_last",
-                 "cuDNN times its convolution kernels and picks the fastest; NHWC weights and images");
+            rung("channels_last", "+ channels_last", "NHWC (channels-last) weights and images");
         }
     }
 
@@ -176,7 +183,8 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
         current.trainer.accumulate_grad_batches = target / micro;
         rung("accumulation", "+ accumulation",
              "effective batch " + std::to_string(target) + " = " + std::to_string(micro) + " x " +
-                 std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches");
+                 std::to_string(current.trainer.accumulate_grad_batches) + " accumulated micro-batches",
+             false);
     }
 
     // The study's biggest win: data parallelism over every GPU, one process each, the same batch
@@ -191,9 +199,84 @@ std::vector<LadderStep> buildTechniqueLadder(const ExperimentConfig& base, const
                          std::to_string(n) + " processes (NCCL), " + std::to_string(current.trainer.batch_size) +
                              " per device: global batch " +
                              std::to_string(current.trainer.batch_size * n * current.trainer.accumulate_grad_batches),
-                         current});
+                         current, "ddp"});
     }
     return steps;
+}
+
+LadderMeasure ladderMeasureOf(double fit_s, const std::vector<EpochMetrics>& epochs) {
+    LadderMeasure m;
+    m.fit_s = fit_s;
+    if (epochs.size() >= 2) m.steady_samples_per_sec = epochs.back().samples_per_sec;
+    return m;
+}
+
+double ladderSpeedup(const LadderMeasure& step, const LadderMeasure& reference) {
+    if (step.steady_samples_per_sec > 0 && reference.steady_samples_per_sec > 0)
+        return step.steady_samples_per_sec / reference.steady_samples_per_sec;
+    if (step.fit_s > 0 && reference.fit_s > 0) return reference.fit_s / step.fit_s;
+    return 0.0;
+}
+
+size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k) {
+    size_t ref = 0;
+    for (size_t i = 1; i < k && i < steps.size(); ++i)
+        if (steps[i].kept) ref = i;
+    return ref;
+}
+
+namespace {
+
+// "<experiment> · a + b + c" without the part `short_name`.
+std::string nameWithout(const std::string& name, const std::string& short_name) {
+    const std::string dot = " · ";
+    const size_t at = name.rfind(dot);
+    if (at == std::string::npos) return name;
+    std::vector<std::string> parts;
+    std::string tail = name.substr(at + dot.size());
+    for (size_t from = 0;;) {
+        const size_t plus = tail.find(" + ", from);
+        parts.push_back(tail.substr(from, plus == std::string::npos ? std::string::npos : plus - from));
+        if (plus == std::string::npos) break;
+        from = plus + 3;
+    }
+    std::string joined;
+    for (const auto& part : parts)
+        if (part != short_name) joined += (joined.empty() ? "" : " + ") + part;
+    return name.substr(0, at) + dot + (joined.empty() ? "baseline" : joined);
+}
+
+}  // namespace
+
+bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vector<LadderMeasure>& measures) {
+    if (k == 0 || k >= steps.size() || k >= measures.size() || !steps[k].optional) return true;
+    const size_t ref = ladderReferenceStep(steps, k);
+    const double speedup = ladderSpeedup(measures[k], measures[ref]);
+    if (speedup <= 0.0 || speedup >= kLadderSlowerBelow) return true;
+    steps[k].kept = false;
+
+    // The keys this rung changed: step k is its reference step's config plus this rung (earlier
+    // dropped rungs were already taken out of it).
+    using Json = nlohmann::json;
+    const auto flat = [](const ExperimentConfig& c) { return Json::parse(configToJson(c)).flatten(); };
+    const Json before = flat(steps[ref].config), after = flat(steps[k].config);
+    std::vector<std::string> changed;
+    for (const auto& [key, value] : after.items())
+        if (key != "/name" && (!before.contains(key) || before[key] != value)) changed.push_back(key);
+    for (size_t j = k + 1; j < steps.size(); ++j) {
+        Json later = Json::parse(configToJson(steps[j].config));
+        const Json later_flat = later.flatten();
+        for (const auto& key : changed) {
+            if (!later_flat.contains(key) || later_flat[key] != after[key]) continue;   // a later rung set it itself
+            const Json::json_pointer pointer(key);
+            if (before.contains(key)) later[pointer] = before[key];
+            else later[pointer.parent_pointer()].erase(pointer.back());
+        }
+        const std::string name = nameWithout(steps[j].config.name, steps[k].short_name);
+        steps[j].config = configFromJson(later.dump());
+        steps[j].config.name = name;
+    }
+    return false;
 }
 
 }  // namespace hearth

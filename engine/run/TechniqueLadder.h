@@ -1,14 +1,18 @@
 #pragma once
 // TechniqueLadder: the speed study as a list of runs, each adding one technique to the previous:
-// 32-true baseline on one device -> mixed precision -> (text: + dynamic padding -> + length
-// bucketing) -> + loader workers / pinned memory -> + accumulation -> + DDP on every GPU (when the
-// machine has several and c10d is built in).
+// 32-true baseline on one device -> (GPU: + TF32) -> mixed precision -> (GPU: + fused optimizer,
+// + cuDNN benchmark, + channels_last) -> (text: + dynamic padding -> + length bucketing) -> +
+// loader workers / pinned memory -> (GPU: + data on device, + CUDA graph) -> + accumulation -> +
+// DDP on every GPU (when the machine has several and c10d is built in).
+// A speed rung that measures slower than the step before it is left out of the steps after it
+// (settleLadderStep): the ladder climbs on what helps, and still shows what did not.
 // The memory ladder turns the memory toggles on one at a time instead: gradients zeroed in place
 // -> + set to none -> (cnn, mlp: + in-place activations) -> + activation checkpointing, the
 // experiment otherwise as given, so each step's peak memory shows what its toggle saves.
 // Shared by `hearth-cli sweep --ladder[=memory]` and the workbench's ladder actions.
 
 #include "engine/config/ExperimentConfig.h"
+#include "engine/events/Events.h"
 
 #include <optional>
 #include <string>
@@ -20,7 +24,38 @@ struct LadderStep {
     std::string label;         // "baseline", "+ bf16-mixed", ...
     std::string change;        // what this step changes, in words
     ExperimentConfig config;
+    std::string short_name;    // "bf16-mixed": the part of the run names ("<experiment> · tf32 + bf16-mixed")
+    // A speed technique that may be left out of the later steps when it measured slower. The
+    // baseline, accumulation and DDP change what a step is (the batch it sees), and always stay.
+    bool optional = false;
+    bool kept = true;          // false once settleLadderStep found it slower than the step it built on
 };
+
+// How fast a finished step trained: its whole fit (validation included), and with two or more
+// epochs its last epoch's training samples/s, the steady speed (the first epoch carries the
+// warm-up: cuDNN's autotuning, the graph capture, workers starting).
+struct LadderMeasure {
+    double fit_s = 0.0;
+    double steady_samples_per_sec = 0.0;   // 0: a one-epoch run
+};
+LadderMeasure ladderMeasureOf(double fit_s, const std::vector<EpochMetrics>& epochs);
+
+// How much faster `step` trained than `reference` (> 1: faster): steady speeds when both have
+// one, else fit times; 0 when either is unknown.
+double ladderSpeedup(const LadderMeasure& step, const LadderMeasure& reference);
+
+// A rung counts as slower when it is below this speed-up against the step it built on: a single
+// run's noise on a shared GPU is several percent, so a rung within it stays.
+inline constexpr double kLadderSlowerBelow = 0.95;
+
+// The step a later step built on when step k ran: the last kept step before k.
+size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k);
+
+// After step k has run (`measures` holds steps 0..k): an optional rung slower than its reference
+// step is marked not kept, and every later step is rewritten to leave its change out (each key it
+// changed goes back to the reference step's value unless a later rung sets that key itself; run
+// names lose its short name). Returns the step's `kept`.
+bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vector<LadderMeasure>& measures);
 
 enum class LadderKind { Speed, Memory };
 

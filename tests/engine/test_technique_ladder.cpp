@@ -64,12 +64,12 @@ private Q_SLOTS:
         base.trainer.devices = 4;   // the baseline still runs on one device
         base.trainer.strategy = "ddp";
         auto steps = buildTechniqueLadder(base, caps);
-        // The GPU rungs: TF32 (Ampere+), the fused optimizer, cuDNN benchmark with channels_last (cnn).
-        QCOMPARE(steps.size(), size_t(7));   // no c10d in this build: no DDP step
+        // The GPU rungs: TF32 (Ampere+), the fused optimizer, cuDNN benchmark, channels_last (cnn).
+        QCOMPARE(steps.size(), size_t(8));   // no c10d in this build: no DDP step
         caps.distributed = true;
         caps.fused_optimizers = true;
         steps = buildTechniqueLadder(base, caps);
-        QCOMPARE(steps.size(), size_t(8));
+        QCOMPARE(steps.size(), size_t(9));
         QCOMPARE(steps[0].config.trainer.devices.value_or(0), int64_t(1));
         QCOMPARE(QString::fromStdString(steps[0].config.trainer.strategy), QString("auto"));
         QCOMPARE(QString::fromStdString(steps[0].config.optimizer.implementation), QString("per_parameter"));
@@ -80,15 +80,18 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(steps[2].label), QString("+ bf16-mixed"));
         QCOMPARE(QString::fromStdString(steps[3].label), QString("+ fused optimizer"));
         QCOMPARE(QString::fromStdString(steps[3].config.optimizer.implementation), QString("fused"));
-        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark, channels_last"));
-        QVERIFY(steps[4].config.trainer.cudnn_benchmark && steps[4].config.trainer.channels_last);
-        QCOMPARE(QString::fromStdString(steps[5].label), QString("+ workers"));
-        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ data on device"));
-        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ DDP on 4 devices"));
-        QCOMPARE(steps[7].config.trainer.devices.value_or(0), int64_t(4));
-        QCOMPARE(QString::fromStdString(steps[7].config.trainer.strategy), QString("ddp"));
-        QCOMPARE(QString::fromStdString(steps[7].config.trainer.precision), QString("bf16-mixed"));
-        QVERIFY(QString::fromStdString(steps[7].change).contains("global batch 256"));
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark"));
+        QVERIFY(steps[4].config.trainer.cudnn_benchmark && !steps[4].config.trainer.channels_last);
+        QCOMPARE(QString::fromStdString(steps[5].label), QString("+ channels_last"));
+        QVERIFY(steps[5].config.trainer.cudnn_benchmark && steps[5].config.trainer.channels_last);
+        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ workers"));
+        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ data on device"));
+        QCOMPARE(QString::fromStdString(steps[8].label), QString("+ DDP on 4 devices"));
+        QCOMPARE(steps[8].config.trainer.devices.value_or(0), int64_t(4));
+        QCOMPARE(QString::fromStdString(steps[8].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[8].config.trainer.precision), QString("bf16-mixed"));
+        QVERIFY(QString::fromStdString(steps[8].change).contains("global batch 256"));
+        QVERIFY(!steps[0].optional && steps[1].optional && !steps[8].optional);
         for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
         for (size_t i = 1; i < steps.size(); ++i) QVERIFY(steps[i].config.name != steps[i - 1].config.name);
         // One GPU: no DDP step. Without fused kernels the optimizer rung is foreach; a
@@ -116,13 +119,13 @@ private Q_SLOTS:
         caps.fused_optimizers = true;
         caps.cuda_graphs = true;
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
-        QCOMPARE(steps.size(), size_t(9));
-        QCOMPARE(QString::fromStdString(steps[6].label), QString("+ data on device"));
-        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ CUDA graph"));
-        QCOMPARE(QString::fromStdString(steps[7].config.trainer.cuda_graph), QString("step"));
-        for (size_t i = 0; i < 7; ++i) QCOMPARE(QString::fromStdString(steps[i].config.trainer.cuda_graph), QString("off"));
-        QCOMPARE(QString::fromStdString(steps[8].config.trainer.strategy), QString("ddp"));
-        QCOMPARE(QString::fromStdString(steps[8].config.trainer.cuda_graph), QString("off"));
+        QCOMPARE(steps.size(), size_t(10));
+        QCOMPARE(QString::fromStdString(steps[7].label), QString("+ data on device"));
+        QCOMPARE(QString::fromStdString(steps[8].label), QString("+ CUDA graph"));
+        QCOMPARE(QString::fromStdString(steps[8].config.trainer.cuda_graph), QString("step"));
+        for (size_t i = 0; i < 8; ++i) QCOMPARE(QString::fromStdString(steps[i].config.trainer.cuda_graph), QString("off"));
+        QCOMPARE(QString::fromStdString(steps[9].config.trainer.strategy), QString("ddp"));
+        QCOMPARE(QString::fromStdString(steps[9].config.trainer.cuda_graph), QString("off"));
         for (const auto& s : steps) QVERIFY2(validate(s.config, caps).empty(), s.label.c_str());
         // Text pads each batch to its own length on these rungs: no graph rung.
         ExperimentConfig text;
@@ -160,8 +163,8 @@ private Q_SLOTS:
             const auto problems = validate(s.config, caps);   // channels_last applies to a resnet too
             QVERIFY2(problems.empty(), (s.label + ": " + (problems.empty() ? "" : problems[0].message)).c_str());
         }
-        QCOMPARE(labels, (QStringList{"baseline", "+ TF32", "+ bf16-mixed", "+ fused optimizer",
-                                      "+ cuDNN benchmark, channels_last", "+ workers", "+ pinned memory",
+        QCOMPARE(labels, (QStringList{"baseline", "+ TF32", "+ bf16-mixed", "+ fused optimizer", "+ cuDNN benchmark",
+                                      "+ channels_last", "+ workers", "+ pinned memory",
                                       "+ decoded cache", "+ data on device"}));
     }
 
@@ -234,6 +237,74 @@ private Q_SLOTS:
 
         QCOMPARE(ladderKindFromName("memory").value_or(LadderKind::Speed), LadderKind::Memory);
         QVERIFY(!ladderKindFromName("fast").has_value());
+    }
+
+    // A rung that trains slower than the step it built on is left out of the later steps: the keys
+    // it changed go back, its name leaves theirs; a rung within the noise, and the accumulation
+    // and DDP steps (they change the batch), always stay.
+    void slowerRungIsLeftOutOfLaterSteps() {
+        DeviceCapabilities caps;
+        caps.cuda_available = true;
+        caps.cuda_device_count = 2;
+        caps.cuda_bf16 = true;
+        caps.distributed = true;
+        caps.fused_optimizers = true;
+        caps.cuda_graphs = true;
+        LadderOptions options;
+        options.target_batch = 256;
+        auto steps = buildTechniqueLadder(ExperimentConfig{}, caps, options);
+        QCOMPARE(steps.size(), size_t(11));
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark"));
+        QCOMPARE(QString::fromStdString(steps[9].label), QString("+ accumulation"));
+        // Two epochs each: the steady speed (last epoch's samples/s) decides, not the whole fit.
+        const auto measure = [](double fit_s, double steady) {
+            EpochMetrics first, last;
+            first.samples_per_sec = steady / 3.0;   // the warm-up epoch
+            last.samples_per_sec = steady;
+            return ladderMeasureOf(fit_s, {first, last});
+        };
+        std::vector<LadderMeasure> m{measure(10.0, 1000.0)};
+        for (size_t k = 1; k <= 3; ++k) {   // TF32, bf16, fused: each 10% faster than the one before
+            m.push_back(measure(10.0, m.back().steady_samples_per_sec * 1.1));
+            QVERIFY(settleLadderStep(steps, k, m));
+        }
+        // cuDNN benchmark: a faster fit but a steady speed 0.6x the fused optimizer's: left out.
+        m.push_back(measure(5.0, m[3].steady_samples_per_sec * 0.6));
+        QVERIFY(!settleLadderStep(steps, 4, m));
+        QVERIFY(!steps[4].kept && steps[4].config.trainer.cudnn_benchmark);   // it ran with it
+        for (size_t j = 5; j < steps.size(); ++j) {
+            QVERIFY2(!steps[j].config.trainer.cudnn_benchmark, steps[j].label.c_str());
+            QVERIFY2(steps[j].config.name.find("cudnn benchmark") == std::string::npos, steps[j].config.name.c_str());
+            QVERIFY2(validate(steps[j].config, caps).empty(), steps[j].label.c_str());
+        }
+        QVERIFY(steps[5].config.trainer.channels_last);   // its own rung's change stays
+        QVERIFY(steps[5].config.name.find("fused optimizer + channels_last") != std::string::npos);
+        QCOMPARE(ladderReferenceStep(steps, 5), size_t(3));
+        // channels_last within the noise of the fused optimizer step (0.97x): kept.
+        m.push_back(measure(10.0, m[3].steady_samples_per_sec * 0.97));
+        QVERIFY(settleLadderStep(steps, 5, m));
+        QCOMPARE(ladderReferenceStep(steps, 6), size_t(5));
+        // workers 0.5x: left out; the later steps go back to the loader on the training thread.
+        m.push_back(measure(10.0, m[5].steady_samples_per_sec * 0.5));
+        QVERIFY(!settleLadderStep(steps, 6, m));
+        for (size_t j = 7; j < steps.size(); ++j) {
+            QCOMPARE(steps[j].config.trainer.num_workers, int64_t(0));
+            QVERIFY(!steps[j].config.trainer.persistent_workers);
+            QVERIFY(steps[j].config.trainer.channels_last);
+        }
+        QVERIFY(steps[8].config.trainer.cuda_graph == "step" && steps[8].config.data.on_device);
+        // Accumulation slower still stays (it changes the batch a step sees).
+        for (size_t k = 7; k <= 8; ++k) {
+            m.push_back(measure(10.0, m[ladderReferenceStep(steps, k)].steady_samples_per_sec * 1.2));
+            QVERIFY(settleLadderStep(steps, k, m));
+        }
+        m.push_back(measure(10.0, m.back().steady_samples_per_sec * 0.5));
+        QVERIFY(settleLadderStep(steps, 9, m));
+        QCOMPARE(steps[10].config.trainer.accumulate_grad_batches, int64_t(4));
+        QCOMPARE(QString::fromStdString(steps[10].config.trainer.cuda_graph), QString("off"));   // DDP's own
+        // One-epoch runs compare whole fits.
+        QCOMPARE(ladderSpeedup(ladderMeasureOf(5.0, {EpochMetrics{}}), ladderMeasureOf(10.0, {EpochMetrics{}})), 2.0);
+        QCOMPARE(ladderSpeedup(LadderMeasure{}, ladderMeasureOf(10.0, {})), 0.0);
     }
 
     void stepNamesAreDistinct() {

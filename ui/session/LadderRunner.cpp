@@ -16,6 +16,8 @@ LadderRunner::LadderRunner(TrainingSession* session, QObject* parent) : QObject(
         if (m_waitingForRun)
             fail(message);
     });
+    connect(m_session, &TrainingSession::eventsReady, this,
+            [this](const hearth::ui::EventBatch& batch) { onEvents(batch); });
     connect(m_session, &TrainingSession::runEnded, this,
             [this](qint64 runId, hearth::RunStatus status, const QString&) { onRunEnded(runId, static_cast<int>(status)); });
 }
@@ -49,6 +51,8 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::Lad
         return false;
     }
     m_runIds.clear();
+    m_measures.clear();
+    m_speed = options.kind == hearth::LadderKind::Speed;
     m_sweepId.reset();
     m_next = 0;
     m_done = false;
@@ -78,6 +82,8 @@ void LadderRunner::startStep()
     ++m_next;
     QString error;
     m_waitingForRun = true;
+    m_epochs.clear();
+    m_fitSeconds = 0.0;
     if (!m_session->start(step.config, &error, m_sweepId))
         fail(error);
 }
@@ -114,11 +120,37 @@ void LadderRunner::end(bool complete)
     Q_EMIT finished(m_runIds, complete);
 }
 
+void LadderRunner::onEvents(const std::vector<hearth::Event>& batch)
+{
+    if (m_done || m_waitingForRun || m_runIds.isEmpty())
+        return;   // the session's events belong to the current step's run while one runs
+    for (const auto& event : batch) {
+        if (const auto* epoch = std::get_if<hearth::EpochMetrics>(&event))
+            m_epochs.push_back(*epoch);
+        else if (const auto* finished = std::get_if<hearth::RunFinished>(&event))
+            m_fitSeconds = finished->train_time_s;
+    }
+}
+
+void LadderRunner::settleStep()
+{
+    const size_t index = static_cast<size_t>(m_next - 1);
+    m_measures.push_back(hearth::ladderMeasureOf(m_fitSeconds, m_epochs));
+    if (!m_speed || m_measures.size() != index + 1 || hearth::settleLadderStep(m_steps, index, m_measures))
+        return;
+    const size_t reference = hearth::ladderReferenceStep(m_steps, index);
+    Q_EMIT stepLeftOut(static_cast<int>(index), QString::fromStdString(m_steps[index].label),
+                       QString::fromStdString(m_steps[reference].label),
+                       hearth::ladderSpeedup(m_measures[index], m_measures[reference]));
+}
+
 void LadderRunner::onRunEnded(qint64 runId, int status)
 {
     if (m_done || m_runIds.isEmpty() || m_runIds.back() != runId)
         return;   // a run the ladder did not start
     const bool completed = static_cast<hearth::RunStatus>(status) == hearth::RunStatus::Completed;
+    if (completed)
+        settleStep();
     if (!completed || m_stopRequested || m_next >= static_cast<int>(m_steps.size())) {
         end(completed && !m_stopRequested);
         return;

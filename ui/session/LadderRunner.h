@@ -3,7 +3,9 @@
 // the workbench —
 // one run per step through the TrainingSession, grouped as one sweep in the store — and reports
 // the run ids when the last step ends, for the Compare view's speed-study chart. The sweep and
-// each step's run are created by writer jobs: nothing here waits on the database.
+// each step's run are created by writer jobs: nothing here waits on the database. Each speed
+// step's fit time and epochs come from its events; a rung that trained slower than the step it
+// built on is left out of the steps after it (hearth::settleLadderStep), as in the CLI.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/run/TechniqueLadder.h"
@@ -35,6 +37,7 @@ public:
     bool isRunning() const { return !m_done; }
     const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
     const QList<qint64>& runIds() const { return m_runIds; }  // the steps' runs so far
+    const std::vector<hearth::LadderMeasure>& measures() const { return m_measures; }  // the completed steps'
 
 Q_SIGNALS:
     // From start() until finished: the window keeps Start disabled in between, also while the
@@ -45,17 +48,25 @@ Q_SIGNALS:
     void failed(const QString& message);
     // After the last step, or after a step that did not complete (complete == false).
     void finished(const QList<qint64>& runIds, bool complete);
+    // A speed rung trained slower than `reference` (by `speedup` < 1): the next steps leave it out.
+    void stepLeftOut(int index, const QString& label, const QString& reference, double speedup);
 
 private:
     void startStep();
     void onStepRunStarted(qint64 runId);
     void onRunEnded(qint64 runId, int status);
+    void onEvents(const std::vector<hearth::Event>& batch);
+    void settleStep();
     void fail(const QString& message);
     void end(bool complete);
 
     TrainingSession* m_session;
     std::vector<hearth::LadderStep> m_steps;
     QList<qint64> m_runIds;
+    std::vector<hearth::LadderMeasure> m_measures;        // the finished steps'
+    std::vector<hearth::EpochMetrics> m_epochs;           // the current step's, as its events came
+    double m_fitSeconds = 0.0;                            // the current step's, from its RunFinished
+    bool m_speed = true;
     std::optional<int64_t> m_sweepId;
     int m_next = 0;
     bool m_done = true;
