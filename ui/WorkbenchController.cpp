@@ -62,9 +62,10 @@ void WorkbenchController::connectLadder()
             text += tr("; left out as slower: %1").arg(m_ladderLeftOut.join(QStringLiteral(", ")));
         Q_EMIT statusMessage(text, 0);
     });
-    connect(m_ladder, &LadderRunner::stepLeftOut, this, [this](int, const QString& label, const QString&, double speedup) {
-        m_ladderLeftOut << tr("%1 (%2×)").arg(label, QString::number(speedup, 'f', 2));
-    });
+    connect(m_ladder, &LadderRunner::stepLeftOut, this,
+            [this](int, const QString& label, const QString&, const QString& speedups) {
+                m_ladderLeftOut << tr("%1 (%2)").arg(label, speedups);
+            });
     connect(m_ladder, &LadderRunner::failed, this, [this](const QString& message) {
         m_views.live->showProblem(tr("The technique ladder could not go on"), message);
         Q_EMIT tabRequested(WorkbenchTab::Live);

@@ -22,7 +22,7 @@ LadderMeasure measureOf(const StoredRun& run) {
 
 // Speed-ups against the baseline: of the whole fit's time (validation and warm-up included), and
 // steady (the last epoch's training samples/s; with two or more epochs). A rung left out of the
-// steps after it is marked, with a line saying against which step it measured slower.
+// steps after it is marked, with a line saying against which step it measured slower and by how much.
 void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
     const std::string left_out = " (left out)";
     int width = 16;
@@ -57,10 +57,8 @@ void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, cons
     for (size_t i = 0; i < runs.size(); ++i) {
         if (steps[i].kept) continue;
         const size_t ref = ladderReferenceStep(steps, i);
-        std::fprintf(out, "'%s' trained at %.2fx the speed of '%s' (%s): the steps after it leave it out.\n",
-                    steps[i].label.c_str(), ladderSpeedup(measures[i], measures[ref]), steps[ref].label.c_str(),
-                    measures[i].steady_samples_per_sec > 0 && measures[ref].steady_samples_per_sec > 0 ? "steady"
-                                                                                                      : "whole fit");
+        std::fprintf(out, "'%s' against '%s': %s; the steps after it leave it out.\n", steps[i].label.c_str(),
+                    steps[ref].label.c_str(), ladderSpeedupText(measures[i], measures[ref]).c_str());
     }
 }
 
@@ -201,9 +199,12 @@ int sweepCommand(const SweepCommandOptions& options) {
         if (!memory && step.outcome.status == RunStatus::Completed) {
             std::vector<LadderMeasure> measures;
             for (const auto& r : runs) measures.push_back(measureOf(r));
-            if (!settleLadderStep(steps, i, measures))
-                std::fprintf(stderr, "'%s' trained slower than '%s': the next steps leave it out.\n",
-                             steps[i].label.c_str(), steps[ladderReferenceStep(steps, i)].label.c_str());
+            if (!settleLadderStep(steps, i, measures)) {
+                const size_t ref = ladderReferenceStep(steps, i);
+                std::fprintf(stderr, "'%s' trained slower than '%s' (%s): the next steps leave it out.\n",
+                             steps[i].label.c_str(), steps[ref].label.c_str(),
+                             ladderSpeedupText(measures[i], measures[ref]).c_str());
+            }
         }
         if (step.outcome.status != RunStatus::Completed) {
             if (step.run_id == 0)

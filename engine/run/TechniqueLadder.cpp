@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+
 namespace hearth {
 namespace {
 
@@ -211,11 +213,28 @@ LadderMeasure ladderMeasureOf(double fit_s, const std::vector<EpochMetrics>& epo
     return m;
 }
 
-double ladderSpeedup(const LadderMeasure& step, const LadderMeasure& reference) {
+bool ladderRungSlower(const LadderMeasure& step, const LadderMeasure& reference) {
+    const double fit = step.fit_s > 0 && reference.fit_s > 0 ? reference.fit_s / step.fit_s : 0.0;
+    if (step.steady_samples_per_sec > 0 && reference.steady_samples_per_sec > 0) {
+        const double steady = step.steady_samples_per_sec / reference.steady_samples_per_sec;
+        if (steady < kLadderSlowerBelow) return true;
+        if (steady >= 1.0 / kLadderSlowerBelow) return false;   // faster once warmed up: pays off in longer runs
+        return fit > 0.0 && fit < kLadderSlowerBelow;           // no steady gain: its warm-up is all it adds
+    }
+    return fit > 0.0 && fit < kLadderSlowerBelow;
+}
+
+std::string ladderSpeedupText(const LadderMeasure& step, const LadderMeasure& reference) {
+    const auto ratio = [](double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2fx", x);
+        return std::string(text);
+    };
+    std::string text;
     if (step.steady_samples_per_sec > 0 && reference.steady_samples_per_sec > 0)
-        return step.steady_samples_per_sec / reference.steady_samples_per_sec;
-    if (step.fit_s > 0 && reference.fit_s > 0) return reference.fit_s / step.fit_s;
-    return 0.0;
+        text = "steady " + ratio(step.steady_samples_per_sec / reference.steady_samples_per_sec) + ", ";
+    if (step.fit_s > 0 && reference.fit_s > 0) return text + "whole fit " + ratio(reference.fit_s / step.fit_s);
+    return text.empty() ? "no timing" : text.substr(0, text.size() - 2);
 }
 
 size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k) {
@@ -251,8 +270,7 @@ std::string nameWithout(const std::string& name, const std::string& short_name) 
 bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vector<LadderMeasure>& measures) {
     if (k == 0 || k >= steps.size() || k >= measures.size() || !steps[k].optional) return true;
     const size_t ref = ladderReferenceStep(steps, k);
-    const double speedup = ladderSpeedup(measures[k], measures[ref]);
-    if (speedup <= 0.0 || speedup >= kLadderSlowerBelow) return true;
+    if (!ladderRungSlower(measures[k], measures[ref])) return true;
     steps[k].kept = false;
 
     // The keys this rung changed: step k is its reference step's config plus this rung (earlier

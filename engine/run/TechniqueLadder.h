@@ -40,19 +40,24 @@ struct LadderMeasure {
 };
 LadderMeasure ladderMeasureOf(double fit_s, const std::vector<EpochMetrics>& epochs);
 
-// How much faster `step` trained than `reference` (> 1: faster): steady speeds when both have
-// one, else fit times; 0 when either is unknown.
-double ladderSpeedup(const LadderMeasure& step, const LadderMeasure& reference);
-
 // A rung counts as slower when it is below this speed-up against the step it built on: a single
 // run's noise on a shared GPU is several percent, so a rung within it stays.
 inline constexpr double kLadderSlowerBelow = 0.95;
+
+// Whether `step` trained slower than `reference`: with steady speeds, slower once warmed up, or no
+// faster once warmed up (within 1/0.95) while its whole fit was slower (a warm-up cost such as
+// cuDNN's autotuning, with nothing to show for it); without them, a slower whole fit. A rung
+// measurably faster once warmed up stays even when its warm-up made this short fit slower.
+bool ladderRungSlower(const LadderMeasure& step, const LadderMeasure& reference);
+// The two speed-ups that decided it: "steady 1.02x, whole fit 0.43x" ("whole fit 0.90x" alone
+// without steady speeds).
+std::string ladderSpeedupText(const LadderMeasure& step, const LadderMeasure& reference);
 
 // The step a later step built on when step k ran: the last kept step before k.
 size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k);
 
 // After step k has run (`measures` holds steps 0..k): an optional rung slower than its reference
-// step is marked not kept, and every later step is rewritten to leave its change out (each key it
+// step (ladderRungSlower) is marked not kept, and every later step is rewritten to leave its change out (each key it
 // changed goes back to the reference step's value unless a later rung sets that key itself; run
 // names lose its short name). Returns the step's `kept`.
 bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vector<LadderMeasure>& measures);

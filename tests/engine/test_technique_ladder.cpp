@@ -231,7 +231,7 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(steps[2].change).contains("encoder layer"));
         for (const auto& s : steps) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
         base.trainer.strategy = "ddp";
-        steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);
+        steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);   // a world of one: nothing to shard
         QCOMPARE(steps.size(), size_t(2));
         QCOMPARE(QString::fromStdString(steps[1].label), QString("+ checkpointing"));
 
@@ -302,9 +302,43 @@ private Q_SLOTS:
         QVERIFY(settleLadderStep(steps, 9, m));
         QCOMPARE(steps[10].config.trainer.accumulate_grad_batches, int64_t(4));
         QCOMPARE(QString::fromStdString(steps[10].config.trainer.cuda_graph), QString("off"));   // DDP's own
-        // One-epoch runs compare whole fits.
-        QCOMPARE(ladderSpeedup(ladderMeasureOf(5.0, {EpochMetrics{}}), ladderMeasureOf(10.0, {EpochMetrics{}})), 2.0);
-        QCOMPARE(ladderSpeedup(LadderMeasure{}, ladderMeasureOf(10.0, {})), 0.0);
+        // What the table and the workbench say of a rung: both speed-ups, or the whole fit's alone.
+        QCOMPARE(QString::fromStdString(ladderSpeedupText(m[4], m[3])), QString("steady 0.60x, whole fit 2.00x"));
+        QCOMPARE(QString::fromStdString(ladderSpeedupText(ladderMeasureOf(5.0, {EpochMetrics{}}),
+                                                          ladderMeasureOf(10.0, {EpochMetrics{}}))),
+                 QString("whole fit 2.00x"));
+        QCOMPARE(QString::fromStdString(ladderSpeedupText(LadderMeasure{}, ladderMeasureOf(10.0, {}))), QString("no timing"));
+    }
+
+    // Steady speed and whole fit together: a rung with no steady gain whose warm-up slowed the fit
+    // (cuDNN's autotuning in a short run) is left out; one measurably faster once warmed up stays
+    // even though its warm-up made this short fit slower.
+    void warmUpCostWithoutSteadyGainIsLeftOut() {
+        const auto measure = [](double fit_s, double steady) {
+            EpochMetrics first, last;
+            last.samples_per_sec = steady;
+            return ladderMeasureOf(fit_s, {first, last});
+        };
+        const LadderMeasure ref = measure(6.0, 20000.0);
+        QVERIFY(ladderRungSlower(measure(14.0, 20400.0), ref));    // steady 1.02x, fit 0.43x
+        QVERIFY(!ladderRungSlower(measure(8.0, 26000.0), ref));    // steady 1.30x, fit 0.75x
+        QVERIFY(!ladderRungSlower(measure(6.2, 19500.0), ref));    // both within the noise
+        QVERIFY(ladderRungSlower(measure(3.0, 15000.0), ref));     // steady 0.75x, fit 2x
+        QVERIFY(ladderRungSlower(ladderMeasureOf(10.0, {}), ladderMeasureOf(9.0, {})));   // one epoch: 0.9x fit
+        QVERIFY(!ladderRungSlower(ladderMeasureOf(9.0, {}), ladderMeasureOf(9.0, {})));
+
+        DeviceCapabilities caps;
+        caps.cuda_available = true;
+        caps.cuda_device_count = 1;
+        caps.cuda_bf16 = true;
+        caps.fused_optimizers = true;
+        auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
+        std::vector<LadderMeasure> m{ref, measure(6.0, 20000.0), measure(6.0, 20000.0), measure(6.0, 20000.0),
+                                     measure(14.0, 20400.0)};
+        for (size_t k = 1; k <= 3; ++k) QVERIFY(settleLadderStep(steps, k, m));
+        QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark"));
+        QVERIFY(!settleLadderStep(steps, 4, m));
+        QVERIFY(!steps[5].config.trainer.cudnn_benchmark && steps[5].config.trainer.channels_last);
     }
 
     void stepNamesAreDistinct() {

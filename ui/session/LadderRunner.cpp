@@ -141,7 +141,7 @@ void LadderRunner::settleStep()
     const size_t reference = hearth::ladderReferenceStep(m_steps, index);
     Q_EMIT stepLeftOut(static_cast<int>(index), QString::fromStdString(m_steps[index].label),
                        QString::fromStdString(m_steps[reference].label),
-                       hearth::ladderSpeedup(m_measures[index], m_measures[reference]));
+                       QString::fromStdString(hearth::ladderSpeedupText(m_measures[index], m_measures[reference])));
 }
 
 void LadderRunner::onRunEnded(qint64 runId, int status)

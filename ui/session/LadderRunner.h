@@ -48,8 +48,9 @@ Q_SIGNALS:
     void failed(const QString& message);
     // After the last step, or after a step that did not complete (complete == false).
     void finished(const QList<qint64>& runIds, bool complete);
-    // A speed rung trained slower than `reference` (by `speedup` < 1): the next steps leave it out.
-    void stepLeftOut(int index, const QString& label, const QString& reference, double speedup);
+    // A speed rung trained slower than `reference` ("steady 1.02x, whole fit 0.43x"): the next
+    // steps leave it out.
+    void stepLeftOut(int index, const QString& label, const QString& reference, const QString& speedups);
 
 private:
     void startStep();
