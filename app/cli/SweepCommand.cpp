@@ -131,7 +131,8 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
                     "speed (the default): 32-true baseline -> mixed precision -> + loader workers -> + accumulation "
                     "(with --target-batch), with the GPU's rungs between; a rung that trains slower than the step "
                     "before it is left out of the steps after it. memory: gradients zeroed -> set to none -> + "
-                    "in-place ReLU -> + activation checkpointing")
+                    "in-place ReLU -> (several processes: + zero1 -> + zero2 -> + zero3) -> + activation "
+                    "checkpointing")
         ->required()
         ->check(CLI::IsMember({"speed", "memory"}));
     sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);

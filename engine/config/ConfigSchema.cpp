@@ -272,8 +272,10 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.num_nodes", T::Int, "Devices", "Nodes",
                       "Machines in the run, each with trainer.devices processes (started by torchrun or srun "
                       "on every node).", HEARTH_FIELD(trainer.num_nodes)).atLeast(1).atMost(4096).toggle());
-    s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy", "How several devices share the work.",
-                      HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2"}).toggle());
+    s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy",
+                      "How several devices share the work: ddp replicates the model; zero1 shards the optimizer "
+                      "state, zero2 also the gradients, zero3 also the parameters (gathered block by block).",
+                      HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2", "zero3"}).toggle());
     s.push_back(Entry("trainer.num_workers", T::Int, "Speed", "Loader workers",
                       "Threads preparing batches; 0 loads on the training thread.", HEARTH_FIELD(trainer.num_workers))
                     .atLeast(0).atMost(256).toggle());

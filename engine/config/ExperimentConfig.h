@@ -135,7 +135,7 @@ struct TrainerConfig {
     std::string accelerator = "auto";                 // auto | cpu | cuda
     std::optional<int64_t> devices = 1;               // per node; nullopt = "auto" (every GPU, or 1 on CPU)
     int64_t num_nodes = 1;                            // machines, each running `devices` processes
-    std::string strategy = "auto";                    // auto | ddp | zero1 | zero2
+    std::string strategy = "auto";                    // auto | ddp | zero1 | zero2 | zero3
     int64_t num_workers = 2;
     bool pin_memory = true;
     int64_t prefetch_factor = 2;

@@ -140,8 +140,9 @@ std::string distributedRule(const ExperimentConfig& c, const Caps& caps) {
 // DDP's reducer (its buckets, its unused-parameter search, gradients as bucket views): ddp and zero1.
 std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
     if (std::string why = distributedRule(c, caps); !why.empty()) return why;
-    return resolveTrainer(c.trainer, caps).strategy == "zero2"
-               ? "ZeRO-2 shards gradients itself; DDP's buckets are not used"
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    return strategy == "zero2" || strategy == "zero3"
+               ? (strategy == "zero2" ? "ZeRO-2" : "ZeRO-3") + std::string(" shards gradients itself; DDP's buckets are not used")
                : "";
 }
 

@@ -98,9 +98,26 @@ std::vector<torch::Tensor> SequentialBlock::stateToRestore() {
     return state;
 }
 
-torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint) {
-    for (auto& block : blocks) x = checkpoint ? checkpointed(block, x) : block.forward(x);
+std::vector<torch::Tensor> SequentialBlock::parameters() const {
+    std::vector<torch::Tensor> out;
+    for (const auto& module : modules_) {
+        for (const auto& p : module.ptr()->parameters()) out.push_back(p);
+    }
+    return out;
+}
+
+torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint, BlockHooks* hooks) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        auto& block = blocks[i];
+        x = runBlock(hooks, i, [&] { return checkpoint ? checkpointed(block, x) : block.forward(x); });
+    }
     return x;
+}
+
+std::vector<std::vector<torch::Tensor>> blockParametersOf(const std::vector<SequentialBlock>& blocks) {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& block : blocks) out.push_back(block.parameters());
+    return out;
 }
 
 }  // namespace hearth

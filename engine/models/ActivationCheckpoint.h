@@ -6,6 +6,8 @@
 // activation to its input, for about one more forward pass of the block.
 // Used per encoder layer by the transformer and per block by the CNN and the MLP.
 
+#include "engine/models/BlockHooks.h"
+
 #include <torch/torch.h>
 
 #include <vector>
@@ -36,12 +38,16 @@ public:
     torch::Tensor forward(torch::Tensor x);
     torch::Tensor recompute(const torch::Tensor& x, const torch::Tensor& extra) override;
     std::vector<torch::Tensor> stateToRestore() override;
+    std::vector<torch::Tensor> parameters() const;
 
 private:
     std::vector<torch::nn::AnyModule> modules_;   // shares the Sequential's modules
 };
 
-// A model's blocks, each run plain or checkpointed (in training with grad mode on).
-torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint);
+// A model's blocks, each run plain or checkpointed (in training with grad mode on), between the
+// hooks (block i of these is block i of the model's blockParameters()).
+torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint,
+                        BlockHooks* hooks = nullptr);
+std::vector<std::vector<torch::Tensor>> blockParametersOf(const std::vector<SequentialBlock>& blocks);
 
 }  // namespace hearth

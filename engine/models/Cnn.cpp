@@ -42,7 +42,7 @@ CnnImpl::CnnImpl(const std::vector<int64_t>& sample_shape, const std::vector<int
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-    return head_->forward(runBlocks(blocks_, std::move(x), checkpointsNow()));
+    return head_->forward(runBlocks(blocks_, std::move(x), checkpointsNow(), blockHooks()));
 }
 
 }  // namespace hearth

@@ -17,6 +17,7 @@ public:
     torch::Tensor forward(torch::Tensor x) override;
     bool isConvolutional() const override { return true; }
     ForwardFlops forwardFlops() const override { return flops_; }
+    std::vector<std::vector<torch::Tensor>> blockParameters() override { return blockParametersOf(blocks_); }
 
 private:
     ForwardFlops flops_;

@@ -21,7 +21,7 @@ MlpImpl::MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double
 }
 
 torch::Tensor MlpImpl::forward(torch::Tensor x) {
-    return head_->forward(runBlocks(blocks_, x.flatten(1), checkpointsNow()));
+    return head_->forward(runBlocks(blocks_, x.flatten(1), checkpointsNow(), blockHooks()));
 }
 
 }  // namespace hearth

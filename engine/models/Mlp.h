@@ -14,6 +14,7 @@ public:
             bool inplace_relu = false);
     torch::Tensor forward(torch::Tensor x) override;
     ForwardFlops forwardFlops() const override { return flops_; }
+    std::vector<std::vector<torch::Tensor>> blockParameters() override { return blockParametersOf(blocks_); }
 
 private:
     ForwardFlops flops_;

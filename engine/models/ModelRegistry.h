@@ -3,6 +3,7 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Batch.h"
+#include "engine/models/BlockHooks.h"
 #include "engine/models/ModelFlops.h"
 
 #include <torch/torch.h>
@@ -28,11 +29,19 @@ public:
     bool checkpointsNow() const { return checkpointing_ && is_training() && torch::GradMode::is_enabled(); }
     // What the user should know about how the model was built (weights loaded, heads initialised).
     virtual std::vector<std::string> notes() const { return {}; }
+    // The model's blocks in forward order (conv block, hidden layer, residual block, encoder
+    // layer), each with its parameters; the ones outside every block (stem, embeddings, head) are
+    // in none. Empty: a model without blocks (TorchScript). forward() calls the hooks set here
+    // around each of these blocks (ZeRO-3's gathering); nullptr: none.
+    virtual std::vector<std::vector<torch::Tensor>> blockParameters() { return {}; }
+    void setBlockHooks(BlockHooks* hooks) { block_hooks_ = hooks; }
+    BlockHooks* blockHooks() const { return block_hooks_; }
     // The model FLOPs of a forward pass (ModelFlops.h); unknown (all zero) for a model without a count.
     virtual ForwardFlops forwardFlops() const { return {}; }
 
 private:
     bool checkpointing_ = false;
+    BlockHooks* block_hooks_ = nullptr;
 };
 
 struct ModelInput {

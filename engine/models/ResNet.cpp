@@ -144,6 +144,12 @@ ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int6
     }
 }
 
+std::vector<std::vector<torch::Tensor>> ResNetImpl::blockParameters() {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& block : blocks_) out.push_back(block->parameters());
+    return out;
+}
+
 torch::Tensor ResNetImpl::forward(torch::Tensor x) { return fc_(features(std::move(x))); }
 
 torch::Tensor ResNetImpl::features(torch::Tensor x) {
@@ -151,7 +157,10 @@ torch::Tensor ResNetImpl::features(torch::Tensor x) {
     x = inplace_ ? torch::relu_(x) : torch::relu(x);
     x = torch::max_pool2d(x, 3, 2, 1);
     const bool checkpoint = checkpointsNow();
-    for (auto& block : blocks_) x = checkpoint ? checkpointed(*block, x) : block->forward(x);
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        auto& block = blocks_[i];
+        x = runBlock(blockHooks(), i, [&] { return checkpoint ? checkpointed(*block, x) : block->forward(x); });
+    }
     return torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
 }
 

@@ -27,6 +27,7 @@ public:
     torch::Tensor features(torch::Tensor x);
     bool isConvolutional() const override { return true; }
     ForwardFlops forwardFlops() const override { return flops_; }
+    std::vector<std::vector<torch::Tensor>> blockParameters() override;
     std::vector<std::string> notes() const override { return notes_; }
 
     // Copies a torchvision state_dict in (dtype converted). A classifier (fc) of another class count

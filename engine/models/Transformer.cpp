@@ -112,13 +112,19 @@ torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids,
     const auto keep = attention_mask.defined() ? attention_mask.to(torch::kBool).view({batch, 1, 1, length})
                                                : torch::Tensor();
     const bool checkpoint = checkpointsNow();
-    for (const auto& module : *layers_) {
-        auto& layer = *module->as<EncoderLayerImpl>();
-        x = checkpoint ? checkpointed(layer, x, keep) : layer.forward(x, keep);
+    for (size_t i = 0; i < layers_->size(); ++i) {
+        auto& layer = *layers_[i]->as<EncoderLayerImpl>();
+        x = runBlock(blockHooks(), i, [&] { return checkpoint ? checkpointed(layer, x, keep) : layer.forward(x, keep); });
     }
     auto cls = x.select(1, 0);
     auto pooled = spec_.family == TransformerSpec::Family::Bert ? torch::tanh(head_(cls)) : torch::relu(head_(cls));
     return classifier_(classifier_dropout_(pooled));
+}
+
+std::vector<std::vector<torch::Tensor>> TransformerClassifierImpl::blockParameters() {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& layer : *layers_) out.push_back(layer->parameters());
+    return out;
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> TransformerClassifierImpl::checkpointParameters() {

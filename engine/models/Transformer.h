@@ -48,6 +48,7 @@ public:
     std::vector<std::pair<std::string, torch::Tensor>> checkpointParameters();
     std::vector<std::string> notes() const override { return notes_; }
     ForwardFlops forwardFlops() const override { return flops_; }
+    std::vector<std::vector<torch::Tensor>> blockParameters() override;
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:

@@ -193,8 +193,9 @@ BatchSizeTrial runTrial(PreparedRun& run, Strategy& strategy, const Task& task, 
 
 }  // namespace
 
-ModelSnapshot::ModelSnapshot(torch::nn::Module& module) : module_(module) {
+ModelSnapshot::ModelSnapshot(torch::nn::Module& module, Strategy& strategy) : module_(module), strategy_(strategy) {
     torch::NoGradGuard no_grad;
+    const WeightsAccess weights(strategy_, /*writes=*/false);
     for (const auto& p : module.parameters(/*recurse=*/true)) live_.push_back(p);
     for (const auto& b : module.buffers(/*recurse=*/true)) live_.push_back(b);
     for (const auto& t : live_) saved_.push_back(t.detach().clone());
@@ -202,6 +203,7 @@ ModelSnapshot::ModelSnapshot(torch::nn::Module& module) : module_(module) {
 
 void ModelSnapshot::restore() {
     torch::NoGradGuard no_grad;
+    const WeightsAccess weights(strategy_, /*writes=*/true);
     for (size_t i = 0; i < live_.size(); ++i) live_[i].copy_(saved_[i]);
     for (auto& p : module_.parameters(/*recurse=*/true)) p.mutable_grad() = torch::Tensor();
 }
@@ -223,7 +225,7 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
     }
     auto strategy = createStrategy(run.config.trainer, run.device);
     strategy->setupModel(*run.model, run.config.trainer.channels_last);
-    ModelSnapshot snapshot(*run.model);
+    ModelSnapshot snapshot(*run.model, *strategy);
     const ClassificationTask task;
     const bool distributed = strategy->worldSize() > 1;
     PeakMemory memory(run.device, options.memory_limit_bytes, distributed);
@@ -271,7 +273,7 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
     if (options.steps < 2) throw ConfigError("steps", "the sweep needs at least 2 steps");
     auto strategy = createStrategy(run.config.trainer, run.device);
     strategy->setupModel(*run.model, run.config.trainer.channels_last);
-    ModelSnapshot snapshot(*run.model);
+    ModelSnapshot snapshot(*run.model, *strategy);
     LrFinderResult result;
     try {
         const ClassificationTask task;

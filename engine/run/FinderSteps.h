@@ -15,17 +15,19 @@
 #include <vector>
 
 namespace hearth {
+class Strategy;
 
 // A clone of every parameter and buffer of a module; restore() copies them back bit for bit and
-// drops the gradients.
+// drops the gradients (both through `strategy`'s WeightsAccess: zero3 keeps only shards).
 class ModelSnapshot {
 public:
-    explicit ModelSnapshot(torch::nn::Module& module);
+    ModelSnapshot(torch::nn::Module& module, Strategy& strategy);
     void restore();
 
 private:
     std::vector<torch::Tensor> live_, saved_;
     torch::nn::Module& module_;
+    Strategy& strategy_;
 };
 
 bool isOutOfMemoryMessage(const std::string& message);

@@ -24,7 +24,9 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
         current.name = base.name + " · " + so_far;
         steps.push_back({label, change, current, short_name});
     };
-    const std::string strategy = resolveTrainer(base.trainer, caps).strategy;
+    const TrainerConfig resolved = resolveTrainer(base.trainer, caps);
+    const std::string strategy = resolved.strategy;
+    const bool processes = resolved.devices.value_or(1) * resolved.num_nodes > 1;
     if (strategy != "ddp" && strategy != "zero1") {
         current.trainer.set_grads_to_none = true;
         add("+ grads set to none", "grads to none",
@@ -34,6 +36,17 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
     if (base.model.name == "cnn" || base.model.name == "mlp" || resnet) {
         current.model.inplace_activations = true;
         add("+ in-place ReLU", "in-place ReLU", "each ReLU overwrites its input instead of allocating its output");
+    }
+    // Several processes: each sharding strategy a rung further (ZeRO stages 1, 2, 3), before
+    // checkpointing, so each shows what sharding one more kind of state saves per process.
+    if (processes && (strategy == "ddp" || strategy == "zero1" || strategy == "zero2")) {
+        const auto shard = [&](const std::string& name, const std::string& change) {
+            current.trainer.strategy = name;
+            add("+ " + name, name, change);
+        };
+        if (strategy == "ddp") shard("zero1", "each process keeps only its share of the optimizer state");
+        if (strategy != "zero2") shard("zero2", "and only its slice of the gradients");
+        shard("zero3", "and only its slice of the parameters, each block gathered when it runs");
     }
     current.model.gradient_checkpointing = true;
     add("+ checkpointing", "checkpointing",

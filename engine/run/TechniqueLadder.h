@@ -7,7 +7,8 @@
 // A speed rung that measures slower than the step before it is left out of the steps after it
 // (settleLadderStep): the ladder climbs on what helps, and still shows what did not.
 // The memory ladder turns the memory toggles on one at a time instead: gradients zeroed in place
-// -> + set to none -> (cnn, mlp: + in-place activations) -> + activation checkpointing, the
+// -> + set to none -> (cnn, mlp, resnets: + in-place activations) -> (several processes: + zero1
+// -> + zero2 -> + zero3, from the experiment's strategy on) -> + activation checkpointing, the
 // experiment otherwise as given, so each step's peak memory shows what its toggle saves.
 // Shared by `hearth-cli sweep --ladder[=memory]` and the workbench's ladder actions.
 

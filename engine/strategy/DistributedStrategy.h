@@ -3,8 +3,8 @@
 // process per device: rank 0's buffers (BatchNorm statistics) broadcast before each training
 // forward (Python DDP's broadcast_buffers), metrics summed across ranks, stop requests and
 // non-finite losses agreed by every rank at the same point of the loop (no rank left waiting in
-// a collective), and evaluation rows gathered from every rank. DdpStrategy (ddp, zero1) and
-// Zero2Strategy build on it.
+// a collective), and evaluation rows gathered from every rank. DdpStrategy (ddp, zero1),
+// Zero2Strategy and Zero3Strategy build on it.
 
 #include "engine/dist/C10d.h"
 #include "engine/strategy/Strategy.h"
@@ -45,6 +45,9 @@ protected:
     // through the host when the tensor lives elsewhere.
     SumAcrossRanks sumAcrossRanks() const;
     std::string groupDescription() const;  // "gloo, rank 0 of 2 (cpu)"
+    // Checks that every rank built the same trainable parameters (throws naming the rank that did
+    // not), then broadcasts rank 0's parameters and buffers: the sharded strategies' start.
+    void takeRankZerosWeights();
 
     std::shared_ptr<dist::ProcessGroup> group_;
     torch::Device device_;

@@ -5,12 +5,14 @@
 #include "engine/dist/Rendezvous.h"
 #include "engine/strategy/DdpStrategy.h"
 #include "engine/strategy/Zero2Strategy.h"
+#include "engine/strategy/Zero3Strategy.h"
 #endif
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/optim/Optimizers.h"
 
 #include <chrono>
 #include <cmath>
+#include <exception>
 
 namespace hearth {
 namespace {
@@ -147,6 +149,15 @@ std::string SingleDeviceStrategy::describe() const {
     return "single device (" + device_.str() + ")";
 }
 
+WeightsAccess::WeightsAccess(Strategy& strategy, bool writes)
+    : strategy_(strategy), writes_(writes), exceptions_(std::uncaught_exceptions()) {
+    strategy_.gatherWeights();
+}
+
+WeightsAccess::~WeightsAccess() {
+    strategy_.releaseWeights(writes_ && std::uncaught_exceptions() == exceptions_);
+}
+
 namespace {
 
 std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device device) {
@@ -156,7 +167,8 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
         }
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
     }
-    if (trainer.strategy == "ddp" || trainer.strategy == "zero1" || trainer.strategy == "zero2") {
+    if (trainer.strategy == "ddp" || trainer.strategy == "zero1" || trainer.strategy == "zero2" ||
+        trainer.strategy == "zero3") {
 #ifdef HEARTH_WITH_C10D
         // The launcher's world (torchrun, srun, Hearth's own), else a world of one on this host.
         dist::DistEnv env;
@@ -188,6 +200,9 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
         if (trainer.strategy == "zero2") {
             return std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
         }
+        if (trainer.strategy == "zero3") {
+            return std::make_unique<Zero3Strategy>(std::move(group_of_ranks), device, trainer.precision);
+        }
         dist::ReducerOptions reducer;
         reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
         reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
@@ -200,7 +215,7 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
 #endif
     }
     throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
-                                          "use auto, ddp, zero1 or zero2");
+                                          "use auto, ddp, zero1, zero2 or zero3");
 }
 
 }  // namespace

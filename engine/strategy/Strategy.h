@@ -74,12 +74,19 @@ public:
     virtual void reduceSum(std::vector<double>& values) const;
     // True on every rank when any rank asks to stop.
     virtual bool agreeToStop(bool local) const { return local; }
-    // Whether each rank's optimizer holds only its own share of the state (zero1, zero2): a
-    // training state then keeps every rank's share.
+    // Whether each rank's optimizer holds only its own share of the state (zero1, zero2, zero3):
+    // a training state then keeps every rank's share.
     virtual bool shardsOptimizer() const { return false; }
     // The model's weights were replaced in place (a resume): a strategy that keeps its own copy of
     // them (zero2's master slice) takes them again.
     virtual void weightsReplaced() {}
+    // Model-wide reads and writes of the weights outside a step (the best checkpoint, training
+    // states, the finders' snapshots) happen between these, called by every rank at the same
+    // point (WeightsAccess): zero3, which keeps only a shard of each parameter between steps,
+    // gathers them all first and, after a write (`changed`), takes its shards from them again.
+    // Calls nest. Nothing to do for the other strategies.
+    virtual void gatherWeights() {}
+    virtual void releaseWeights(bool /*changed*/) {}
     // Where this rank's synchronised steps spent their time (nothing measured on one device).
     virtual dist::CommStats commStats() const { return {}; }
     // Every rank's rows (any count per rank, same trailing shape and dtype), in rank order, on
@@ -112,6 +119,21 @@ protected:
     torch::Tensor firstNonFinite(const torch::Tensor& loss) const;
 };
 
+// The model's whole weights readable (and writable: `writes`) while this lives. Released without
+// taking the weights back when an exception leaves the scope (the run is failing).
+class WeightsAccess {
+public:
+    WeightsAccess(Strategy& strategy, bool writes);
+    ~WeightsAccess();
+    WeightsAccess(const WeightsAccess&) = delete;
+    WeightsAccess& operator=(const WeightsAccess&) = delete;
+
+private:
+    Strategy& strategy_;
+    bool writes_;
+    int exceptions_;
+};
+
 // One device: cpu, or cuda:N.
 class SingleDeviceStrategy final : public Strategy {
 public:
@@ -125,8 +147,8 @@ private:
     torch::Device device_;
 };
 
-// The strategy trainer.strategy asks for on `device`: auto = one device; ddp joins the launcher's
-// process group (torchrun / srun / Hearth's variables; a world of one without them).
+// The strategy trainer.strategy asks for on `device`: auto = one device; ddp, zero1, zero2 and zero3
+// join the launcher's process group (torchrun / srun / Hearth's variables; a world of one without them).
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device);
 
 }  // namespace hearth

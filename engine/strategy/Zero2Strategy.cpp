@@ -19,22 +19,7 @@ std::string Zero2Strategy::describe() const {
 
 void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
     DistributedStrategy::setupModel(model, channels_last);
-    torch::NoGradGuard no_grad;
-    // Every rank must hold the same parameters in the same order; then rank 0's values win.
-    std::vector<int64_t> shape_check{static_cast<int64_t>(params_.size())};
-    for (const auto& p : params_) shape_check.push_back(p.numel());
-    const auto mine = torch::tensor(shape_check, torch::kInt64);
-    const auto all = group_->allgather(mine);
-    for (size_t r = 0; r < all.size(); ++r) {
-        if (!all[r].equal(mine)) {
-            throw std::runtime_error("zero2: rank " + std::to_string(r) + " built a model with different parameters "
-                                     "than rank " + std::to_string(rank()) + " (same model settings on every rank?)");
-        }
-    }
-    std::vector<torch::Tensor> state;
-    for (const auto& p : params_) state.push_back(p.detach());
-    for (const auto& b : buffers_) state.push_back(b);
-    group_->broadcast(state, 0);
+    takeRankZerosWeights();
     flat_size_ = 0;
     for (const auto& p : params_) flat_size_ += p.numel();
     slice_size_ = (flat_size_ + worldSize() - 1) / worldSize();

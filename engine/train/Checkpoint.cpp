@@ -93,6 +93,7 @@ void BestCheckpoint::keep(TrainerContext& ctx, double value) {
     ctx.state().best_epoch = best_epoch_;
     const auto& model = ctx.model();
     state_.clear();
+    const WeightsAccess weights(ctx.strategy(), /*writes=*/false);
     // Every rank takes part (a sharded optimizer gathers its shares); rank 0 alone writes.
     const std::string file = ctx.strategy().isGlobalZero() ? path() : std::string();
     if (!file.empty()) std::filesystem::create_directories(directory_);
@@ -115,7 +116,10 @@ void BestCheckpoint::onTestStart(TrainerContext& ctx) {
     if (!hasState()) {
         return;
     }
-    restore(ctx.model());
+    {
+        const WeightsAccess weights(ctx.strategy(), /*writes=*/true);
+        restore(ctx.model());
+    }
     ctx.log(LogLine::Level::Info, "testing the best checkpoint (epoch " + std::to_string(best_epoch_ + 1) + ", " +
                                       config_.monitor + ")");
 }
@@ -149,6 +153,7 @@ void BestCheckpoint::loadState(TrainerContext& ctx, const std::string& json) {
         best_.reset();   // the next validated epoch becomes the best
         return;
     }
+    const WeightsAccess weights(ctx.strategy(), /*writes=*/true);   // every rank, before they part
     if (ctx.strategy().isGlobalZero()) {
         on_disk_ = true;  // the rank that writes best.pt reads it back before the test
         return;

@@ -296,6 +296,7 @@ TrainingState resumeTrainingState(const std::string& path, torch::nn::Module& mo
     std::optional<TrainingState> loaded;
     std::string problem;
     try {
+        const WeightsAccess weights(strategy, /*writes=*/true);
         loaded = loadTrainingState(path, model, optimizer, strategy.rank(), strategy.worldSize());
         if (loaded->scaler.has_value() != strategy.precision().scalesLoss())
             problem = "'" + path + "' was written with another precision than this run's (" +
@@ -313,7 +314,8 @@ TrainingState resumeTrainingState(const std::string& path, torch::nn::Module& mo
 }
 
 void saveTrainingStateAcrossRanks(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
-                                  torch::optim::Optimizer& optimizer, const Strategy& strategy) {
+                                  torch::optim::Optimizer& optimizer, Strategy& strategy) {
+    const WeightsAccess weights(strategy, /*writes=*/false);
     if (strategy.worldSize() == 1) {
         if (!path.empty()) saveTrainingState(path, state, model, optimizer);
         return;

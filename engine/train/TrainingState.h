@@ -84,6 +84,6 @@ TrainingState loadTrainingState(const std::string& path, torch::nn::Module& mode
 TrainingState resumeTrainingState(const std::string& path, torch::nn::Module& model,
                                   torch::optim::Optimizer& optimizer, Strategy& strategy);
 void saveTrainingStateAcrossRanks(const std::string& path, const TrainingState& state, const torch::nn::Module& model,
-                                  torch::optim::Optimizer& optimizer, const Strategy& strategy);
+                                  torch::optim::Optimizer& optimizer, Strategy& strategy);
 
 }  // namespace hearth

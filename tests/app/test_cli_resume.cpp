@@ -1,7 +1,7 @@
 // hearth-cli resume as a user meets it: a run stopped with Ctrl+C, or killed with kill -9, is
 // resumed and ends bit for bit as the same run never stopped (CPU, trainer.deterministic; loader
-// workers 0 and 2), and so does a 2-process data-parallel run (ddp, and zero2 whose optimizer
-// state is sharded); a damaged state, another model's state, a state of another world size, a
+// workers 0 and 2), and so does a 2-process data-parallel run (ddp; zero2, whose optimizer state
+// and gradients are sharded; zero3, whose parameters are too); a damaged state, another model's state, a state of another world size, a
 // completed run and a run without a state are refused with a clear message, and the stored run
 // stays as it was.
 #include "CliTestSupport.h"
@@ -284,6 +284,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";
         QTest::newRow("zero2") << "zero2";
+        QTest::newRow("zero3") << "zero3";
     }
 
     void dataParallelRunsResumeBitIdentically() {
@@ -294,6 +295,19 @@ private Q_SLOTS:
         for (const auto& run : RunStore(db().toStdString()).listRuns()) ref_id = std::max(ref_id, run.id);
         const Outcome reference = readRun(db(), ref_id);
         QVERIFY(reference.steps.size() > 30);
+        {
+            // The strategy ran as asked, and sharded evaluation counted every test sample once.
+            RunStore store(db().toStdString());
+            const auto started = store.runStarted(ref_id);
+            const auto test = store.report(ref_id, "test");
+            QVERIFY(started && test);
+            int64_t support = 0;
+            for (const auto& row : test->report.confusion)
+                for (const auto count : row) support += count;
+            QCOMPARE(support, started->test_size);
+            const CliResult shown = cli({"show", QString::number(ref_id)});
+            QVERIFY2(shown.out.contains(strategy + (strategy == "ddp" ? " over gloo" : " (")), qPrintable(shown.out));
+        }
 
         const int64_t id = interruptedRun(dataParallel(strategy + "-stopped", strategy), 12, SIGINT);
         QVERIFY(id > 0);

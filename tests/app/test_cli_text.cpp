@@ -164,7 +164,7 @@ private Q_SLOTS:
 #ifndef HEARTH_WITH_C10D
         QSKIP("this build has no distributed engine (c10d)");
 #else
-        // One process on batch 16 and two (ddp, 8 each; then zero2 with activation checkpointing)
+        // One process on batch 16 and two (ddp, 8 each; then zero2 and zero3 with activation checkpointing)
         // see the same global batches: the validation losses must agree epoch by epoch.
         const QString csv = writeFile("ddp.csv", reviews(60));
         // 42 training rows: an even split, so no rank pads its shard with a repeated sample.
@@ -192,6 +192,11 @@ private Q_SLOTS:
                                       "--set", "model.gradient_checkpointing=true"});
         QVERIFY2(zero2.first.exit_code == 0, qPrintable(zero2.first.out));
         QCOMPARE(zero2.second, one.second);
+        // zero3: each encoder layer gathered for its forward, again for its recomputation in backward.
+        const auto zero3 = valLosses({"--set", "trainer.devices=2", "--set", "trainer.strategy=zero3",
+                                      "--set", "model.gradient_checkpointing=true"});
+        QVERIFY2(zero3.first.exit_code == 0, qPrintable(zero3.first.out));
+        QCOMPARE(zero3.second, one.second);
 #endif
     }
 

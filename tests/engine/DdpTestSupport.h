@@ -58,6 +58,14 @@ struct DdpSettings {
 // each counted once).
 class OptimizerShare final : public Callback {
 public:
+    // Between a training forward and its backward: zero3 has freed every block's parameters again
+    // and holds the root unit's (the head) whole; the other strategies hold every parameter.
+    void onForwardEnd(TrainerContext& ctx) override {
+        int64_t live = 0;
+        for (const auto& p : ctx.model().parameters())
+            live += static_cast<int64_t>(p.storage().nbytes()) / static_cast<int64_t>(p.element_size());
+        live_after_forward = std::max(live_after_forward, live);
+    }
     void onTrainBatchEnd(TrainerContext& ctx) override {
         std::set<const void*> seen;
         int64_t held_grads = 0;
@@ -74,9 +82,15 @@ public:
         for (auto& group : ctx.optimizer().param_groups())
             for (auto& p : group.params()) held += p.numel();
         total = 0;
-        for (const auto& p : ctx.model().parameters()) total += p.numel();
+        model_storage = 0;
+        for (const auto& p : ctx.model().parameters()) {
+            total += p.numel();
+            model_storage += static_cast<int64_t>(p.storage().nbytes()) / static_cast<int64_t>(p.element_size());
+        }
     }
-    int64_t held = 0, total = 0, grads = 0;
+    // model_storage: elements the model's own parameters held in memory between steps (the
+    // allocator's bytes for them; zero3 frees them and keeps its shards in the optimizer's).
+    int64_t held = 0, total = 0, grads = 0, model_storage = 0, live_after_forward = 0;
 };
 
 // Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
@@ -93,7 +107,9 @@ private:
 
 struct BlobsRun {
     torch::Tensor weights;      // final weights, flattened
-    torch::Tensor share;        // [optimizer elements held, model elements, most gradient elements held]
+    // [optimizer elements held, model elements, most gradient elements held, elements the model's
+    // parameters held in memory at the end of fit, the most they held after a training forward]
+    torch::Tensor share;
     torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
     torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
 };
@@ -135,8 +151,11 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     trainer.fit();
     trainer.test();
     BlobsRun run;
-    run.share = torch::tensor({counter->held, counter->total, counter->grads}, torch::kInt64);
+    run.share = torch::tensor({counter->held, counter->total, counter->grads, counter->model_storage,
+                               counter->live_after_forward}, torch::kInt64);
     std::vector<torch::Tensor> flat;
+    // Read through the strategy (zero3 keeps only shards between steps); the Trainer lends it const.
+    const WeightsAccess weights(const_cast<Strategy&>(trainer.strategyInUse()), /*writes=*/false);
     for (const auto& p : model->parameters()) flat.push_back(p.detach().flatten().cpu());
     run.weights = torch::cat(flat);
     std::vector<double> rows;

@@ -1,9 +1,10 @@
-// DDP, ZeRO-1 and ZeRO-2 on c10d over Gloo with two real processes (ddp_rank_child): after K SGD
-// or Adam steps the weights equal one process training on the global batch, also with
+// DDP, ZeRO-1, ZeRO-2 and ZeRO-3 on c10d over Gloo with two real processes (ddp_rank_child): after
+// K SGD or Adam steps the weights equal one process training on the global batch, also with
 // accumulation (no_sync), find_unused_parameters, gradient_as_bucket_view and global-norm
-// clipping; zero1 and zero2 ranks hold about half the optimizer state each, zero2 ranks half the
-// gradients; a world of one works for every strategy; a rank that dies makes the other fail with
-// a message within the timeout; a zero1/zero2 checkpoint holds every rank's optimizer share.
+// clipping; zero1, zero2 and zero3 ranks hold about half the optimizer state each, zero2 and zero3
+// ranks half the gradients, zero3's model none of its own parameters between steps; a world of
+// one works for every strategy; a rank that dies makes the other fail with a message within the
+// timeout; a sharded checkpoint holds every rank's optimizer share and the whole model.
 #include "DdpTestSupport.h"
 #include "FakeStore.h"
 
@@ -137,6 +138,11 @@ private Q_SLOTS:
         QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true;
         QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true;
         QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true;
+        QTest::newRow("zero3, adam") << "zero3" << "adam" << 1 << false << false << 0.0 << false;
+        QTest::newRow("zero3, sgd, accumulation") << "zero3" << "sgd" << 2 << false << false << 0.0 << false;
+        QTest::newRow("zero3, adam, clipped") << "zero3" << "adam" << 1 << false << false << 0.05 << false;
+        QTest::newRow("zero3, sgd, float64") << "zero3" << "sgd" << 1 << false << false << 0.0 << true;
+        QTest::newRow("zero3, adam, float64, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true;
     }
 
     void equalsOneProcessOnTheGlobalBatch() {
@@ -198,16 +204,36 @@ private Q_SLOTS:
         const int64_t grads0 = w.shares[0][2].item<int64_t>(), grads1 = w.shares[1][2].item<int64_t>();
         const QString shares = QString("optimizer %1 + %2, gradients %3 + %4, of %5")
                                    .arg(held0).arg(held1).arg(grads0).arg(grads1).arg(total);
+        // Padding: zero2 pads its one flat vector, zero3 each of its 3 units (root and 2 blocks).
+        const int64_t padding = strategy == "zero3" ? 3 : 1;
         if (strategy == "ddp") {
             QVERIFY2(held0 == total && held1 == total, qPrintable(shares));
         } else {
-            QVERIFY2(held0 + held1 >= total && held0 + held1 < total + 2, qPrintable(shares));
+            QVERIFY2(held0 + held1 >= total && held0 + held1 <= total + padding, qPrintable(shares));
             QVERIFY2(held0 < total * 0.75 && held1 < total * 0.75, qPrintable(shares));
         }
         if (strategy == "zero2") {
             QVERIFY2(grads0 == (total + 1) / 2 && grads1 == (total + 1) / 2, qPrintable(shares));
+        } else if (strategy == "zero3") {
+            // Never more than the shards' gradients (the model's own are freed after each backward;
+            // between groups the shards' are set to none).
+            QVERIFY2(grads0 <= held0 && grads1 <= held1, qPrintable(shares));
+            if (accumulate > 1) QVERIFY2(grads0 == held0 && grads1 == held1, qPrintable(shares));
         } else {
             QVERIFY2(grads0 == total && grads1 == total, qPrintable(shares));
+        }
+        // Parameters between steps: zero3's model holds none of its own (its shard is held0 of them,
+        // about half), every other strategy the whole model on every rank.
+        const int64_t stored0 = w.shares[0][3].item<int64_t>(), stored1 = w.shares[1][3].item<int64_t>();
+        // Inside a step, after forward: zero3 holds the root unit only (the head, 8 x 3 + 3), each
+        // block having been gathered for its forward and freed after it.
+        const int64_t live0 = w.shares[0][4].item<int64_t>(), live1 = w.shares[1][4].item<int64_t>();
+        if (strategy == "zero3") {
+            QVERIFY2(stored0 == 0 && stored1 == 0, qPrintable(shares + QString(", model storage %1 + %2").arg(stored0).arg(stored1)));
+            QVERIFY2(live0 == 27 && live1 == 27, qPrintable(QString("after forward %1 + %2").arg(live0).arg(live1)));
+        } else {
+            QVERIFY2(stored0 == total && stored1 == total, qPrintable(shares));
+            QCOMPARE(live0, total);
         }
     }
 
@@ -255,6 +281,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("strategy");
         QTest::newRow("zero1") << "zero1";
         QTest::newRow("zero2") << "zero2";
+        QTest::newRow("zero3") << "zero3";
         QTest::newRow("ddp") << "ddp";
     }
 
@@ -291,9 +318,19 @@ private Q_SLOTS:
             }
             QCOMPARE(state_elements, shards.numels[r].sum().item<int64_t>());
         }
-        // The two shares together cover the model (zero2: its padded flat vector).
+        // The two shares together cover the model (zero2: its padded flat vector; zero3: its 3 units).
         const int64_t covered = shards.numels[0].sum().item<int64_t>() + shards.numels[1].sum().item<int64_t>();
-        QVERIFY(covered >= w.shares[0][1].item<int64_t>() && covered <= w.shares[0][1].item<int64_t>() + 1);
+        QVERIFY(covered >= w.shares[0][1].item<int64_t>() &&
+                covered <= w.shares[0][1].item<int64_t>() + (strategy == "zero3" ? 3 : 1));
+        // best.pt holds the whole model (zero3 gathers it to write it), loadable into a fresh one.
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {16, 8};
+        auto fresh = createModel(c.model, ModelInput{{8}, 3});
+        loadCheckpointFile(file, *fresh);
+        std::vector<torch::Tensor> flat;
+        for (const auto& p : fresh->parameters()) flat.push_back(p.detach().flatten());
+        QCOMPARE(maxDiff(torch::cat(flat), w.weights[0]), 0.0);   // the test ran on the best weights
     }
 
     void aWorldOfOneTrainsLikeOneDevice_data() {
@@ -301,6 +338,7 @@ private Q_SLOTS:
         QTest::newRow("ddp") << "ddp";
         QTest::newRow("zero1") << "zero1";
         QTest::newRow("zero2") << "zero2";
+        QTest::newRow("zero3") << "zero3";
     }
 
     void aWorldOfOneTrainsLikeOneDevice() {
@@ -313,8 +351,16 @@ private Q_SLOTS:
         QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-6);
     }
 
+    void aRankThatDiesFailsTheOtherWithAMessage_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("ddp") << "ddp";
+        QTest::newRow("zero3") << "zero3";
+    }
+
     void aRankThatDiesFailsTheOtherWithAMessage() {
-        const World w = runWorld(2, {{"DDP_OPTIMIZER", "sgd"}, {"DDP_BATCH", "16"}}, {{1, "DDP_DIE_AT_STEP=3"}});
+        QFETCH(QString, strategy);
+        const World w = runWorld(2, {{"DDP_STRATEGY", strategy}, {"DDP_OPTIMIZER", "sgd"}, {"DDP_BATCH", "16"}},
+                                 {{1, "DDP_DIE_AT_STEP=3"}});
         QCOMPARE(w.exit_codes[1], 9);
         QCOMPARE(w.exit_codes[0], 4);
         QVERIFY2(w.output[0].contains("failed") && w.output[0].contains("2 processes"), qPrintable(w.output[0]));

@@ -251,7 +251,7 @@ private Q_SLOTS:
         ddp.trainer.ddp.backend = "nccl";
         QVERIFY(hasIssue(validate(ddp, withC10d), "trainer.ddp.backend", "needs CUDA"));
         ExperimentConfig zero;
-        for (const char* sharded : {"zero1", "zero2"}) {
+        for (const char* sharded : {"zero1", "zero2", "zero3"}) {
             zero.trainer.strategy = sharded;
             QVERIFY2(validate(zero, withC10d).empty(), sharded);
             QVERIFY(hasIssue(validate(zero, oneGpu()), "trainer.strategy", "c10d"));
@@ -388,7 +388,7 @@ private Q_SLOTS:
         QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
         auto withC10d = oneGpu();
         withC10d.distributed = true;
-        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1", "zero2"}));
+        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1", "zero2", "zero3"}));
         QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
         for (const auto& s : strategy.choices) {
             ExperimentConfig c;

@@ -1,10 +1,13 @@
 // Model registry: forward shapes, input checks, parameter counts and per-layer summaries; the
 // memory toggles (per-block activation checkpointing, in-place ReLU) leave the numbers unchanged;
-// the models' FLOP counts equal PyTorch's FlopCounterMode, and the peak table finds GPUs by name.
+// the models' FLOP counts equal PyTorch's FlopCounterMode, and the peak table finds GPUs by name;
+// each model lists its blocks and calls the block hooks (ZeRO-3's) around them in forward order.
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/PeakFlops.h"
 
 #include <QTest>
+
+#include <set>
 
 using namespace hearth;
 
@@ -256,6 +259,71 @@ private Q_SLOTS:
         QCOMPARE(densePeakFlops("Tesla V100-SXM2-16GB", "16-mixed", false)->tflops, 125.0);
         QVERIFY(!densePeakFlops("cpu", "32-true", false));
         QVERIFY(!densePeakFlops("NVIDIA H200", "64-true", false));
+    }
+
+    // ZeRO-3's view of a model: its blocks in forward order, each with its own parameters (no
+    // parameter in two blocks), and the hooks called around each block in that order, in
+    // training, with checkpointing, and in evaluation.
+    void blocksAreListedAndHookedInForwardOrder_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<bool>("checkpointing");
+        QTest::newRow("mlp") << "mlp" << 2 << false;
+        QTest::newRow("cnn") << "cnn" << 2 << false;
+        QTest::newRow("cnn, checkpointing") << "cnn" << 2 << true;
+        QTest::newRow("resnet18") << "resnet18" << 8 << false;
+        QTest::newRow("bert") << "bert" << 2 << true;
+    }
+    void blocksAreListedAndHookedInForwardOrder() {
+        QFETCH(QString, name);
+        QFETCH(int, blocks);
+        QFETCH(bool, checkpointing);
+        ModelConfig c;
+        c.name = name.toStdString();
+        c.hidden = {16, 8};
+        c.num_layers = 2;
+        c.hidden_size = 32;
+        c.num_heads = 2;
+        c.intermediate_size = 64;
+        c.gradient_checkpointing = checkpointing;
+        const bool text = name == "bert";
+        ModelInput input{text ? std::vector<int64_t>{12} : std::vector<int64_t>{1, 32, 32}, 3};
+        input.vocab_size = 50;
+        input.max_length = 12;
+        auto m = createModel(c, input);
+        const auto listed = m->blockParameters();
+        QCOMPARE(static_cast<int>(listed.size()), blocks);
+        std::set<const void*> model_params, seen;
+        for (const auto& p : m->parameters()) model_params.insert(p.unsafeGetTensorImpl());
+        for (const auto& block : listed) {
+            QVERIFY(!block.empty());
+            for (const auto& p : block) {
+                QVERIFY(model_params.count(p.unsafeGetTensorImpl()));
+                QVERIFY(seen.insert(p.unsafeGetTensorImpl()).second);   // in one block only
+            }
+        }
+        QVERIFY(seen.size() < model_params.size());   // a stem, embeddings or a head outside them
+        struct Recorder final : BlockHooks {
+            QStringList calls;
+            void beforeBlock(size_t i) override { calls << QString("before %1").arg(i); }
+            torch::Tensor afterBlock(size_t i, torch::Tensor out) override {
+                calls << QString("after %1").arg(i);
+                return out;
+            }
+        } recorder;
+        m->setBlockHooks(&recorder);
+        QStringList expected;
+        for (int i = 0; i < blocks; ++i) expected << QString("before %1").arg(i) << QString("after %1").arg(i);
+        const auto x = text ? torch::randint(1, 50, {2, 12}, torch::kInt64) : torch::randn({2, 1, 32, 32});
+        for (const bool training : {true, false}) {
+            m->train(training);
+            recorder.calls.clear();
+            const torch::AutoGradMode grad_mode(training);
+            const auto out = m->forward(x);
+            QCOMPARE(out.size(1), int64_t(3));
+            QCOMPARE(recorder.calls, expected);
+        }
+        m->setBlockHooks(nullptr);
     }
 
     void inplaceActivationsRefusedForTransformers() {

@@ -234,6 +234,21 @@ private Q_SLOTS:
         steps = buildTechniqueLadder(base, DeviceCapabilities{}, options);   // a world of one: nothing to shard
         QCOMPARE(steps.size(), size_t(2));
         QCOMPARE(QString::fromStdString(steps[1].label), QString("+ checkpointing"));
+        // Several processes: a rung per ZeRO stage, each sharding one more kind of state.
+        base.trainer.devices = 2;
+        DeviceCapabilities distributed;
+        distributed.distributed = true;
+        steps = buildTechniqueLadder(base, distributed, options);
+        QStringList labels;
+        for (const auto& s : steps) labels << QString::fromStdString(s.label);
+        QCOMPARE(labels, (QStringList{"baseline", "+ zero1", "+ zero2", "+ zero3", "+ checkpointing"}));
+        QCOMPARE(QString::fromStdString(steps[3].config.trainer.strategy), QString("zero3"));
+        QVERIFY(steps[4].config.model.gradient_checkpointing && steps[4].config.trainer.strategy == "zero3");
+        for (const auto& s : steps) QVERIFY2(validate(s.config, distributed).empty(), s.label.c_str());
+        base.trainer.strategy = "zero2";
+        steps = buildTechniqueLadder(base, distributed, options);
+        QCOMPARE(steps.size(), size_t(4));   // baseline, grads to none, + zero3, + checkpointing
+        QCOMPARE(QString::fromStdString(steps[2].label), QString("+ zero3"));
 
         QCOMPARE(ladderKindFromName("memory").value_or(LadderKind::Speed), LadderKind::Memory);
         QVERIFY(!ladderKindFromName("fast").has_value());

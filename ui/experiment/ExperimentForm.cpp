@@ -297,7 +297,7 @@ void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps, boo
         text = tr("%n CUDA device(s): %1", nullptr, static_cast<int>(caps.cuda_device_count)).arg(names.join(", "));
         text += caps.cuda_bf16 ? tr(" · bf16 supported") : tr(" · no bf16");
     }
-    text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2)") : QString();
+    text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2, zero3)") : QString();
     if (!known)
         text = tr("Probing this machine's devices… (until then, what a CPU-only machine can run)");
     m_capabilities->setText(text);

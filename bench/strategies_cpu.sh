@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Memory and speed of every data-parallel strategy on this machine's CPU: 2 processes (Gloo) with
+# ddp, zero1, zero2 and zero3 on an MLP wide enough that its parameters, gradients and Adam state
+# show in each process's memory, the strategies alternating over BENCH_REPEATS rounds. Prints a
+# Markdown table: per strategy the median (min-max) of rank 0's and rank 1's peak memory (RSS, as
+# hearth-cli records each process), the median samples/s of the run, and rank 0's memory
+# breakdown at its peak (parameters, gradients, optimizer state as the tensors' bytes).
+#
+#   bench/strategies_cpu.sh [BUILD_DIR]        (default build/dev)
+#
+# Environment: BENCH_REPEATS (3), BENCH_LIMIT (training samples, 4000), BENCH_HIDDEN (2048,2048),
+# BENCH_BATCH (per process, 64), BENCH_STRATEGIES ("ddp zero1 zero2 zero3").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build/dev}"
+cli="$build/app/cli/hearth-cli"
+[ -x "$cli" ] || { echo "bench/strategies_cpu.sh: no $cli (scripts/build dev)" >&2; exit 2; }
+repeats="${BENCH_REPEATS:-3}" limit="${BENCH_LIMIT:-4000}" hidden="${BENCH_HIDDEN:-2048,2048}"
+batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3}"
+db="$(mktemp -d)/strategies.sqlite"
+for r in $(seq "$repeats"); do
+  for s in $strategies; do
+    "$cli" --db "$db" run --set name="$s" --set model.name=mlp --set "model.hidden=[$hidden]" \
+      --set data.limit="$limit" --set trainer.max_epochs=1 --set trainer.batch_size="$batch" \
+      --set trainer.num_workers=0 --set trainer.num_threads=1 --set optimizer.name=adam \
+      --set trainer.devices=2 --set trainer.strategy="$s" --set trainer.accelerator=cpu -q > /dev/null 2>&1 ||
+      echo "bench/strategies_cpu.sh: $s (round $r) failed" >&2
+  done
+done
+echo "$(date -u +%F), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); 2 processes;"
+echo "mlp hidden [$hidden], adam, batch $batch per process, $limit samples, 1 epoch, $repeats rounds"
+echo
+python3 - "$db" <<'PY'
+import sqlite3, statistics, sys
+c = sqlite3.connect(sys.argv[1])
+def mib(b): return b / 2**20
+def span(v, f=lambda x: x): return f"{f(statistics.median(v)):,.1f} ({f(min(v)):,.1f}–{f(max(v)):,.1f})"
+rows = {}
+for rid, name, sps in c.execute("select id, name, samples_per_sec from runs where status='completed' order by id"):
+    ranks = dict(c.execute("select rank, peak_memory_bytes from run_ranks where run_id=?", (rid,)).fetchall())
+    mem = c.execute("select parameters_bytes, gradients_bytes, optimizer_state_bytes from run_memory where run_id=?",
+                    (rid,)).fetchone()
+    rows.setdefault(name, []).append((ranks.get(0, 0), ranks.get(1, 0), sps, mem))
+print("| strategy | runs | rank 0 peak MiB | rank 1 peak MiB | samples/s | rank 0 parameters / gradients / optimizer state MiB |")
+print("|---|---:|---:|---:|---:|---|")
+for name, v in rows.items():
+    m = v[-1][3]
+    parts = " / ".join(f"{mib(x):.1f}" for x in m) if m else "-"
+    print(f"| {name} | {len(v)} | {span([x[0] for x in v], mib)} | {span([x[1] for x in v], mib)} | "
+          f"{span([x[2] for x in v])} | {parts} |")
+PY

@@ -1,0 +1,234 @@
+#include "engine/strategy/Zero3Strategy.h"
+
+#include "engine/optim/Optimizers.h"
+
+#include <chrono>
+#include <functional>
+#include <unordered_map>
+
+namespace hearth {
+namespace {
+
+// A tensor's storage freed (0 bytes) or given its bytes back. Its shape and strides stay, and so
+// do the autograd graph's references to it: what is copied in before backward is what backward
+// reads.
+void freeStorage(const torch::Tensor& t) {
+    auto* storage = t.storage().unsafeGetStorageImpl();
+    if (storage->nbytes() == 0) return;
+    storage->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
+    storage->set_nbytes(0);
+}
+
+void allocateStorage(const torch::Tensor& t, size_t bytes) {
+    auto* storage = t.storage().unsafeGetStorageImpl();
+    if (storage->nbytes() == bytes) return;
+    storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
+    storage->set_nbytes(bytes);
+}
+
+}  // namespace
+
+Zero3Strategy::Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
+                             const std::string& precision)
+    : DistributedStrategy(std::move(group), device, precision) {}
+
+Zero3Strategy::~Zero3Strategy() {
+    if (model_) model_->setBlockHooks(nullptr);
+}
+
+std::string Zero3Strategy::describe() const {
+    return "zero3 (parameters, gradients and optimizer state sharded: " + std::to_string(masterSize()) + " of " +
+           std::to_string(parameterElements()) + " elements per rank, gathered per block over " +
+           std::to_string(units_.empty() ? 0 : units_.size() - 1) + " blocks and a root unit) over " +
+           groupDescription();
+}
+
+int64_t Zero3Strategy::masterSize() const { return master_.defined() ? master_.numel() : 0; }
+
+int64_t Zero3Strategy::parameterElements() const {
+    int64_t n = 0;
+    for (const auto& u : units_) n += u.numel;
+    return n;
+}
+
+void Zero3Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    DistributedStrategy::setupModel(model, channels_last);
+    takeRankZerosWeights();
+    torch::NoGradGuard no_grad;
+    // Units: each trainable parameter in its block's, the rest in the root unit; params_ order.
+    const auto blocks = model.blockParameters();
+    std::unordered_map<const void*, size_t> unit_of;
+    for (size_t b = 0; b < blocks.size(); ++b)
+        for (const auto& p : blocks[b]) unit_of[p.unsafeGetTensorImpl()] = b + 1;
+    units_.assign(blocks.size() + 1, Unit{});
+    for (const auto& p : params_) {
+        const auto it = unit_of.find(p.unsafeGetTensorImpl());
+        Unit& unit = units_[it == unit_of.end() ? 0 : it->second];
+        unit.params.push_back(p);
+        unit.bytes.push_back(p.storage().nbytes());
+        unit.numel += p.numel();
+    }
+    const auto dtype = params_.empty() ? torch::kFloat32 : params_.front().scalar_type();
+    int64_t offset = 0;
+    for (auto& u : units_) {
+        u.slice = (u.numel + worldSize() - 1) / worldSize();
+        u.offset = offset;
+        offset += u.slice;
+    }
+    master_ = torch::zeros({offset}, torch::dtype(dtype).device(device_));
+    for (auto& u : units_) u.whole = true;
+    takeShards();
+    for (auto& u : units_) release(u);
+    master_.set_requires_grad(true);
+    model.setBlockHooks(this);
+    model_ = &model;
+}
+
+void Zero3Strategy::takeShards() {
+    torch::NoGradGuard no_grad;
+    for (const auto& u : units_) {
+        if (u.numel == 0) continue;
+        auto flat = torch::zeros({u.slice * worldSize()}, master_.options().requires_grad(false));
+        int64_t at = 0;
+        for (const auto& p : u.params) {
+            flat.narrow(0, at, p.numel()).copy_(p.detach().reshape({-1}));
+            at += p.numel();
+        }
+        master_.detach().narrow(0, u.offset, u.slice).copy_(flat.narrow(0, rank() * u.slice, u.slice));
+    }
+}
+
+std::unique_ptr<torch::optim::Optimizer> Zero3Strategy::setupOptimizer(const OptimizerConfig& config,
+                                                                       ClassifierImpl& /*model*/) {
+    return createOptimizer(config, {master_});
+}
+
+double Zero3Strategy::timed(const std::function<void()>& collective) {
+    const auto start = std::chrono::steady_clock::now();
+    collective();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    comm_ms_total_ += ms;
+    return ms;
+}
+
+void Zero3Strategy::gather(Unit& unit) {
+    if (unit.whole) return;
+    unit.whole = true;
+    if (unit.numel == 0) return;
+    torch::NoGradGuard no_grad;
+    torch::Tensor full;
+    timed([&] { full = group_->allgatherFlat(master_.detach().narrow(0, unit.offset, unit.slice)); });
+    int64_t at = 0;
+    for (size_t i = 0; i < unit.params.size(); ++i) {
+        const auto& p = unit.params[i];
+        allocateStorage(p, unit.bytes[i]);
+        // variable_data(): the copy leaves the parameter's version counter alone, so the graph that
+        // saved it before it was freed still accepts it. copy_ goes by logical index (channels_last).
+        p.variable_data().copy_(full.narrow(0, at, p.numel()).view(p.sizes()));
+        at += p.numel();
+    }
+}
+
+void Zero3Strategy::release(Unit& unit) {
+    if (!unit.whole || weights_held_ > 0) return;
+    for (const auto& p : unit.params) freeStorage(p);
+    unit.whole = false;
+}
+
+void Zero3Strategy::reduceGradients(Unit& unit) {
+    if (!unit.pending) return;
+    unit.pending = false;
+    torch::NoGradGuard no_grad;
+    auto flat = torch::zeros({unit.slice * worldSize()}, master_.options().requires_grad(false));
+    int64_t at = 0;
+    for (auto& p : unit.params) {
+        if (p.grad().defined()) flat.narrow(0, at, p.numel()).copy_(p.grad().reshape({-1}));
+        p.mutable_grad() = torch::Tensor();
+        at += p.numel();
+    }
+    torch::Tensor mine;
+    timed([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
+    if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_.detach());
+    master_.mutable_grad().narrow(0, unit.offset, unit.slice).add_(mine);
+}
+
+torch::Tensor Zero3Strategy::forward(ClassifierImpl& model, const Batch& batch) {
+    tracking_backward_ = torch::GradMode::is_enabled() && model.is_training();
+    gather(units_.front());
+    units_.front().pending = tracking_backward_;
+    auto output = DistributedStrategy::forward(model, batch);
+    if (!tracking_backward_) release(units_.front());
+    return output;
+}
+
+void Zero3Strategy::beforeBlock(size_t index) {
+    gather(units_.at(index + 1));
+}
+
+torch::Tensor Zero3Strategy::afterBlock(size_t index, torch::Tensor output) {
+    if (tracking_backward_ && output.requires_grad() && torch::GradMode::is_enabled()) {
+        output.register_hook([this, index](const torch::Tensor&) { beforeBlockBackward(index); });
+        units_.at(index + 1).pending = true;
+    }
+    release(units_.at(index + 1));
+    return output;
+}
+
+void Zero3Strategy::beforeBlockBackward(size_t index) {
+    gather(units_.at(index + 1));
+    // The block after this one has finished its backward (the gradient reaching this block's output
+    // came out of it, and parameters' gradients are accumulated as soon as they are ready).
+    if (index + 2 < units_.size()) {
+        Unit& done = units_[index + 2];
+        reduceGradients(done);
+        release(done);
+    }
+}
+
+void Zero3Strategy::backward(const torch::Tensor& loss, bool closes_group) {
+    Strategy::backward(loss, closes_group);
+    // Every micro-batch (also inside an accumulation group): what no hook handed over yet (the
+    // first block, the root unit) goes to its owners now.
+    for (auto& u : units_) {
+        reduceGradients(u);
+        release(u);
+    }
+    tracking_backward_ = false;
+}
+
+void Zero3Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    // The global norm and the loss scaler's inf check cover every rank's shards.
+    precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
+    zeroGrad(optimizer);
+    ++steps_;
+    // The parameters stay sharded: the next forward gathers the updated slices block by block.
+}
+
+void Zero3Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
+    torch::NoGradGuard no_grad;
+    if (master_.grad().defined()) {
+        if (gradsToNone()) master_.mutable_grad() = torch::Tensor();
+        else master_.mutable_grad().zero_();
+    }
+    for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+}
+
+dist::CommStats Zero3Strategy::commStats() const {
+    dist::CommStats s;
+    s.steps = steps_;
+    s.comm_ms = steps_ > 0 ? comm_ms_total_ / static_cast<double>(steps_) : 0.0;
+    return s;
+}
+
+void Zero3Strategy::gatherWeights() {
+    if (weights_held_++ > 0) return;
+    for (auto& u : units_) gather(u);
+}
+
+void Zero3Strategy::releaseWeights(bool changed) {
+    if (weights_held_ == 0 || --weights_held_ > 0) return;
+    if (changed) takeShards();
+    for (auto& u : units_) release(u);
+}
+
+}  // namespace hearth

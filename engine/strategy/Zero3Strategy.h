@@ -1,0 +1,88 @@
+#pragma once
+// Zero3Strategy (trainer.strategy zero3: DeepSpeed's ZeRO stage 3, FSDP's full sharding): the
+// parameters, their gradients and the optimizer state sharded across ranks. The trainable
+// parameters are grouped in units: one per block of the model (ClassifierImpl::blockParameters: a
+// conv block, a hidden layer, a residual block, an encoder layer) and a root unit for the rest
+// (stem, embeddings, head). Each unit is laid end to end, padded to a multiple of the world size
+// and cut into equal slices; rank r keeps slice r of every unit in its master vector, which its
+// optimizer steps (in the parameters' precision: float32 master shards under mixed precision).
+// Between steps the parameters' own storage is freed (their shapes stay): a rank holds about
+// 1/world of the parameters, gradients and optimizer state.
+//
+// In a step a block's parameters are all-gathered just before the block runs and freed after it;
+// the block's output carries a gradient hook that gathers them again before the block's backward
+// and hands the gradients of the block after it (whose backward has finished by then) to their
+// owners with one reduce-scatter, freeing those gradients and parameters. The root unit lives
+// from the start of forward to the end of backward. Gradient checkpointing composes: the
+// recomputation runs after the hook has gathered the block. Model-wide reads and writes of the
+// weights (checkpoints, training states, the finders' snapshots) go through gatherWeights().
+// Over Gloo the collectives run where the hooks are; nothing overlaps.
+
+#include "engine/models/BlockHooks.h"
+#include "engine/strategy/DistributedStrategy.h"
+
+namespace hearth {
+
+class Zero3Strategy final : public DistributedStrategy, private BlockHooks {
+public:
+    Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision);
+    // Unhooks the model, which must outlive this (every caller holds it by shared_ptr). Its
+    // parameters stay freed: the weights live on in best.pt and the training states.
+    ~Zero3Strategy() override;
+
+    std::string name() const override { return "zero3"; }
+    std::string describe() const override;
+
+    // Broadcasts rank 0's weights, groups the parameters in units, keeps this rank's slices and
+    // frees the parameters' storage; hooks the model's blocks.
+    void setupModel(ClassifierImpl& model, bool channels_last) override;
+    // The optimizer over this rank's master slices (every optimizer Hearth has is elementwise).
+    std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
+                                                            ClassifierImpl& model) override;
+    torch::Tensor forward(ClassifierImpl& model, const Batch& batch) override;
+    void backward(const torch::Tensor& loss, bool closes_group) override;
+    void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
+    void zeroGrad(torch::optim::Optimizer& optimizer) override;
+    dist::CommStats commStats() const override;   // its gathers and reduce-scatters per optimizer step
+    void gatherWeights() override;
+    void releaseWeights(bool changed) override;
+
+    size_t unitCount() const { return units_.size(); }   // the root unit and one per block
+    int64_t masterSize() const;                          // elements this rank keeps (padded slices)
+    int64_t parameterElements() const;                   // trainable elements of the whole model
+
+protected:
+    bool shardsOptimizer() const override { return true; }
+
+private:
+    struct Unit {
+        std::vector<torch::Tensor> params;
+        std::vector<size_t> bytes;   // each parameter's storage when whole
+        int64_t numel = 0;
+        int64_t slice = 0;           // elements per rank (padded)
+        int64_t offset = 0;          // of this rank's slice in master_
+        bool whole = false;          // the parameters hold their values now
+        // A training forward ran it: its gradients go to their owners once its backward is done.
+        // Set the same way on every rank, so every rank runs the same collectives.
+        bool pending = false;
+    };
+
+    void beforeBlock(size_t index) override;
+    torch::Tensor afterBlock(size_t index, torch::Tensor output) override;
+    void beforeBlockBackward(size_t index);
+    void gather(Unit& unit);
+    void release(Unit& unit);
+    void reduceGradients(Unit& unit);       // this rank's slice of the summed gradients, then frees them
+    void takeShards();                      // master_ from the whole parameters (after a write)
+    double timed(const std::function<void()>& collective);
+
+    std::vector<Unit> units_;               // [0]: the root unit, then the model's blocks in order
+    torch::Tensor master_;                  // every unit's slice end to end; its grad the shards'
+    ClassifierImpl* model_ = nullptr;
+    bool tracking_backward_ = false;        // a training forward whose backward will follow
+    int weights_held_ = 0;                  // gatherWeights() depth
+    double comm_ms_total_ = 0.0;
+    int64_t steps_ = 0;
+};
+
+}  // namespace hearth
