@@ -16,8 +16,12 @@
 namespace hearth::cli {
 namespace {
 
-LadderMeasure measureOf(const StoredRun& run) {
-    return ladderMeasureOf(run.finished ? run.finished->train_time_s : 0.0, run.epochs);
+std::vector<LadderMeasure> measuresOf(const std::vector<StoredRun>& runs) {
+    std::vector<LadderMeasure> measures;
+    measures.reserve(runs.size());
+    for (const auto& run : runs)
+        measures.push_back(ladderMeasureOf(run.finished ? run.finished->train_time_s : 0.0, run.epochs));
+    return measures;
 }
 
 // Speed-ups against the baseline: of the whole fit's time (validation and warm-up included), and
@@ -31,8 +35,7 @@ void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, cons
     std::fprintf(out, "\n%-*s %5s %-11s %7s %5s %10s %8s %9s %7s %9s %11s %10s\n", width, "step", "run", "precision",
                 "workers", "accum", "train time", "speedup", "steady/s", "steady", "test acc", "peak memory",
                 "data wait");
-    std::vector<LadderMeasure> measures;
-    for (const auto& r : runs) measures.push_back(measureOf(r));
+    const std::vector<LadderMeasure> measures = measuresOf(runs);
     const double base_time = measures.empty() ? 0.0 : measures[0].fit_s;
     const double base_steady = measures.empty() ? 0.0 : measures[0].steady_samples_per_sec;
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -198,8 +201,7 @@ int sweepCommand(const SweepCommandOptions& options) {
         runs.push_back(trainStep(steps[i].config, db_path, sweep_id, quiet, events));
         const StoredRun& step = runs.back();
         if (!memory && step.outcome.status == RunStatus::Completed) {
-            std::vector<LadderMeasure> measures;
-            for (const auto& r : runs) measures.push_back(measureOf(r));
+            const std::vector<LadderMeasure> measures = measuresOf(runs);
             if (!settleLadderStep(steps, i, measures)) {
                 const size_t ref = ladderReferenceStep(steps, i);
                 std::fprintf(stderr, "'%s' trained slower than '%s' (%s): the next steps leave it out.\n",

@@ -116,6 +116,7 @@ torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, b
 
 std::vector<std::vector<torch::Tensor>> blockParametersOf(const std::vector<SequentialBlock>& blocks) {
     std::vector<std::vector<torch::Tensor>> out;
+    out.reserve(blocks.size());
     for (const auto& block : blocks) out.push_back(block.parameters());
     return out;
 }

@@ -5,6 +5,22 @@
 
 using namespace hearth;
 
+namespace {
+
+// A CUDA build with c10d on a machine with two Ampere-or-later GPUs: every GPU rung applies.
+DeviceCapabilities twoModernGpus() {
+    DeviceCapabilities caps;
+    caps.cuda_available = true;
+    caps.cuda_device_count = 2;
+    caps.cuda_bf16 = true;
+    caps.distributed = true;
+    caps.fused_optimizers = true;
+    caps.cuda_graphs = true;
+    return caps;
+}
+
+}  // namespace
+
 class TestTechniqueLadder : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -111,13 +127,7 @@ private Q_SLOTS:
     // A CUDA build on a GPU captures the step as a CUDA graph after the data rungs (images and
     // tables); the DDP rung turns it off again (the reducer's hooks cannot be replayed).
     void cudaGraphRungFollowsTheDataRungs() {
-        DeviceCapabilities caps;
-        caps.cuda_available = true;
-        caps.cuda_device_count = 2;
-        caps.cuda_bf16 = true;
-        caps.distributed = true;
-        caps.fused_optimizers = true;
-        caps.cuda_graphs = true;
+        const DeviceCapabilities caps = twoModernGpus();
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, caps);
         QCOMPARE(steps.size(), size_t(10));
         QCOMPARE(QString::fromStdString(steps[7].label), QString("+ data on device"));
@@ -258,13 +268,7 @@ private Q_SLOTS:
     // it changed go back, its name leaves theirs; a rung within the noise, and the accumulation
     // and DDP steps (they change the batch), always stay.
     void slowerRungIsLeftOutOfLaterSteps() {
-        DeviceCapabilities caps;
-        caps.cuda_available = true;
-        caps.cuda_device_count = 2;
-        caps.cuda_bf16 = true;
-        caps.distributed = true;
-        caps.fused_optimizers = true;
-        caps.cuda_graphs = true;
+        const DeviceCapabilities caps = twoModernGpus();
         LadderOptions options;
         options.target_batch = 256;
         auto steps = buildTechniqueLadder(ExperimentConfig{}, caps, options);
