@@ -141,9 +141,9 @@ std::string distributedRule(const ExperimentConfig& c, const Caps& caps) {
 std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
     if (std::string why = distributedRule(c, caps); !why.empty()) return why;
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
-    return strategy == "zero2" || strategy == "zero3"
-               ? (strategy == "zero2" ? "ZeRO-2" : "ZeRO-3") + std::string(" shards gradients itself; DDP's buckets are not used")
-               : "";
+    if (strategy == "zero2") return "ZeRO-2 shards gradients itself; DDP's buckets are not used";
+    if (strategy == "zero3") return "ZeRO-3 shards gradients itself; DDP's buckets are not used";
+    return "";
 }
 
 }  // namespace hearth

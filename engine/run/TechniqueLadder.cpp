@@ -1,9 +1,9 @@
 #include "engine/run/TechniqueLadder.h"
 
+#include "engine/config/ConfigSchema.h"
 #include "engine/data/Augment.h"
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <cstdio>
 
 namespace hearth {
@@ -238,16 +238,17 @@ bool ladderRungSlower(const LadderMeasure& step, const LadderMeasure& reference)
 }
 
 std::string ladderSpeedupText(const LadderMeasure& step, const LadderMeasure& reference) {
-    const auto ratio = [](double x) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.2fx", x);
+    const auto ratio = [](const char* what, double x) {
+        char text[48];
+        std::snprintf(text, sizeof text, "%s %.2fx", what, x);
         return std::string(text);
     };
-    std::string text;
+    std::vector<std::string> parts;
     if (step.steady_samples_per_sec > 0 && reference.steady_samples_per_sec > 0)
-        text = "steady " + ratio(step.steady_samples_per_sec / reference.steady_samples_per_sec) + ", ";
-    if (step.fit_s > 0 && reference.fit_s > 0) return text + "whole fit " + ratio(reference.fit_s / step.fit_s);
-    return text.empty() ? "no timing" : text.substr(0, text.size() - 2);
+        parts.push_back(ratio("steady", step.steady_samples_per_sec / reference.steady_samples_per_sec));
+    if (step.fit_s > 0 && reference.fit_s > 0) parts.push_back(ratio("whole fit", reference.fit_s / step.fit_s));
+    if (parts.empty()) return "no timing";
+    return parts.size() == 1 ? parts[0] : parts[0] + ", " + parts[1];
 }
 
 size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k) {
@@ -264,17 +265,14 @@ std::string nameWithout(const std::string& name, const std::string& short_name) 
     const std::string dot = " · ";
     const size_t at = name.rfind(dot);
     if (at == std::string::npos) return name;
-    std::vector<std::string> parts;
-    std::string tail = name.substr(at + dot.size());
-    for (size_t from = 0;;) {
-        const size_t plus = tail.find(" + ", from);
-        parts.push_back(tail.substr(from, plus == std::string::npos ? std::string::npos : plus - from));
-        if (plus == std::string::npos) break;
+    const std::string tail = name.substr(at + dot.size());
+    std::string joined;
+    for (size_t from = 0; from <= tail.size();) {
+        const size_t plus = std::min(tail.find(" + ", from), tail.size());
+        if (const std::string part = tail.substr(from, plus - from); part != short_name)
+            joined += (joined.empty() ? "" : " + ") + part;
         from = plus + 3;
     }
-    std::string joined;
-    for (const auto& part : parts)
-        if (part != short_name) joined += (joined.empty() ? "" : " + ") + part;
     return name.substr(0, at) + dot + (joined.empty() ? "baseline" : joined);
 }
 
@@ -286,26 +284,25 @@ bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vecto
     if (!ladderRungSlower(measures[k], measures[ref])) return true;
     steps[k].kept = false;
 
-    // The keys this rung changed: step k is its reference step's config plus this rung (earlier
-    // dropped rungs were already taken out of it).
-    using Json = nlohmann::json;
-    const auto flat = [](const ExperimentConfig& c) { return Json::parse(configToJson(c)).flatten(); };
-    const Json before = flat(steps[ref].config), after = flat(steps[k].config);
-    std::vector<std::string> changed;
-    for (const auto& [key, value] : after.items())
-        if (key != "/name" && (!before.contains(key) || before[key] != value)) changed.push_back(key);
+    // The keys this rung changed (step k is its reference step's config plus this rung: earlier
+    // dropped rungs were already taken out of it), each with its value before and after.
+    struct Change {
+        std::string key, before, after;
+    };
+    std::vector<Change> changes;
+    for (const auto& key : configSchema()) {
+        if (key.key == "name") continue;
+        std::string before = configValueJson(key, steps[ref].config), after = configValueJson(key, steps[k].config);
+        if (before != after) changes.push_back({key.key, std::move(before), std::move(after)});
+    }
     for (size_t j = k + 1; j < steps.size(); ++j) {
-        Json later = Json::parse(configToJson(steps[j].config));
-        const Json later_flat = later.flatten();
-        for (const auto& key : changed) {
-            if (!later_flat.contains(key) || later_flat[key] != after[key]) continue;   // a later rung set it itself
-            const Json::json_pointer pointer(key);
-            if (before.contains(key)) later[pointer] = before[key];
-            else later[pointer.parent_pointer()].erase(pointer.back());
+        auto& later = steps[j].config;
+        for (const auto& change : changes) {
+            // A later rung that set the key itself keeps its value.
+            if (configValueJson(*findConfigKey(change.key), later) == change.after)
+                applyOverride(later, change.key + "=" + change.before);
         }
-        const std::string name = nameWithout(steps[j].config.name, steps[k].short_name);
-        steps[j].config = configFromJson(later.dump());
-        steps[j].config.name = name;
+        later.name = nameWithout(later.name, steps[k].short_name);
     }
     return false;
 }

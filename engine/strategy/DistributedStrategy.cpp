@@ -3,6 +3,7 @@
 #include "engine/strategy/CheckpointFile.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace hearth {
 
@@ -45,6 +46,32 @@ void DistributedStrategy::takeRankZerosWeights() {
     for (const auto& p : params_) state.push_back(p.detach());
     for (const auto& b : buffers_) state.push_back(b);
     group_->broadcast(state, 0);
+}
+
+void DistributedStrategy::timeCollective(const std::function<void()>& collective) {
+    const auto start = std::chrono::steady_clock::now();
+    collective();
+    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+dist::CommStats DistributedStrategy::commStats() const {
+    dist::CommStats s;
+    s.steps = timed_steps_;
+    s.comm_ms = timed_steps_ > 0 ? comm_ms_total_ / static_cast<double>(timed_steps_) : 0.0;
+    return s;
+}
+
+torch::Tensor DistributedStrategy::flattenPadded(const std::vector<torch::Tensor>& tensors, int64_t size,
+                                                 bool grads) const {
+    const auto dtype = tensors.empty() ? torch::kFloat32 : tensors.front().scalar_type();
+    auto flat = torch::zeros({size}, torch::dtype(dtype).device(device_));
+    int64_t offset = 0;
+    for (const auto& t : tensors) {
+        const torch::Tensor source = grads ? t.grad() : t.detach();
+        if (source.defined()) flat.narrow(0, offset, t.numel()).copy_(source.reshape({-1}));
+        offset += t.numel();
+    }
+    return flat;
 }
 
 torch::Tensor DistributedStrategy::forward(ClassifierImpl& model, const Batch& batch) {

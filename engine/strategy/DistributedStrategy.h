@@ -9,6 +9,7 @@
 #include "engine/dist/C10d.h"
 #include "engine/strategy/Strategy.h"
 
+#include <functional>
 #include <memory>
 
 namespace hearth {
@@ -33,6 +34,9 @@ public:
     bool watchLoss(const torch::Tensor& loss, int64_t step) override;
     int64_t firstNonFiniteStep() override;
     std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const override;
+    // zero2, zero3: their collectives' time per optimizer step (timeCollective); DdpStrategy has
+    // c10d's own timings instead.
+    dist::CommStats commStats() const override;
     // zero1/zero2: every rank's optimizer share, gathered into rank 0's file.
     void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
                         torch::optim::Optimizer* optimizer) const override;
@@ -48,11 +52,22 @@ protected:
     // Checks that every rank built the same trainable parameters (throws naming the rank that did
     // not), then broadcasts rank 0's parameters and buffers: the sharded strategies' start.
     void takeRankZerosWeights();
+    // Runs `collective` and counts its wall time (nothing overlaps it) towards commStats(); a
+    // sharded strategy calls stepTimed() once per optimizer step.
+    void timeCollective(const std::function<void()>& collective);
+    void stepTimed() { ++timed_steps_; }
+    // `tensors` (or their gradients, zeros where one has none) end to end, zero-padded to `size`
+    // elements, in the tensors' dtype on this rank's device: what zero2 and zero3 slice.
+    torch::Tensor flattenPadded(const std::vector<torch::Tensor>& tensors, int64_t size, bool grads) const;
 
     std::shared_ptr<dist::ProcessGroup> group_;
     torch::Device device_;
     std::vector<torch::Tensor> buffers_;
     std::vector<torch::Tensor> params_;  // every trainable parameter, in model.parameters() order
+
+private:
+    double comm_ms_total_ = 0.0;
+    int64_t timed_steps_ = 0;
 };
 
 }  // namespace hearth

@@ -2,7 +2,6 @@
 
 #include "engine/optim/Optimizers.h"
 
-#include <chrono>
 
 namespace hearth {
 
@@ -28,15 +27,7 @@ void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
 // Every parameter (grads: its gradient, zeros where it has none) laid end to end, padded to
 // world x slice; in the parameters' precision (float32, or float64 in the tests).
 torch::Tensor Zero2Strategy::flatten(bool grads) const {
-    const auto dtype = params_.empty() ? torch::kFloat32 : params_.front().scalar_type();
-    auto flat = torch::zeros({slice_size_ * worldSize()}, torch::dtype(dtype).device(device_));
-    int64_t offset = 0;
-    for (const auto& p : params_) {
-        const torch::Tensor source = grads ? p.grad() : p.detach();
-        if (source.defined()) flat.narrow(0, offset, p.numel()).copy_(source.reshape({-1}));
-        offset += p.numel();
-    }
-    return flat;
+    return flattenPadded(params_, slice_size_ * worldSize(), grads);
 }
 
 void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
@@ -68,9 +59,8 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     // the average of this rank's slice, and free the full gradients.
     torch::NoGradGuard no_grad;
     auto flat = flatten(/*grads=*/true);
-    const auto start = std::chrono::steady_clock::now();
-    const auto mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize()));
-    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    torch::Tensor mine;
+    timeCollective([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
     if (master_.grad().defined()) {
         master_.mutable_grad().add_(mine);
     } else {
@@ -89,18 +79,10 @@ void Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
     precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
     torch::NoGradGuard no_grad;
-    const auto start = std::chrono::steady_clock::now();
-    const auto gathered = group_->allgatherFlat(master_.detach());
-    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    ++steps_;
+    torch::Tensor gathered;
+    timeCollective([&] { gathered = group_->allgatherFlat(master_.detach()); });
+    stepTimed();
     scatterParameters(gathered);
-}
-
-dist::CommStats Zero2Strategy::commStats() const {
-    dist::CommStats s;
-    s.steps = steps_;
-    s.comm_ms = steps_ > 0 ? comm_ms_total_ / static_cast<double>(steps_) : 0.0;
-    return s;
 }
 
 void Zero2Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {

@@ -30,8 +30,6 @@ public:
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
-    // Its reduces and the parameter all-gather, timed per optimizer step (nothing overlaps).
-    dist::CommStats commStats() const override;
 
     int64_t flatSize() const { return flat_size_; }    // trainable elements
     int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
@@ -48,8 +46,6 @@ private:
     int64_t flat_size_ = 0;
     int64_t slice_size_ = 0;
     torch::Tensor master_;  // [slice_size_] leaf: this rank's slice, its grad the shard
-    double comm_ms_total_ = 0.0;
-    int64_t steps_ = 0;
 };
 
 }  // namespace hearth

@@ -2,8 +2,6 @@
 
 #include "engine/optim/Optimizers.h"
 
-#include <chrono>
-#include <functional>
 #include <unordered_map>
 
 namespace hearth {
@@ -37,18 +35,12 @@ Zero3Strategy::~Zero3Strategy() {
 }
 
 std::string Zero3Strategy::describe() const {
-    return "zero3 (parameters, gradients and optimizer state sharded: " + std::to_string(masterSize()) + " of " +
-           std::to_string(parameterElements()) + " elements per rank, gathered per block over " +
-           std::to_string(units_.empty() ? 0 : units_.size() - 1) + " blocks and a root unit) over " +
-           groupDescription();
-}
-
-int64_t Zero3Strategy::masterSize() const { return master_.defined() ? master_.numel() : 0; }
-
-int64_t Zero3Strategy::parameterElements() const {
-    int64_t n = 0;
-    for (const auto& u : units_) n += u.numel;
-    return n;
+    int64_t elements = 0;
+    for (const auto& u : units_) elements += u.numel;
+    return "zero3 (parameters, gradients and optimizer state sharded: " +
+           std::to_string(master_.defined() ? master_.numel() : 0) + " of " + std::to_string(elements) +
+           " elements per rank, gathered per block over " + std::to_string(units_.empty() ? 0 : units_.size() - 1) +
+           " blocks and a root unit) over " + groupDescription();
 }
 
 void Zero3Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
@@ -88,12 +80,7 @@ void Zero3Strategy::takeShards() {
     torch::NoGradGuard no_grad;
     for (const auto& u : units_) {
         if (u.numel == 0) continue;
-        auto flat = torch::zeros({u.slice * worldSize()}, master_.options().requires_grad(false));
-        int64_t at = 0;
-        for (const auto& p : u.params) {
-            flat.narrow(0, at, p.numel()).copy_(p.detach().reshape({-1}));
-            at += p.numel();
-        }
+        const auto flat = flattenPadded(u.params, u.slice * worldSize(), /*grads=*/false);
         master_.detach().narrow(0, u.offset, u.slice).copy_(flat.narrow(0, rank() * u.slice, u.slice));
     }
 }
@@ -103,21 +90,16 @@ std::unique_ptr<torch::optim::Optimizer> Zero3Strategy::setupOptimizer(const Opt
     return createOptimizer(config, {master_});
 }
 
-double Zero3Strategy::timed(const std::function<void()>& collective) {
-    const auto start = std::chrono::steady_clock::now();
-    collective();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    comm_ms_total_ += ms;
-    return ms;
-}
-
 void Zero3Strategy::gather(Unit& unit) {
     if (unit.whole) return;
     unit.whole = true;
     if (unit.numel == 0) return;
     torch::NoGradGuard no_grad;
     torch::Tensor full;
-    timed([&] { full = group_->allgatherFlat(master_.detach().narrow(0, unit.offset, unit.slice)); });
+    const auto all_gather = [&] { full = group_->allgatherFlat(master_.detach().narrow(0, unit.offset, unit.slice)); };
+    // A training step's gathers are its communication; evaluation's and checkpoints' are not.
+    if (tracking_backward_) timeCollective(all_gather);
+    else all_gather();
     int64_t at = 0;
     for (size_t i = 0; i < unit.params.size(); ++i) {
         const auto& p = unit.params[i];
@@ -139,15 +121,10 @@ void Zero3Strategy::reduceGradients(Unit& unit) {
     if (!unit.pending) return;
     unit.pending = false;
     torch::NoGradGuard no_grad;
-    auto flat = torch::zeros({unit.slice * worldSize()}, master_.options().requires_grad(false));
-    int64_t at = 0;
-    for (auto& p : unit.params) {
-        if (p.grad().defined()) flat.narrow(0, at, p.numel()).copy_(p.grad().reshape({-1}));
-        p.mutable_grad() = torch::Tensor();
-        at += p.numel();
-    }
+    auto flat = flattenPadded(unit.params, unit.slice * worldSize(), /*grads=*/true);
+    for (auto& p : unit.params) p.mutable_grad() = torch::Tensor();
     torch::Tensor mine;
-    timed([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
+    timeCollective([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
     if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_.detach());
     master_.mutable_grad().narrow(0, unit.offset, unit.slice).add_(mine);
 }
@@ -200,7 +177,7 @@ void Zero3Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
     // The global norm and the loss scaler's inf check cover every rank's shards.
     precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
     zeroGrad(optimizer);
-    ++steps_;
+    stepTimed();
     // The parameters stay sharded: the next forward gathers the updated slices block by block.
 }
 
@@ -211,13 +188,6 @@ void Zero3Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
         else master_.mutable_grad().zero_();
     }
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
-}
-
-dist::CommStats Zero3Strategy::commStats() const {
-    dist::CommStats s;
-    s.steps = steps_;
-    s.comm_ms = steps_ > 0 ? comm_ms_total_ / static_cast<double>(steps_) : 0.0;
-    return s;
 }
 
 void Zero3Strategy::gatherWeights() {

@@ -43,13 +43,8 @@ public:
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
-    dist::CommStats commStats() const override;   // its gathers and reduce-scatters per optimizer step
     void gatherWeights() override;
     void releaseWeights(bool changed) override;
-
-    size_t unitCount() const { return units_.size(); }   // the root unit and one per block
-    int64_t masterSize() const;                          // elements this rank keeps (padded slices)
-    int64_t parameterElements() const;                   // trainable elements of the whole model
 
 protected:
     bool shardsOptimizer() const override { return true; }
@@ -74,15 +69,12 @@ private:
     void release(Unit& unit);
     void reduceGradients(Unit& unit);       // this rank's slice of the summed gradients, then frees them
     void takeShards();                      // master_ from the whole parameters (after a write)
-    double timed(const std::function<void()>& collective);
 
     std::vector<Unit> units_;               // [0]: the root unit, then the model's blocks in order
     torch::Tensor master_;                  // every unit's slice end to end; its grad the shards'
     ClassifierImpl* model_ = nullptr;
     bool tracking_backward_ = false;        // a training forward whose backward will follow
     int weights_held_ = 0;                  // gatherWeights() depth
-    double comm_ms_total_ = 0.0;
-    int64_t steps_ = 0;
 };
 
 }  // namespace hearth
