@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Memory and speed of every data-parallel strategy on this machine's CPU: 2 processes (Gloo) with
-# ddp, zero1, zero2 and zero3 on an MLP wide enough that its parameters, gradients and Adam state
+# ddp, zero1, zero2, zero3 and zero3 with its optimizer offloaded (NAME+offload sets
+# trainer.offload_optimizer; on the CPU it moves nothing off a device, so it shows only what its
+# copies cost) on an MLP wide enough that its parameters, gradients and Adam state
 # show in each process's memory, the strategies alternating over BENCH_REPEATS rounds. Prints a
 # Markdown table: per strategy the median (min-max) of rank 0's and rank 1's peak memory (RSS, as
 # hearth-cli records each process), the median samples/s of the run, and rank 0's memory
@@ -9,21 +11,24 @@
 #   bench/strategies_cpu.sh [BUILD_DIR]        (default build/dev)
 #
 # Environment: BENCH_REPEATS (3), BENCH_LIMIT (training samples, 4000), BENCH_HIDDEN (2048,2048),
-# BENCH_BATCH (per process, 64), BENCH_STRATEGIES ("ddp zero1 zero2 zero3").
+# BENCH_BATCH (per process, 64), BENCH_STRATEGIES ("ddp zero1 zero2 zero3 zero3+offload").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/dev}"
 cli="$build/app/cli/hearth-cli"
 [ -x "$cli" ] || { echo "bench/strategies_cpu.sh: no $cli (scripts/build dev)" >&2; exit 2; }
 repeats="${BENCH_REPEATS:-3}" limit="${BENCH_LIMIT:-4000}" hidden="${BENCH_HIDDEN:-2048,2048}"
-batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3}"
+batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3 zero3+offload}"
 db="$(mktemp -d)/strategies.sqlite"
 for r in $(seq "$repeats"); do
   for s in $strategies; do
+    offload=false
+    [[ "$s" == *+offload ]] && offload=true
     "$cli" --db "$db" run --set name="$s" --set model.name=mlp --set "model.hidden=[$hidden]" \
       --set data.limit="$limit" --set trainer.max_epochs=1 --set trainer.batch_size="$batch" \
       --set trainer.num_workers=0 --set trainer.num_threads=1 --set optimizer.name=adam \
-      --set trainer.devices=2 --set trainer.strategy="$s" --set trainer.accelerator=cpu -q > /dev/null 2>&1 ||
+      --set trainer.devices=2 --set trainer.strategy="${s%+offload}" --set trainer.offload_optimizer=$offload \
+      --set trainer.accelerator=cpu -q > /dev/null 2>&1 ||
       echo "bench/strategies_cpu.sh: $s (round $r) failed" >&2
   done
 done

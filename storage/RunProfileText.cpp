@@ -64,12 +64,18 @@ std::string memoryText(const MemoryBreakdown& m) {
         t.addRow({p.label, formatBytes(static_cast<int64_t>(p.value)), percent(p.value, total)});
     }
     t.addRow({"Peak (measured)", formatBytes(m.peak_bytes), "-"});
+    if (m.offloaded_bytes > 0) t.addRow({"Offloaded to host", formatBytes(m.offloaded_bytes), "-"});
     const bool host = m.device.rfind("cuda", 0) != 0;
     return t.render("  ") + "  on " + m.device +
            (host ? "; activations = CPU tensor bytes at peak - before training - gradients - optimizer state; "
                    "heap beyond tensors = what peak RSS grew by beyond them\n"
                  : "; from the caching allocator (activations = the most a forward pass kept allocated for its "
-                   "backward; other = the rest of the peak: library workspaces, the backward's temporaries)\n");
+                   "backward; other = the rest of the peak: library workspaces, the backward's temporaries)" +
+                   std::string(m.offloaded_bytes > 0 ? "; offloaded to host = the optimizer's state and copies in host "
+                                                       "memory (trainer.offload_optimizer), not in the peak: what "
+                                                       "offload saved on the device"
+                                                     : "") +
+                   "\n");
 }
 
 std::string devicesText(const std::vector<DeviceSummary>& devices) {

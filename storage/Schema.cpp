@@ -218,6 +218,11 @@ constexpr const char* kV7 = R"sql(
 ALTER TABLE run_memory ADD COLUMN cuda_graph_bytes INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// v8: the host memory an offloaded optimizer holds instead of the device (0: none; older runs).
+constexpr const char* kV8 = R"sql(
+ALTER TABLE run_memory ADD COLUMN offloaded_bytes INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -280,6 +285,7 @@ const std::vector<Migration>& migrations() {
         {5, "stop reasons (early stopping)", kV5},
         {6, "achieved TFLOP/s and MFU", kV6},
         {7, "CUDA graph memory", kV7},
+        {8, "offloaded optimizer memory", kV8},
     };
     return list;
 }

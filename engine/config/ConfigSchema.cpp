@@ -276,6 +276,12 @@ std::vector<ConfigKey> buildSchema() {
                       "How several devices share the work: ddp replicates the model; zero1 shards the optimizer "
                       "state, zero2 also the gradients, zero3 also the parameters (gathered block by block).",
                       HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2", "zero3"}).toggle());
+    s.push_back(Entry("trainer.offload_optimizer", T::Bool, "Memory", "Offload optimizer to host",
+                      "ZeRO-Offload: a sharded strategy's optimizer state and master copy in (pinned) host memory, "
+                      "stepped on the CPU; the device keeps only the parameters and gradients, and each step "
+                      "copies the gradient shard out and the updated values back.",
+                      HEARTH_FIELD(trainer.offload_optimizer)).toggle()
+                    .noEffect(offloadRule));
     s.push_back(Entry("trainer.num_workers", T::Int, "Speed", "Loader workers",
                       "Threads preparing batches; 0 loads on the training thread.", HEARTH_FIELD(trainer.num_workers))
                     .atLeast(0).atMost(256).toggle());
@@ -382,6 +388,17 @@ std::vector<ConfigKey> buildSchema() {
                       "ddp: how long a rank waits for the others (rendezvous and each collective) before "
                       "the run fails.", HEARTH_FIELD(trainer.ddp.timeout_s)).atLeast(1).toggle()
                     .noEffect(distributedRule));
+    s.push_back(Entry("trainer.fsdp.blocks_per_unit", T::Int, "Devices", "Blocks per gathered unit",
+                      "zero3: consecutive model blocks (conv blocks, hidden layers, residual blocks, encoder "
+                      "layers) whose parameters are gathered and whose gradients are reduced together. 1 holds "
+                      "the least; more makes fewer, larger collectives.", HEARTH_FIELD(trainer.fsdp.blocks_per_unit))
+                    .atLeast(1).atMost(1024).toggle()
+                    .noEffect(fsdpRule));
+    s.push_back(Entry("trainer.fsdp.prefetch", T::Bool, "Devices", "Prefetch the next unit",
+                      "zero3: start gathering the next unit's parameters (the one after in forward, the one before "
+                      "in backward) while this one computes, as FSDP's forward and backward prefetch; one more "
+                      "unit in memory at a time.", HEARTH_FIELD(trainer.fsdp.prefetch)).toggle()
+                    .noEffect(fsdpRule));
     return s;
 }
 

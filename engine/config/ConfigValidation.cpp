@@ -194,6 +194,11 @@ void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, C
                                       (distributed ? " (NCCL cannot put two ranks on one GPU; with "
                                                      "trainer.ddp.backend=gloo ranks may share one, for debugging)"
                                                    : ""));
+    if (t.offload_optimizer && t.strategy != "zero1" && t.strategy != "zero2" && t.strategy != "zero3")
+        c.fail("trainer.offload_optimizer", "offloads a sharded optimizer to host memory, and " +
+                                                (t.strategy == "auto" ? std::string("one device has none")
+                                                                      : t.strategy + " keeps the whole optimizer on every device") +
+                                                ": use trainer.strategy zero1, zero2 or zero3, or turn it off");
     if (distributed && t.ddp.backend == "nccl" && !on_cuda)
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
 }

@@ -118,6 +118,12 @@ struct SafetyCheckpointConfig {
     int64_t keep_last = 1;                            // 0: no safety checkpoints (and no resume)
 };
 
+// Fully sharded settings (trainer.strategy zero3), as FSDP's wrapping policy.
+struct FsdpConfig {
+    int64_t blocks_per_unit = 1;   // consecutive model blocks gathered and reduced together
+    bool prefetch = true;          // the next unit's gather in flight while this one computes
+};
+
 // Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.
 struct DdpConfig {
     std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
@@ -136,6 +142,7 @@ struct TrainerConfig {
     std::optional<int64_t> devices = 1;               // per node; nullopt = "auto" (every GPU, or 1 on CPU)
     int64_t num_nodes = 1;                            // machines, each running `devices` processes
     std::string strategy = "auto";                    // auto | ddp | zero1 | zero2 | zero3
+    bool offload_optimizer = false;                   // zero1/2/3: optimizer state and master copies in host memory
     int64_t num_workers = 2;
     bool pin_memory = true;
     int64_t prefetch_factor = 2;
@@ -154,6 +161,7 @@ struct TrainerConfig {
     EarlyStoppingConfig early_stopping;
     SafetyCheckpointConfig safety_checkpoint;
     DdpConfig ddp;
+    FsdpConfig fsdp;
 };
 
 struct ExperimentConfig {

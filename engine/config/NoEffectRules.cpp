@@ -131,6 +131,18 @@ std::string gradsToNoneRule(const ExperimentConfig& c, const Caps& caps) {
                ? strategy + " zeroes gradients in place (they live in the reducer's buckets)"
                : "";
 }
+// trainer.fsdp.*: zero3's units.
+std::string fsdpRule(const ExperimentConfig& c, const Caps& caps) {
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    return strategy == "zero3" ? "" : "only zero3 gathers parameters by block (trainer.strategy is " + strategy + ")";
+}
+// trainer.offload_optimizer: a sharded optimizer (validation refuses it otherwise), kept off a device.
+std::string offloadRule(const ExperimentConfig& c, const Caps& caps) {
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    if (strategy != "zero1" && strategy != "zero2" && strategy != "zero3")
+        return "only a sharded optimizer is offloaded (trainer.strategy zero1, zero2 or zero3; it is " + strategy + ")";
+    return trainsOnCuda(c.trainer, caps) ? "" : "a CPU run's optimizer is in host memory already: no device memory to save";
+}
 // The distributed keys, for the strategy "auto" resolves to (ddp with several processes).
 std::string distributedRule(const ExperimentConfig& c, const Caps& caps) {
     return resolveTrainer(c.trainer, caps).strategy == "auto"

@@ -37,6 +37,8 @@ std::string workersRule(const ExperimentConfig& c, const DeviceCapabilities& cap
 std::string cudaRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string gradsToNoneRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string distributedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string fsdpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string offloadRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string reducerRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 
 }  // namespace hearth

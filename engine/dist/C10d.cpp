@@ -280,14 +280,49 @@ torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
     return host.narrow(0, impl_->rank * slice, slice).to(flat.device());
 }
 
-torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
-    if (impl_->backend == "nccl") {
-        auto in = slice.contiguous();
-        auto out = torch::empty({in.numel() * impl_->world}, in.options());
-        impl_->wait(impl_->group->_allgather_base(out, in), "all-gather");
-        return out;
+struct ProcessGroup::PendingGather::State {
+    const ProcessGroup::Impl* group = nullptr;
+    c10::intrusive_ptr<c10d::Work> work;
+    std::vector<torch::Tensor> in;                  // kept alive while the collective runs
+    std::vector<std::vector<torch::Tensor>> parts;  // Gloo: one tensor per rank
+    torch::Tensor flat;                             // NCCL: the result, end to end
+    bool done = false;
+};
+
+ProcessGroup::PendingGather::PendingGather(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+ProcessGroup::PendingGather::~PendingGather() {
+    if (state_->done) return;
+    try {
+        state_->work->wait();
+    } catch (const std::exception&) {
+        // The run is failing already (this is an unwinding scope); the cause was reported there.
     }
-    return torch::cat(allgather(slice));
+}
+
+torch::Tensor ProcessGroup::PendingGather::wait() {
+    state_->done = true;
+    state_->group->wait(state_->work, "all-gather");
+    return state_->flat.defined() ? state_->flat : torch::cat(state_->parts[0]);
+}
+
+std::unique_ptr<ProcessGroup::PendingGather> ProcessGroup::allgatherFlatAsync(const torch::Tensor& slice) {
+    auto state = std::make_unique<PendingGather::State>();
+    state->group = impl_.get();
+    state->in = {slice.contiguous()};
+    if (impl_->backend == "nccl") {
+        state->flat = torch::empty({slice.numel() * impl_->world}, slice.options());
+        state->work = impl_->group->_allgather_base(state->flat, state->in[0]);
+    } else {
+        state->parts.resize(1);
+        for (int64_t r = 0; r < impl_->world; ++r) state->parts[0].push_back(torch::empty_like(state->in[0]));
+        state->work = impl_->group->allgather(state->parts, state->in);
+    }
+    return std::unique_ptr<PendingGather>(new PendingGather(std::move(state)));
+}
+
+torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
+    return allgatherFlatAsync(slice)->wait();
 }
 
 void ProcessGroup::barrier() {

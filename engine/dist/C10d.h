@@ -47,6 +47,23 @@ public:
     torch::Tensor reduceScatterSum(torch::Tensor& flat);
     // Every rank's `slice` (same size on every rank) end to end, in rank order.
     torch::Tensor allgatherFlat(const torch::Tensor& slice);
+    // An allgatherFlat in flight while the caller computes (on Gloo's worker threads, on NCCL's
+    // stream); wait() returns its result. `slice` must not change until then. Destroyed unwaited,
+    // it waits for the collective (every rank started it; its buffers must outlive it).
+    class PendingGather {
+    public:
+        ~PendingGather();
+        PendingGather(const PendingGather&) = delete;
+        PendingGather& operator=(const PendingGather&) = delete;
+        torch::Tensor wait();
+
+    private:
+        friend class ProcessGroup;
+        struct State;
+        explicit PendingGather(std::unique_ptr<State> state);
+        std::unique_ptr<State> state_;
+    };
+    std::unique_ptr<PendingGather> allgatherFlatAsync(const torch::Tensor& slice);
     void barrier();
 
     struct Impl;

@@ -39,6 +39,7 @@ auto memoryRows() {
         field<Path..., &MemoryBreakdown::cuda_graph_bytes>("cuda_graph_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::other_bytes>("other_bytes").withUnit("bytes"),
         field<Path..., &MemoryBreakdown::peak_bytes>("peak_bytes").withUnit("bytes"),
+        field<Path..., &MemoryBreakdown::offloaded_bytes>("offloaded_bytes").withUnit("bytes"),
     };
 }
 

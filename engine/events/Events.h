@@ -183,6 +183,9 @@ struct MemoryBreakdown {
     int64_t cuda_graph_bytes = 0;    // the captured step's private pool (trainer.cuda_graph=step), out of the reserve
     int64_t other_bytes = 0;
     int64_t peak_bytes = 0;          // allocated peak (GPU) or peak RSS (CPU)
+    // Not part of the peak: the offloaded optimizer's state and copies in host memory
+    // (trainer.offload_optimizer on a GPU), the device memory offload saves. 0: not offloaded.
+    int64_t offloaded_bytes = 0;
 };
 
 struct RunFinished {

@@ -48,6 +48,12 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
         if (strategy != "zero2") shard("zero2", "and only its slice of the gradients");
         shard("zero3", "and only its slice of the parameters, each block gathered when it runs");
     }
+    // On GPUs: the sharded optimizer's state and master copy in host memory (ZeRO-Offload). On the
+    // CPU it would move nothing.
+    if (processes && trainsOnCuda(resolved, caps) && !base.trainer.offload_optimizer) {
+        current.trainer.offload_optimizer = true;
+        add("+ offload", "offload", "the optimizer state and its master copy in host memory, stepped on the CPU");
+    }
     current.model.gradient_checkpointing = true;
     add("+ checkpointing", "checkpointing",
         base.model.name == "cnn"   ? "each conv block keeps its input only and is recomputed in backward"

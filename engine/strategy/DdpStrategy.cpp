@@ -16,7 +16,8 @@ DdpStrategy::~DdpStrategy() = default;
 
 std::string DdpStrategy::describe() const {
     std::ostringstream s;
-    s << (shard_optimizer_ ? "zero1 (optimizer state sharded) over " : "ddp over ") << groupDescription();
+    s << (shard_optimizer_ ? "zero1 (optimizer state sharded) over " : "ddp over ") << groupDescription()
+      << offloadDescription();
     if (options_.find_unused_parameters) s << ", find_unused_parameters";
     if (options_.gradient_as_bucket_view) s << ", gradient_as_bucket_view";
     return s.str();
@@ -64,7 +65,7 @@ std::unique_ptr<torch::optim::Optimizer> DdpStrategy::setupOptimizer(const Optim
         owners_.push_back(owner);
         if (owner == rank()) own.push_back(p);
     }
-    return createOptimizer(config, own);
+    return shardOptimizer(config, own);
 }
 
 void DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {

@@ -1,5 +1,7 @@
 #include "engine/strategy/DistributedStrategy.h"
 
+#include "engine/optim/OffloadedOptimizer.h"
+#include "engine/optim/Optimizers.h"
 #include "engine/strategy/CheckpointFile.h"
 
 #include <algorithm>
@@ -46,6 +48,29 @@ void DistributedStrategy::takeRankZerosWeights() {
     for (const auto& p : params_) state.push_back(p.detach());
     for (const auto& b : buffers_) state.push_back(b);
     group_->broadcast(state, 0);
+}
+
+std::unique_ptr<torch::optim::Optimizer> DistributedStrategy::shardOptimizer(const OptimizerConfig& config,
+                                                                           const std::vector<torch::Tensor>& tensors) {
+    follow_device_ = nullptr;
+    if (!offload_) return createOptimizer(config, tensors);
+    auto optimizer = OffloadedOptimizer::create(config, tensors);
+    follow_device_ = optimizer->followDevice();
+    return optimizer;
+}
+
+std::string DistributedStrategy::offloadDescription() const {
+    if (!offload_) return "";
+    return device_.is_cuda() ? ", optimizer state and master copy offloaded to pinned host memory (stepped on the CPU)"
+                             : ", optimizer stepped on separate host copies (offload; a CPU run has no device memory to save)";
+}
+
+void DistributedStrategy::weightsReplaced() {
+    if (follow_device_) follow_device_();
+}
+
+void DistributedStrategy::releaseWeights(bool changed) {
+    if (changed) weightsReplaced();
 }
 
 void DistributedStrategy::timeCollective(const std::function<void()>& collective) {

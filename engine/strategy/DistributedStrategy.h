@@ -37,6 +37,14 @@ public:
     // zero2, zero3: their collectives' time per optimizer step (timeCollective); DdpStrategy has
     // c10d's own timings instead.
     dist::CommStats commStats() const override;
+    // trainer.offload_optimizer (zero1, zero2, zero3): the optimizer over this rank's share steps
+    // in host memory (OffloadedOptimizer). Set before setupOptimizer.
+    void setOffloadOptimizer(bool on) { offload_ = on; }
+    bool offloadsOptimizer() const { return offload_; }
+    // The model's weights were written (a resume, a restored snapshot, the best checkpoint): an
+    // offloaded optimizer's host copies follow them.
+    void weightsReplaced() override;
+    void releaseWeights(bool changed) override;
     // zero1/zero2: every rank's optimizer share, gathered into rank 0's file.
     void saveCheckpoint(const std::string& path, const torch::nn::Module& model,
                         torch::optim::Optimizer* optimizer) const override;
@@ -52,6 +60,12 @@ protected:
     // Checks that every rank built the same trainable parameters (throws naming the rank that did
     // not), then broadcasts rank 0's parameters and buffers: the sharded strategies' start.
     void takeRankZerosWeights();
+    // The optimizer over the tensors this rank steps (its share; zero2's and zero3's master
+    // slices): in host memory with trainer.offload_optimizer.
+    std::unique_ptr<torch::optim::Optimizer> shardOptimizer(const OptimizerConfig& config,
+                                                            const std::vector<torch::Tensor>& tensors);
+    // ", optimizer offloaded to pinned host memory" (or to separate host tensors on a CPU run); "".
+    std::string offloadDescription() const;
     // Runs `collective` and counts its wall time (nothing overlaps it) towards commStats(); a
     // sharded strategy calls stepTimed() once per optimizer step.
     void timeCollective(const std::function<void()>& collective);
@@ -66,6 +80,8 @@ protected:
     std::vector<torch::Tensor> params_;  // every trainable parameter, in model.parameters() order
 
 private:
+    bool offload_ = false;
+    std::function<void()> follow_device_;   // the offloaded optimizer's host copies follow the device's
     double comm_ms_total_ = 0.0;
     int64_t timed_steps_ = 0;
 };

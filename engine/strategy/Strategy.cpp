@@ -161,6 +161,11 @@ WeightsAccess::~WeightsAccess() {
 namespace {
 
 std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device device) {
+    // validate() says why; this guards callers that skip it.
+    if (trainer.offload_optimizer && trainer.strategy != "zero1" && trainer.strategy != "zero2" &&
+        trainer.strategy != "zero3") {
+        throw ConfigError("trainer.offload_optimizer", "needs a sharded optimizer: trainer.strategy zero1, zero2 or zero3");
+    }
     if (trainer.strategy == "auto") {
         if (trainer.devices.value_or(1) * trainer.num_nodes != 1) {
             throw ConfigError("trainer.devices", "several devices need a distributed strategy (trainer.strategy=ddp)");
@@ -197,18 +202,22 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
             device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % gpus));
         }
         auto group_of_ranks = dist::ProcessGroup::join(env, group);
+        std::unique_ptr<DistributedStrategy> strategy;
         if (trainer.strategy == "zero2") {
-            return std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+            strategy = std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+        } else if (trainer.strategy == "zero3") {
+            strategy = std::make_unique<Zero3Strategy>(std::move(group_of_ranks), device, trainer.precision,
+                                                       trainer.fsdp.blocks_per_unit, trainer.fsdp.prefetch);
+        } else {
+            dist::ReducerOptions reducer;
+            reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
+            reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
+            reducer.gradient_as_bucket_view = trainer.ddp.gradient_as_bucket_view;
+            strategy = std::make_unique<DdpStrategy>(std::move(group_of_ranks), device, trainer.precision, reducer,
+                                                     /*shard_optimizer=*/trainer.strategy == "zero1");
         }
-        if (trainer.strategy == "zero3") {
-            return std::make_unique<Zero3Strategy>(std::move(group_of_ranks), device, trainer.precision);
-        }
-        dist::ReducerOptions reducer;
-        reducer.bucket_cap_mb = trainer.ddp.bucket_cap_mb;
-        reducer.find_unused_parameters = trainer.ddp.find_unused_parameters;
-        reducer.gradient_as_bucket_view = trainer.ddp.gradient_as_bucket_view;
-        return std::make_unique<DdpStrategy>(std::move(group_of_ranks), device, trainer.precision, reducer,
-                                             /*shard_optimizer=*/trainer.strategy == "zero1");
+        strategy->setOffloadOptimizer(trainer.offload_optimizer);
+        return strategy;
 #else
         throw ConfigError("trainer.strategy", trainer.strategy + " needs PyTorch's distributed engine (c10d), which "
                                               "this build of Hearth does not have; use auto");

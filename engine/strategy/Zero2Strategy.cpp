@@ -13,7 +13,7 @@ Zero2Strategy::~Zero2Strategy() = default;
 
 std::string Zero2Strategy::describe() const {
     return "zero2 (gradients and optimizer state sharded, " + std::to_string(slice_size_) + " of " +
-           std::to_string(flat_size_) + " elements per rank) over " + groupDescription();
+           std::to_string(flat_size_) + " elements per rank) over " + groupDescription() + offloadDescription();
 }
 
 void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
@@ -44,13 +44,14 @@ std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const Opt
     torch::NoGradGuard no_grad;
     const auto flat = flatten(/*grads=*/false);
     master_ = flat.narrow(0, rank() * slice_size_, slice_size_).clone().set_requires_grad(true);
-    return createOptimizer(config, {master_});
+    return shardOptimizer(config, {master_});
 }
 
 void Zero2Strategy::weightsReplaced() {
     // In place: the optimizer holds master_ itself.
     torch::NoGradGuard no_grad;
     master_.detach().copy_(flatten(/*grads=*/false).narrow(0, rank() * slice_size_, slice_size_));
+    DistributedStrategy::weightsReplaced();
 }
 
 void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {

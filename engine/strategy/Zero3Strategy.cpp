@@ -2,6 +2,7 @@
 
 #include "engine/optim/Optimizers.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace hearth {
@@ -27,8 +28,9 @@ void allocateStorage(const torch::Tensor& t, size_t bytes) {
 }  // namespace
 
 Zero3Strategy::Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
-                             const std::string& precision)
-    : DistributedStrategy(std::move(group), device, precision) {}
+                             const std::string& precision, int64_t blocks_per_unit, bool prefetch)
+    : DistributedStrategy(std::move(group), device, precision),
+      blocks_per_unit_(static_cast<size_t>(std::max<int64_t>(blocks_per_unit, 1))), prefetch_enabled_(prefetch) {}
 
 Zero3Strategy::~Zero3Strategy() {
     if (model_) model_->setBlockHooks(nullptr);
@@ -39,20 +41,23 @@ std::string Zero3Strategy::describe() const {
     for (const auto& u : units_) elements += u.numel;
     return "zero3 (parameters, gradients and optimizer state sharded: " +
            std::to_string(master_.defined() ? master_.numel() : 0) + " of " + std::to_string(elements) +
-           " elements per rank, gathered per block over " + std::to_string(units_.empty() ? 0 : units_.size() - 1) +
-           " blocks and a root unit) over " + groupDescription();
+           " elements per rank, gathered in " + std::to_string(units_.empty() ? 0 : units_.size() - 1) +
+           " units of up to " + std::to_string(blocks_per_unit_) + " block(s) and a root unit" +
+           (prefetch_enabled_ ? ", the next prefetched" : "") + ") over " +
+           groupDescription() + offloadDescription();
 }
 
 void Zero3Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
     DistributedStrategy::setupModel(model, channels_last);
     takeRankZerosWeights();
     torch::NoGradGuard no_grad;
-    // Units: each trainable parameter in its block's, the rest in the root unit; params_ order.
+    // Units: each trainable parameter in its block's unit, the rest in the root unit; params_ order.
     const auto blocks = model.blockParameters();
+    blocks_ = blocks.size();
     std::unordered_map<const void*, size_t> unit_of;
     for (size_t b = 0; b < blocks.size(); ++b)
-        for (const auto& p : blocks[b]) unit_of[p.unsafeGetTensorImpl()] = b + 1;
-    units_.assign(blocks.size() + 1, Unit{});
+        for (const auto& p : blocks[b]) unit_of[p.unsafeGetTensorImpl()] = unitOf(b);
+    units_.assign(blocks_ == 0 ? 1 : unitOf(blocks_ - 1) + 1, Unit{});
     for (const auto& p : params_) {
         const auto it = unit_of.find(p.unsafeGetTensorImpl());
         Unit& unit = units_[it == unit_of.end() ? 0 : it->second];
@@ -87,16 +92,39 @@ void Zero3Strategy::takeShards() {
 
 std::unique_ptr<torch::optim::Optimizer> Zero3Strategy::setupOptimizer(const OptimizerConfig& config,
                                                                        ClassifierImpl& /*model*/) {
-    return createOptimizer(config, {master_});
+    return shardOptimizer(config, {master_});
 }
 
-void Zero3Strategy::gather(Unit& unit) {
+void Zero3Strategy::prefetch(size_t index) {
+    if (!prefetch_enabled_ || prefetched_ || index == 0 || index >= units_.size()) return;
+    const Unit& unit = units_[index];
+    if (unit.whole || unit.numel == 0) return;
+    prefetched_ = group_->allgatherFlatAsync(master_.detach().narrow(0, unit.offset, unit.slice));
+    prefetched_unit_ = index;
+}
+
+void Zero3Strategy::dropPrefetch() {
+    if (!prefetched_) return;
+    prefetched_->wait();
+    prefetched_.reset();
+}
+
+void Zero3Strategy::gather(size_t index) {
+    Unit& unit = units_.at(index);
     if (unit.whole) return;
     unit.whole = true;
     if (unit.numel == 0) return;
     torch::NoGradGuard no_grad;
     torch::Tensor full;
-    const auto all_gather = [&] { full = group_->allgatherFlat(master_.detach().narrow(0, unit.offset, unit.slice)); };
+    // Only what is left to wait for counts when the gather was prefetched.
+    const auto all_gather = [&] {
+        if (prefetched_ && prefetched_unit_ == index) {
+            full = prefetched_->wait();
+            prefetched_.reset();
+        } else {
+            full = group_->allgatherFlat(master_.detach().narrow(0, unit.offset, unit.slice));
+        }
+    };
     // A training step's gathers are its communication; evaluation's and checkpoints' are not.
     if (tracking_backward_) timeCollective(all_gather);
     else all_gather();
@@ -131,32 +159,41 @@ void Zero3Strategy::reduceGradients(Unit& unit) {
 
 torch::Tensor Zero3Strategy::forward(ClassifierImpl& model, const Batch& batch) {
     tracking_backward_ = torch::GradMode::is_enabled() && model.is_training();
-    gather(units_.front());
+    gather(0);
     units_.front().pending = tracking_backward_;
+    prefetch(1);
     auto output = DistributedStrategy::forward(model, batch);
+    dropPrefetch();   // none is left after the last block; a model that skipped a block may leave one
     if (!tracking_backward_) release(units_.front());
     return output;
 }
 
 void Zero3Strategy::beforeBlock(size_t index) {
-    gather(units_.at(index + 1));
+    const size_t unit = unitOf(index);
+    gather(unit);
+    if (index % blocks_per_unit_ == 0) prefetch(unit + 1);
 }
 
 torch::Tensor Zero3Strategy::afterBlock(size_t index, torch::Tensor output) {
+    // A unit lives from its first block's forward to its last block's end, and again in backward
+    // from its last block's output gradient.
+    if (!endsUnit(index)) return output;
+    const size_t unit = unitOf(index);
     if (tracking_backward_ && output.requires_grad() && torch::GradMode::is_enabled()) {
-        output.register_hook([this, index](const torch::Tensor&) { beforeBlockBackward(index); });
-        units_.at(index + 1).pending = true;
+        output.register_hook([this, unit](const torch::Tensor&) { beforeUnitBackward(unit); });
+        units_.at(unit).pending = true;
     }
-    release(units_.at(index + 1));
+    release(units_.at(unit));
     return output;
 }
 
-void Zero3Strategy::beforeBlockBackward(size_t index) {
-    gather(units_.at(index + 1));
-    // The block after this one has finished its backward (the gradient reaching this block's output
+void Zero3Strategy::beforeUnitBackward(size_t unit) {
+    gather(unit);
+    prefetch(unit - 1);   // the unit whose backward comes next (none before the first: the root stays whole)
+    // The unit after this one has finished its backward (the gradient reaching this unit's output
     // came out of it, and parameters' gradients are accumulated as soon as they are ready).
-    if (index + 2 < units_.size()) {
-        Unit& done = units_[index + 2];
+    if (unit + 1 < units_.size()) {
+        Unit& done = units_[unit + 1];
         reduceGradients(done);
         release(done);
     }
@@ -164,6 +201,7 @@ void Zero3Strategy::beforeBlockBackward(size_t index) {
 
 void Zero3Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     Strategy::backward(loss, closes_group);
+    dropPrefetch();   // a unit whose backward never came (its output needed no gradient)
     // Every micro-batch (also inside an accumulation group): what no hook handed over yet (the
     // first block, the root unit) goes to its owners now.
     for (auto& u : units_) {
@@ -192,12 +230,15 @@ void Zero3Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
 
 void Zero3Strategy::gatherWeights() {
     if (weights_held_++ > 0) return;
-    for (auto& u : units_) gather(u);
+    for (size_t u = 0; u < units_.size(); ++u) gather(u);
 }
 
 void Zero3Strategy::releaseWeights(bool changed) {
     if (weights_held_ == 0 || --weights_held_ > 0) return;
-    if (changed) takeShards();
+    if (changed) {
+        takeShards();
+        weightsReplaced();   // an offloaded optimizer's host copies of the shards follow
+    }
     for (auto& u : units_) release(u);
 }
 

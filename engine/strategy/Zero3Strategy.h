@@ -3,7 +3,8 @@
 // parameters, their gradients and the optimizer state sharded across ranks. The trainable
 // parameters are grouped in units: one per block of the model (ClassifierImpl::blockParameters: a
 // conv block, a hidden layer, a residual block, an encoder layer) and a root unit for the rest
-// (stem, embeddings, head). Each unit is laid end to end, padded to a multiple of the world size
+// (stem, embeddings, head); trainer.fsdp.blocks_per_unit puts that many consecutive blocks in one
+// unit (FSDP's wrapping granularity: fewer, larger collectives for more memory). Each unit is laid end to end, padded to a multiple of the world size
 // and cut into equal slices; rank r keeps slice r of every unit in its master vector, which its
 // optimizer steps (in the parameters' precision: float32 master shards under mixed precision).
 // Between steps the parameters' own storage is freed (their shapes stay): a rank holds about
@@ -16,7 +17,9 @@
 // from the start of forward to the end of backward. Gradient checkpointing composes: the
 // recomputation runs after the hook has gathered the block. Model-wide reads and writes of the
 // weights (checkpoints, training states, the finders' snapshots) go through gatherWeights().
-// Over Gloo the collectives run where the hooks are; nothing overlaps.
+// With trainer.fsdp.prefetch the next unit's gather (the one after in forward, the one before in
+// backward) starts as soon as a unit has its parameters, and runs while that unit computes (on
+// Gloo's worker threads, on NCCL's stream); the reduce-scatters wait where they are issued.
 
 #include "engine/models/BlockHooks.h"
 #include "engine/strategy/DistributedStrategy.h"
@@ -25,7 +28,8 @@ namespace hearth {
 
 class Zero3Strategy final : public DistributedStrategy, private BlockHooks {
 public:
-    Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision);
+    Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision,
+                  int64_t blocks_per_unit = 1, bool prefetch = true);
     // Unhooks the model, which must outlive this (every caller holds it by shared_ptr). Its
     // parameters stay freed: the weights live on in best.pt and the training states.
     ~Zero3Strategy() override;
@@ -64,13 +68,22 @@ private:
 
     void beforeBlock(size_t index) override;
     torch::Tensor afterBlock(size_t index, torch::Tensor output) override;
-    void beforeBlockBackward(size_t index);
-    void gather(Unit& unit);
+    void beforeUnitBackward(size_t unit);
+    size_t unitOf(size_t block) const { return 1 + block / blocks_per_unit_; }
+    bool endsUnit(size_t block) const { return (block + 1) % blocks_per_unit_ == 0 || block + 1 == blocks_; }
+    void gather(size_t unit);
+    void prefetch(size_t unit);             // starts gather(unit)'s collective
+    void dropPrefetch();                    // waits for a prefetch nobody took
     void release(Unit& unit);
     void reduceGradients(Unit& unit);       // this rank's slice of the summed gradients, then frees them
     void takeShards();                      // master_ from the whole parameters (after a write)
 
-    std::vector<Unit> units_;               // [0]: the root unit, then the model's blocks in order
+    size_t blocks_per_unit_ = 1;
+    bool prefetch_enabled_ = true;
+    std::unique_ptr<dist::ProcessGroup::PendingGather> prefetched_;   // in flight, for unit prefetched_unit_
+    size_t prefetched_unit_ = 0;
+    size_t blocks_ = 0;                     // the model's blocks
+    std::vector<Unit> units_;               // [0]: the root unit, then the model's blocks' units in order
     torch::Tensor master_;                  // every unit's slice end to end; its grad the shards'
     ClassifierImpl* model_ = nullptr;
     bool tracking_backward_ = false;        // a training forward whose backward will follow

@@ -56,7 +56,9 @@ void DeviceStatsMonitor::onBeforeOptimizerStep(TrainerContext& ctx) {
 void DeviceStatsMonitor::onTrainBatchEnd(TrainerContext& ctx) {
     if (!optimizer_state_measured_ && ctx.state().global_step == 1) {
         // After the first optimizer step: its state is created lazily.
-        memory_.optimizer_state_bytes = measureHeldBytes(ctx.model(), ctx.optimizer()).optimizer_state;
+        const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer());
+        memory_.optimizer_state_bytes = held.optimizer_state;
+        memory_.offloaded_bytes = held.offloaded;
         optimizer_state_measured_ = true;
     }
     if (ctx.strategy().device().is_cuda()) batch_end_bytes_ = monitor_.tensorBytes();

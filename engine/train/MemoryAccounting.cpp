@@ -1,5 +1,7 @@
 #include "engine/train/MemoryAccounting.h"
 
+#include "engine/optim/OffloadedOptimizer.h"
+
 #include <unordered_set>
 
 namespace hearth {
@@ -43,20 +45,38 @@ int64_t stateBytes(torch::optim::OptimizerParamState& state, StorageSet& seen) {
 HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
     HeldBytes out;
     StorageSet params, grads, state;
+    int64_t elements = 0;
     for (const auto& p : model.parameters()) {
         out.parameters += params.add(p);
         out.gradients += grads.add(p.grad());
+        elements += p.numel();
     }
+    // A model whose parameters hold no storage has them sharded away (zero3): the slices its
+    // optimizer steps are the parameters themselves, not a copy.
+    const bool sharded_parameters = elements > 0 && out.parameters == 0;
     for (auto& group : optimizer.param_groups()) {
         for (auto& p : group.params()) {
-            // A parameter only the optimizer holds (ZeRO's master slice) is optimizer state.
-            out.optimizer_state += params.add(p);
+            // Otherwise a tensor only the optimizer holds (zero2's master slice) is optimizer state.
+            (sharded_parameters ? out.parameters : out.optimizer_state) += params.add(p);
             out.gradients += grads.add(p.grad());
         }
     }
-    for (auto& entry : optimizer.state()) {
-        if (entry.second) out.optimizer_state += stateBytes(*entry.second, state);
+    OffloadedOptimizer* off = offloaded(optimizer);
+    if (!off) {
+        for (auto& entry : optimizer.state()) {
+            if (entry.second) out.optimizer_state += stateBytes(*entry.second, state);
+        }
+        return out;
     }
+    // Offloaded: what the host-side optimizer holds, beside the device tensors counted above.
+    int64_t host = 0;
+    for (const auto& p : off->hostTensors()) host += params.add(p) + grads.add(p.grad());
+    for (auto& entry : off->inner().state()) {
+        if (entry.second) host += stateBytes(*entry.second, state);
+    }
+    bool on_device = false;
+    for (const auto& p : model.parameters()) on_device = on_device || !p.device().is_cpu();
+    (on_device ? out.offloaded : out.optimizer_state) += host;
     return out;
 }
 

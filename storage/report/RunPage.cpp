@@ -60,7 +60,8 @@ json memoryJson(const std::optional<MemoryBreakdown>& memory) {
     json parts = json::array();
     for (const auto& p : memoryParts(*memory))
         parts.push_back({{"key", p.key}, {"label", p.label}, {"bytes", p.value}});
-    return {{"device", memory->device}, {"parts", parts}, {"peak_bytes", memory->peak_bytes}};
+    return {{"device", memory->device}, {"parts", parts}, {"peak_bytes", memory->peak_bytes},
+            {"offloaded_bytes", memory->offloaded_bytes}};
 }
 
 }  // namespace

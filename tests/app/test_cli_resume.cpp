@@ -36,9 +36,13 @@ QStringList experiment(const QString& name, int workers) {
 
 // The same on 2 CPU processes (the local launcher, gloo), on a GPU machine too: there auto would put
 // both ranks on one GPU, which NCCL refuses.
+// strategy: ddp, zero1, zero2, zero3; "+offload" adds trainer.offload_optimizer.
 QStringList dataParallel(const QString& name, const QString& strategy) {
-    return experiment(name, 0) + QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=" + strategy,
-                                             "--set", "trainer.accelerator=cpu"};
+    QStringList args = experiment(name, 0) + QStringList{"--set", "trainer.devices=2", "--set",
+                                                         "trainer.strategy=" + strategy.section('+', 0, 0), "--set",
+                                                         "trainer.accelerator=cpu"};
+    if (strategy.endsWith("+offload")) args << "--set" << "trainer.offload_optimizer=true";
+    return args;
 }
 
 // What must come out the same whether the run was interrupted or not.
@@ -285,6 +289,8 @@ private Q_SLOTS:
         QTest::newRow("ddp") << "ddp";
         QTest::newRow("zero2") << "zero2";
         QTest::newRow("zero3") << "zero3";
+        // The offloaded optimizer's state is saved and loaded as its host-side optimizer's.
+        QTest::newRow("zero2, offloaded optimizer") << "zero2+offload";
     }
 
     void dataParallelRunsResumeBitIdentically() {
@@ -306,7 +312,9 @@ private Q_SLOTS:
                 for (const auto count : row) support += count;
             QCOMPARE(support, started->test_size);
             const CliResult shown = cli({"show", QString::number(ref_id)});
-            QVERIFY2(shown.out.contains(strategy + (strategy == "ddp" ? " over gloo" : " (")), qPrintable(shown.out));
+            const QString name = strategy.section('+', 0, 0);
+            QVERIFY2(shown.out.contains(name + (name == "ddp" ? " over gloo" : " (")), qPrintable(shown.out));
+            QCOMPARE(shown.out.contains("optimizer stepped on separate host copies"), strategy.endsWith("+offload"));
         }
 
         const int64_t id = interruptedRun(dataParallel(strategy + "-stopped", strategy), 12, SIGINT);

@@ -5,6 +5,8 @@
 #include "TrainTestSupport.h"
 
 #include "engine/models/ModelRegistry.h"
+#include "engine/optim/OffloadedOptimizer.h"
+#include "engine/train/MemoryAccounting.h"
 #include "engine/train/Trainer.h"
 
 #include <atomic>
@@ -29,6 +31,9 @@ struct DdpSettings {
     std::string checkpoint_dir;  // rank 0 (or the single process) writes best.pt here
     std::string device = "cpu";  // cpu | cuda (each rank on GPU LOCAL_RANK % GPUs)
     std::string backend = "gloo";
+    bool offload = false;        // trainer.offload_optimizer
+    int64_t blocks_per_unit = 1; // trainer.fsdp.blocks_per_unit
+    bool prefetch = true;        // trainer.fsdp.prefetch
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -49,6 +54,9 @@ struct DdpSettings {
         if (get("RANK", "0") == "0") s.checkpoint_dir = get("DDP_CHECKPOINT", "");
         s.device = get("DDP_DEVICE", "cpu");
         s.backend = get("DDP_BACKEND", "gloo");
+        s.offload = get("DDP_OFFLOAD", "0") == "1";
+        s.blocks_per_unit = std::stoll(get("DDP_BLOCKS_PER_UNIT", "1"));
+        s.prefetch = get("DDP_PREFETCH", "1") == "1";
         return s;
     }
 };
@@ -81,6 +89,20 @@ public:
         held = 0;
         for (auto& group : ctx.optimizer().param_groups())
             for (auto& p : group.params()) held += p.numel();
+        // The memory breakdown's parameters, in elements (zero3: this rank's shards).
+        const HeldBytes bytes = measureHeldBytes(ctx.model(), ctx.optimizer());
+        counted_parameters = bytes.parameters / static_cast<int64_t>(ctx.optimizer().param_groups().front().params().front().element_size());
+        // Offloaded: the elements of the host copies the inner optimizer stepped, each a tensor of
+        // its own (not the device tensor it mirrors) with optimizer state beside it.
+        host_copies = 0;
+        if (OffloadedOptimizer* off = offloaded(ctx.optimizer())) {
+            const auto& device = ctx.optimizer().param_groups().front().params();
+            const auto& host = off->hostTensors();
+            if (off->inner().state().size() == host.size() && host.size() == device.size()) {
+                for (size_t i = 0; i < host.size(); ++i)
+                    if (host[i].data_ptr() != device[i].data_ptr()) host_copies += host[i].numel();
+            }
+        }
         total = 0;
         model_storage = 0;
         for (const auto& p : ctx.model().parameters()) {
@@ -90,7 +112,8 @@ public:
     }
     // model_storage: elements the model's own parameters held in memory between steps (the
     // allocator's bytes for them; zero3 frees them and keeps its shards in the optimizer's).
-    int64_t held = 0, total = 0, grads = 0, model_storage = 0, live_after_forward = 0;
+    int64_t held = 0, total = 0, grads = 0, model_storage = 0, live_after_forward = 0, host_copies = 0,
+            counted_parameters = 0;
 };
 
 // Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
@@ -108,7 +131,9 @@ private:
 struct BlobsRun {
     torch::Tensor weights;      // final weights, flattened
     // [optimizer elements held, model elements, most gradient elements held, elements the model's
-    // parameters held in memory at the end of fit, the most they held after a training forward]
+    // parameters held in memory at the end of fit, the most they held after a training forward,
+    // elements of the host copies an offloaded optimizer stepped, parameter elements the memory
+    // breakdown counts]
     torch::Tensor share;
     torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
     torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
@@ -131,6 +156,9 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.num_workers = 0;
     c.trainer.log_every_n_steps = 1;
     c.trainer.strategy = s.distributed ? s.strategy : "auto";
+    c.trainer.offload_optimizer = s.distributed && s.offload;
+    c.trainer.fsdp.blocks_per_unit = s.blocks_per_unit;
+    c.trainer.fsdp.prefetch = s.prefetch;
     c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
@@ -152,7 +180,8 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     trainer.test();
     BlobsRun run;
     run.share = torch::tensor({counter->held, counter->total, counter->grads, counter->model_storage,
-                               counter->live_after_forward}, torch::kInt64);
+                               counter->live_after_forward, counter->host_copies, counter->counted_parameters},
+                              torch::kInt64);
     std::vector<torch::Tensor> flat;
     // Read through the strategy (zero3 keeps only shards between steps); the Trainer lends it const.
     const WeightsAccess weights(const_cast<Strategy&>(trainer.strategyInUse()), /*writes=*/false);

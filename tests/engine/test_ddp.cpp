@@ -119,30 +119,41 @@ private Q_SLOTS:
         QTest::addColumn<bool>("bucketView");
         QTest::addColumn<double>("clip");
         QTest::addColumn<bool>("float64");
-        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0 << false;
-        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0 << false;
-        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0 << false;
-        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0 << false;
-        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0 << false;
-        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0 << false;
-        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0 << false;
-        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0 << false;
-        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0 << false;
+        QTest::addColumn<bool>("offload");
+        QTest::addColumn<int>("blocksPerUnit");   // trainer.fsdp.blocks_per_unit (zero3)
+        QTest::addColumn<bool>("prefetch");       // trainer.fsdp.prefetch (zero3; on by default)
+        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
         // A small clip_val clips every step: the norm must be the global one, not a shard's.
-        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05 << false;
-        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05 << false;
-        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05 << false;
+        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true;
+        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true;
+        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true;
         // In float64 the sums of two halves and of the whole batch agree to rounding: 1e-12.
-        QTest::newRow("ddp, sgd, float64") << "ddp" << "sgd" << 1 << false << false << 0.0 << true;
-        QTest::newRow("ddp, adam, float64, accumulation") << "ddp" << "adam" << 2 << false << false << 0.0 << true;
-        QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true;
-        QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true;
-        QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true;
-        QTest::newRow("zero3, adam") << "zero3" << "adam" << 1 << false << false << 0.0 << false;
-        QTest::newRow("zero3, sgd, accumulation") << "zero3" << "sgd" << 2 << false << false << 0.0 << false;
-        QTest::newRow("zero3, adam, clipped") << "zero3" << "adam" << 1 << false << false << 0.05 << false;
-        QTest::newRow("zero3, sgd, float64") << "zero3" << "sgd" << 1 << false << false << 0.0 << true;
-        QTest::newRow("zero3, adam, float64, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true;
+        QTest::newRow("ddp, sgd, float64") << "ddp" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true;
+        QTest::newRow("ddp, adam, float64, accumulation") << "ddp" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true;
+        QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true << false << 1 << true;
+        QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true << false << 1 << true;
+        QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true;
+        QTest::newRow("zero3, adam") << "zero3" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero3, sgd, accumulation") << "zero3" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
+        QTest::newRow("zero3, adam, clipped") << "zero3" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true;
+        QTest::newRow("zero3, sgd, float64") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true;
+        QTest::newRow("zero3, adam, float64, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << false << 1 << true;
+        // trainer.offload_optimizer: each sharded optimizer stepping on its own host copies.
+        QTest::newRow("zero1, adam, offload") << "zero1" << "adam" << 1 << false << false << 0.0 << false << true << 1 << true;
+        QTest::newRow("zero2, sgd, offload, accumulation, clipped") << "zero2" << "sgd" << 2 << false << false << 0.05 << false << true << 1 << true;
+        QTest::newRow("zero2, adam, float64, offload") << "zero2" << "adam" << 1 << false << false << 0.0 << true << true << 1 << true;
+        QTest::newRow("zero3, adam, float64, offload, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << true << 1 << true;
+        // Both hidden layers in one unit: gathered together, reduced together.
+        QTest::newRow("zero3, adam, float64, 2 blocks per unit, accumulation") << "zero3" << "adam" << 2 << false << false << 0.0 << true << false << 2 << true;
+        QTest::newRow("zero3, sgd, float64, no prefetch") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << false;
     }
 
     void equalsOneProcessOnTheGlobalBatch() {
@@ -153,7 +164,13 @@ private Q_SLOTS:
         QFETCH(bool, bucketView);
         QFETCH(double, clip);
         QFETCH(bool, float64);
+        QFETCH(bool, offload);
+        QFETCH(int, blocksPerUnit);
+        QFETCH(bool, prefetch);
         const World w = runWorld(2, {{"DDP_STRATEGY", strategy},
+                                     {"DDP_PREFETCH", prefetch ? "1" : "0"},
+                                     {"DDP_BLOCKS_PER_UNIT", QString::number(blocksPerUnit)},
+                                     {"DDP_OFFLOAD", offload ? "1" : "0"},
                                      {"DDP_OPTIMIZER", optimizer},
                                      {"DDP_BATCH", "16"},
                                      {"DDP_ACCUMULATE", QString::number(accumulate)},
@@ -228,6 +245,14 @@ private Q_SLOTS:
         // Inside a step, after forward: zero3 holds the root unit only (the head, 8 x 3 + 3), each
         // block having been gathered for its forward and freed after it.
         const int64_t live0 = w.shares[0][4].item<int64_t>(), live1 = w.shares[1][4].item<int64_t>();
+        // Offload: the optimizer stepped host copies of its tensors (not the tensors themselves) and
+        // holds its state beside them; without it, no such copies.
+        const int64_t host0 = w.shares[0][5].item<int64_t>(), host1 = w.shares[1][5].item<int64_t>();
+        if (offload) QVERIFY2(host0 == held0 && host1 == held1, qPrintable(shares + QString(", host copies %1 + %2").arg(host0).arg(host1)));
+        else QVERIFY2(host0 == 0 && host1 == 0, qPrintable(QString("host copies %1 + %2").arg(host0).arg(host1)));
+        // The memory breakdown counts zero3's shards as its parameters (not as optimizer state).
+        const int64_t counted0 = w.shares[0][6].item<int64_t>();
+        QCOMPARE(counted0, strategy == "zero3" ? held0 : total);
         if (strategy == "zero3") {
             QVERIFY2(stored0 == 0 && stored1 == 0, qPrintable(shares + QString(", model storage %1 + %2").arg(stored0).arg(stored1)));
             QVERIFY2(live0 == 27 && live1 == 27, qPrintable(QString("after forward %1 + %2").arg(live0).arg(live1)));

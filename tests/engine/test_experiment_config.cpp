@@ -262,6 +262,22 @@ private Q_SLOTS:
             QVERIFY2(validate(zero, gpuWithC10d).empty(), issuesText(validate(zero, gpuWithC10d)).c_str());
             zero.trainer.precision = "32-true";
         }
+        // trainer.offload_optimizer: a sharded optimizer only, refused naming the key otherwise; on
+        // the CPU it warns that nothing moves off a device, on a GPU it applies.
+        ExperimentConfig offload;
+        offload.trainer.offload_optimizer = true;
+        QVERIFY(hasIssue(validate(offload, withC10d), "trainer.offload_optimizer", "one device has none"));
+        offload.trainer.strategy = "ddp";
+        QVERIFY(hasIssue(validate(offload, withC10d), "trainer.offload_optimizer", "use trainer.strategy zero1, zero2 or zero3"));
+        offload.trainer.strategy = "zero2";
+        std::vector<ConfigIssue> warnings;
+        QVERIFY2(validate(offload, withC10d, &warnings).empty(), issuesText(validate(offload, withC10d)).c_str());
+        QVERIFY2(hasIssue(warnings, "trainer.offload_optimizer", "host memory already"), issuesText(warnings).c_str());
+        auto gpuWithC10d = oneGpu();
+        gpuWithC10d.distributed = true;
+        warnings.clear();
+        QVERIFY2(validate(offload, gpuWithC10d, &warnings).empty(), issuesText(validate(offload, gpuWithC10d)).c_str());
+        QVERIFY2(!hasIssue(warnings, "trainer.offload_optimizer", ""), issuesText(warnings).c_str());
         ExperimentConfig twoCpu;
         twoCpu.trainer.devices = 2;
         // strategy auto with several devices is ddp (as in Lightning): where c10d is built in.

@@ -8,6 +8,7 @@
 
 #include "engine/TorchCompat.h"
 #include "engine/config/ConfigSchema.h"
+#include "engine/optim/OffloadedOptimizer.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/strategy/GradScaler.h"
 
@@ -286,6 +287,87 @@ private Q_SLOTS:
                 QVERIFY2(d <= 1e-12, qPrintable(QString("%1, %2 then per_parameter: %3")
                                                     .arg(label(base), optimizerKernelName(kernel))
                                                     .arg(d)));
+            }
+        }
+    }
+
+    // trainer.offload_optimizer's optimizer: stepping host copies of the tensors and copying the
+    // values back is the optimizer it wraps, step for step, through a schedule, a parameter without
+    // gradients, a write to the tensors between steps (valuesFromDevice) and a save loaded into the
+    // plain optimizer (and the other way round). On a GPU the copies are pinned.
+    void anOffloadedOptimizerStepsAsTheOptimizerItWraps() {
+        std::vector<torch::Device> devices{torch::kCPU};
+        if (haveCuda()) devices.emplace_back(torch::kCUDA, 0);
+        for (const auto& device : devices) {
+            for (const auto& config : cases()) {
+                const auto write = [](std::vector<torch::Tensor>& ps) {
+                    torch::NoGradGuard g;
+                    ps[1].detach().fill_(0.25);   // a resume's or a snapshot's write
+                };
+                QStringList problems;   // QVERIFY cannot return from the lambda
+                const auto run = [&](bool offload_first, bool offload_second) -> std::vector<torch::Tensor> {
+                    auto ps = makeParams(torch::kFloat64, device);
+                    const auto make = [&](bool offload) -> std::unique_ptr<torch::optim::Optimizer> {
+                        if (offload) return OffloadedOptimizer::create(config, ps);
+                        return createOptimizer(config, ps);
+                    };
+                    auto first = make(offload_first);
+                    if (auto* off = offloaded(*first)) {
+                        if (off->pinned() != device.is_cuda()) problems << "pinned only on a GPU";
+                        if (!off->hostTensors()[0].device().is_cpu()) problems << "host copies on the host";
+                        if (off->hostTensors()[0].data_ptr() == ps[0].data_ptr()) problems << "copies of their own";
+                    }
+                    for (int s = 0; s < 5; ++s) {
+                        setGrads(ps, s);
+                        setLearningRate(*first, config.lr * std::pow(0.9, s));
+                        first->step();
+                    }
+                    write(ps);
+                    if (auto* off = offloaded(*first)) {
+                        off->followDevice()();
+                        // Its state is the inner optimizer's, on the host; its own holds none.
+                        if (!first->state().empty()) problems << "no state of its own";
+                        if (off->inner().state().empty() != (config.name == "sgd" && config.momentum == 0.0))
+                            problems << "state in the inner optimizer";
+                        if (off->steps() != 5) problems << "5 steps counted";
+                    }
+                    for (int s = 5; s < 8; ++s) {
+                        setGrads(ps, s);
+                        setLearningRate(*first, config.lr * std::pow(0.9, s));
+                        first->step();
+                    }
+                    std::stringstream saved;
+                    {
+                        torch::serialize::OutputArchive archive;
+                        first->save(archive);
+                        archive.save_to(saved);
+                    }
+                    auto second = make(offload_second);
+                    {
+                        torch::serialize::InputArchive archive;
+                        archive.load_from(saved);
+                        second->load(archive);
+                    }
+                    for (int s = 8; s < 12; ++s) {
+                        setGrads(ps, s);
+                        setLearningRate(*second, config.lr * std::pow(0.9, s));
+                        second->step();
+                    }
+                    std::vector<torch::Tensor> out;
+                    for (auto& p : ps) out.push_back(p.detach().cpu());
+                    return out;
+                };
+                const auto plain = run(false, false);
+                for (const auto& [a, b] : std::vector<std::pair<bool, bool>>{{true, true}, {true, false}, {false, true}}) {
+                    const double d = maxDiff(run(a, b), plain);
+                    QVERIFY2(problems.isEmpty(), qPrintable(label(config) + ": " + problems.join(", ")));
+                    QVERIFY2(d <= (device.is_cuda() ? 1e-6 : 1e-12),
+                             qPrintable(QString("%1 on %2, offloaded %3 then %4: %5")
+                                            .arg(label(config), QString::fromStdString(device.str()))
+                                            .arg(a).arg(b).arg(d)));
+                }
+                // Not vacuous: the write changed the result.
+                QVERIFY(maxDiff(train(config, torch::kFloat64, 12, device), plain) > 1e-6);
             }
         }
     }

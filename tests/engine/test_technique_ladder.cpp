@@ -259,6 +259,18 @@ private Q_SLOTS:
         steps = buildTechniqueLadder(base, distributed, options);
         QCOMPARE(steps.size(), size_t(4));   // baseline, grads to none, + zero3, + checkpointing
         QCOMPARE(QString::fromStdString(steps[2].label), QString("+ zero3"));
+        // On GPUs the sharded optimizer moves to host memory a rung later (on the CPU it would move nothing).
+        DeviceCapabilities gpus = distributed;
+        gpus.cuda_available = true;
+        gpus.cuda_device_count = 2;
+        gpus.cuda_bf16 = true;
+        steps = buildTechniqueLadder(base, gpus, options);
+        labels.clear();
+        for (const auto& s : steps) labels << QString::fromStdString(s.label);
+        QCOMPARE(labels, (QStringList{"baseline", "+ grads set to none", "+ zero3", "+ offload", "+ checkpointing"}));
+        QVERIFY(steps[3].config.trainer.offload_optimizer && !steps[2].config.trainer.offload_optimizer);
+        QVERIFY(steps[4].config.trainer.offload_optimizer);
+        for (const auto& s : steps) QVERIFY2(validate(s.config, gpus).empty(), s.label.c_str());
 
         QCOMPARE(ladderKindFromName("memory").value_or(LadderKind::Speed), LadderKind::Memory);
         QVERIFY(!ladderKindFromName("fast").has_value());

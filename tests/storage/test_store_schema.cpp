@@ -64,7 +64,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 7);
+    QCOMPARE(RunStore::schemaVersion(), 8);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -105,9 +105,10 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QVERIFY(!run->tflops && !run->mfu);            // v6: an old run's FLOPs are unknown
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 7LL);
-        // v7: run_memory has the CUDA graph column (0 for every older row).
+        QCOMPARE(raw.integer("PRAGMA user_version"), 8LL);
+        // v7, v8: run_memory has the CUDA graph and offloaded-optimizer columns (0 for every older row).
         QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'cuda_graph_bytes'"), 1LL);
+        QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'offloaded_bytes'"), 1LL);
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'sweeps'"), std::string("sweeps"));
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_ranks'"), std::string("run_ranks"));
         QCOMPARE(raw.text("SELECT name FROM sqlite_master WHERE name = 'run_memory'"), std::string("run_memory"));
@@ -134,14 +135,14 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
         // write) before the version check would change the header bytes compared below.
         RawDb raw(db);
         raw.exec("PRAGMA journal_mode = DELETE");
-        raw.exec("PRAGMA user_version = 8");
+        raw.exec("PRAGMA user_version = 9");
     }
     QVERIFY(!std::filesystem::exists(db + "-wal"));   // the last close checkpointed everything
     const std::string before = readBytes(db);
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 8; this build reads up to 7)"),
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 9; this build reads up to 8)"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });
@@ -149,7 +150,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
 
     QVERIFY(readBytes(db) == before);
     RawDb raw(db);
-    QCOMPARE(raw.integer("PRAGMA user_version"), 8LL);
+    QCOMPARE(raw.integer("PRAGMA user_version"), 9LL);
     QCOMPARE(raw.integer("SELECT count(*) FROM runs"), 1LL);
 }
 

@@ -63,7 +63,11 @@ void ProfileBars::setRows(const std::vector<Row>& rows)
             auto mib = valuesOf(hearth::memoryParts(*r.memory));
             for (double& v : mib)
                 v /= 1048576.0;
-            memory.push_back({r.label, std::move(mib)});
+            // Offload's host memory is not part of the device's peak: named beside the bar.
+            const QString label = r.memory->offloaded_bytes > 0
+                                      ? tr("%1 (+ %2 optimizer offloaded to host)").arg(r.label, formatBytes(r.memory->offloaded_bytes))
+                                      : r.label;
+            memory.push_back({label, std::move(mib)});
         }
     }
     m_time->setRows(std::move(time));

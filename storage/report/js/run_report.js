@@ -185,7 +185,8 @@
     new Chart(document.getElementById('chart-memory'), {
       type: 'bar',
       data: {
-        labels: [m.device + ', peak ' + H.bytes(m.peak_bytes)],
+        labels: [m.device + ', peak ' + H.bytes(m.peak_bytes) +
+                 (m.offloaded_bytes > 0 ? ' (+ ' + H.bytes(m.offloaded_bytes) + ' optimizer offloaded to host)' : '')],
         datasets: m.parts.map(function (p) {
           return {label: p.label, data: [p.bytes / 1048576],
                   backgroundColor: H.partColors[p.key === 'other' ? 'other_memory' : p.key] || '#999'};
