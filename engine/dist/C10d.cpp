@@ -18,6 +18,8 @@
 #include <torch/csrc/distributed/c10d/logger.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
+#include <functional>
+
 #if defined(USE_C10D_NCCL) && HEARTH_TORCH_VERSION >= 200
 #define HEARTH_WITH_NCCL 1
 #include <c10/cuda/CUDAFunctions.h>
@@ -259,66 +261,86 @@ std::vector<torch::Tensor> ProcessGroup::allgather(const torch::Tensor& tensor) 
     return out[0];
 }
 
-torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
-    const int64_t slice = flat.numel() / impl_->world;
-    if (impl_->backend == "nccl") {
-        auto mine = torch::empty({slice}, flat.options());
-        c10d::ReduceScatterOptions o;
-        o.reduceOp = c10d::ReduceOp::SUM;
-        impl_->wait(impl_->group->_reduce_scatter_base(mine, flat, o), "reduce-scatter");
-        return mine;
-    }
-    // Gloo (1.13 has no reduce-scatter): the sum of each slice onto its owner, one reduce per owner.
-    auto host = impl_->staged(flat) ? flat.to(torch::kCPU) : flat.contiguous();
-    for (int64_t owner = 0; owner < impl_->world; ++owner) {
-        std::vector<torch::Tensor> one{host.narrow(0, owner * slice, slice)};
-        c10d::ReduceOptions o;
-        o.reduceOp = c10d::ReduceOp::SUM;
-        o.rootRank = owner;
-        impl_->wait(impl_->group->reduce(one, o), "reduce");
-    }
-    return host.narrow(0, impl_->rank * slice, slice).to(flat.device());
-}
-
-struct ProcessGroup::PendingGather::State {
+struct ProcessGroup::Pending::State {
     const ProcessGroup::Impl* group = nullptr;
-    c10::intrusive_ptr<c10d::Work> work;
+    const char* what = "";
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
     std::vector<torch::Tensor> in;                  // kept alive while the collective runs
-    std::vector<std::vector<torch::Tensor>> parts;  // Gloo: one tensor per rank
-    torch::Tensor flat;                             // NCCL: the result, end to end
+    std::vector<std::vector<torch::Tensor>> parts;  // Gloo's allgather: one tensor per rank
+    std::function<torch::Tensor()> result;          // read once every work is done
     bool done = false;
 };
 
-ProcessGroup::PendingGather::PendingGather(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ProcessGroup::Pending::Pending(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
-ProcessGroup::PendingGather::~PendingGather() {
+ProcessGroup::Pending::~Pending() {
     if (state_->done) return;
-    try {
-        state_->work->wait();
-    } catch (const std::exception&) {
-        // The run is failing already (this is an unwinding scope); the cause was reported there.
+    for (auto& work : state_->works) {
+        try {
+            work->wait();
+        } catch (const std::exception&) {
+            // The run is failing already (this is an unwinding scope); the cause was reported there.
+        }
     }
 }
 
-torch::Tensor ProcessGroup::PendingGather::wait() {
+torch::Tensor ProcessGroup::Pending::wait() {
     state_->done = true;
-    state_->group->wait(state_->work, "all-gather");
-    return state_->flat.defined() ? state_->flat : torch::cat(state_->parts[0]);
+    for (auto& work : state_->works) state_->group->wait(work, state_->what);
+    return state_->result();
 }
 
-std::unique_ptr<ProcessGroup::PendingGather> ProcessGroup::allgatherFlatAsync(const torch::Tensor& slice) {
-    auto state = std::make_unique<PendingGather::State>();
+std::unique_ptr<ProcessGroup::Pending> ProcessGroup::reduceScatterSumAsync(const torch::Tensor& flat) {
+    auto state = std::make_unique<Pending::State>();
     state->group = impl_.get();
+    const int64_t slice = flat.numel() / impl_->world;
+    if (impl_->backend == "nccl") {
+        state->what = "reduce-scatter";
+        auto mine = torch::empty({slice}, flat.options());
+        state->in = {flat};
+        c10d::ReduceScatterOptions o;
+        o.reduceOp = c10d::ReduceOp::SUM;
+        state->works.push_back(impl_->group->_reduce_scatter_base(mine, state->in[0], o));
+        state->result = [mine] { return mine; };
+    } else {
+        // Gloo (1.13 has no reduce-scatter): the sum of each slice onto its owner, one reduce per owner.
+        state->what = "reduce";
+        auto host = impl_->staged(flat) ? flat.to(torch::kCPU) : flat.contiguous();
+        state->in = {host};
+        for (int64_t owner = 0; owner < impl_->world; ++owner) {
+            std::vector<torch::Tensor> one{host.narrow(0, owner * slice, slice)};
+            c10d::ReduceOptions o;
+            o.reduceOp = c10d::ReduceOp::SUM;
+            o.rootRank = owner;
+            state->works.push_back(impl_->group->reduce(one, o));
+        }
+        state->result = [host, slice, rank = impl_->rank, device = flat.device()] {
+            return host.narrow(0, rank * slice, slice).to(device);
+        };
+    }
+    return std::unique_ptr<Pending>(new Pending(std::move(state)));
+}
+
+torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
+    return reduceScatterSumAsync(flat)->wait();
+}
+
+std::unique_ptr<ProcessGroup::Pending> ProcessGroup::allgatherFlatAsync(const torch::Tensor& slice) {
+    auto state = std::make_unique<Pending::State>();
+    state->group = impl_.get();
+    state->what = "all-gather";
     state->in = {slice.contiguous()};
     if (impl_->backend == "nccl") {
-        state->flat = torch::empty({slice.numel() * impl_->world}, slice.options());
-        state->work = impl_->group->_allgather_base(state->flat, state->in[0]);
+        auto out = torch::empty({slice.numel() * impl_->world}, slice.options());
+        state->works.push_back(impl_->group->_allgather_base(out, state->in[0]));
+        state->result = [out] { return out; };
     } else {
         state->parts.resize(1);
         for (int64_t r = 0; r < impl_->world; ++r) state->parts[0].push_back(torch::empty_like(state->in[0]));
-        state->work = impl_->group->allgather(state->parts, state->in);
+        state->works.push_back(impl_->group->allgather(state->parts, state->in));
+        state->result = [parts = state->parts] { return torch::cat(parts[0]); };
     }
-    return std::unique_ptr<PendingGather>(new PendingGather(std::move(state)));
+    return std::unique_ptr<Pending>(new Pending(std::move(state)));
 }
 
 torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {

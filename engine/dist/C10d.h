@@ -47,23 +47,25 @@ public:
     torch::Tensor reduceScatterSum(torch::Tensor& flat);
     // Every rank's `slice` (same size on every rank) end to end, in rank order.
     torch::Tensor allgatherFlat(const torch::Tensor& slice);
-    // An allgatherFlat in flight while the caller computes (on Gloo's worker threads, on NCCL's
-    // stream); wait() returns its result. `slice` must not change until then. Destroyed unwaited,
+    // A collective in flight while the caller computes (on Gloo's worker threads, on NCCL's
+    // stream); wait() returns its result. Its input must not change until then. Destroyed unwaited,
     // it waits for the collective (every rank started it; its buffers must outlive it).
-    class PendingGather {
+    class Pending {
     public:
-        ~PendingGather();
-        PendingGather(const PendingGather&) = delete;
-        PendingGather& operator=(const PendingGather&) = delete;
+        ~Pending();
+        Pending(const Pending&) = delete;
+        Pending& operator=(const Pending&) = delete;
         torch::Tensor wait();
 
     private:
         friend class ProcessGroup;
         struct State;
-        explicit PendingGather(std::unique_ptr<State> state);
+        explicit Pending(std::unique_ptr<State> state);
         std::unique_ptr<State> state_;
     };
-    std::unique_ptr<PendingGather> allgatherFlatAsync(const torch::Tensor& slice);
+    // allgatherFlat and reduceScatterSum, started now and finished by wait().
+    std::unique_ptr<Pending> allgatherFlatAsync(const torch::Tensor& slice);
+    std::unique_ptr<Pending> reduceScatterSumAsync(const torch::Tensor& flat);
     void barrier();
 
     struct Impl;

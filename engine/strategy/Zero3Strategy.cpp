@@ -145,14 +145,26 @@ void Zero3Strategy::release(Unit& unit) {
     unit.whole = false;
 }
 
-void Zero3Strategy::reduceGradients(Unit& unit) {
+void Zero3Strategy::reduceGradients(size_t index) {
+    Unit& unit = units_.at(index);
     if (!unit.pending) return;
     unit.pending = false;
+    finishReduce();
     torch::NoGradGuard no_grad;
     auto flat = flattenPadded(unit.params, unit.slice * worldSize(), /*grads=*/true);
     for (auto& p : unit.params) p.mutable_grad() = torch::Tensor();
+    timeCollective([&] { reducing_ = group_->reduceScatterSumAsync(flat); });
+    reducing_unit_ = index;
+}
+
+void Zero3Strategy::finishReduce() {
+    if (!reducing_) return;
+    torch::NoGradGuard no_grad;
+    const Unit& unit = units_.at(reducing_unit_);
     torch::Tensor mine;
-    timeCollective([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
+    // What is left to wait for: the rest ran while backward computed.
+    timeCollective([&] { mine = reducing_->wait().div_(static_cast<double>(worldSize())); });
+    reducing_.reset();
     if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_.detach());
     master_.mutable_grad().narrow(0, unit.offset, unit.slice).add_(mine);
 }
@@ -193,9 +205,8 @@ void Zero3Strategy::beforeUnitBackward(size_t unit) {
     // The unit after this one has finished its backward (the gradient reaching this unit's output
     // came out of it, and parameters' gradients are accumulated as soon as they are ready).
     if (unit + 1 < units_.size()) {
-        Unit& done = units_[unit + 1];
-        reduceGradients(done);
-        release(done);
+        reduceGradients(unit + 1);
+        release(units_[unit + 1]);
     }
 }
 
@@ -204,10 +215,11 @@ void Zero3Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     dropPrefetch();   // a unit whose backward never came (its output needed no gradient)
     // Every micro-batch (also inside an accumulation group): what no hook handed over yet (the
     // first block, the root unit) goes to its owners now.
-    for (auto& u : units_) {
+    for (size_t u = units_.size(); u-- > 0;) {   // in backward's order, as the hooks went
         reduceGradients(u);
-        release(u);
+        release(units_[u]);
     }
+    finishReduce();
     tracking_backward_ = false;
 }
 

@@ -19,7 +19,9 @@
 // weights (checkpoints, training states, the finders' snapshots) go through gatherWeights().
 // With trainer.fsdp.prefetch the next unit's gather (the one after in forward, the one before in
 // backward) starts as soon as a unit has its parameters, and runs while that unit computes (on
-// Gloo's worker threads, on NCCL's stream); the reduce-scatters wait where they are issued.
+// Gloo's worker threads, on NCCL's stream). A unit's gradient reduce-scatter always runs while the
+// backward of the unit before it computes, and is finished before the next one starts (one
+// unit's gradients in flight at most) or at the end of backward.
 
 #include "engine/models/BlockHooks.h"
 #include "engine/strategy/DistributedStrategy.h"
@@ -75,12 +77,17 @@ private:
     void prefetch(size_t unit);             // starts gather(unit)'s collective
     void dropPrefetch();                    // waits for a prefetch nobody took
     void release(Unit& unit);
-    void reduceGradients(Unit& unit);       // this rank's slice of the summed gradients, then frees them
+    // Starts the reduce-scatter of the unit's gradients (this rank's slice of their sum) and frees
+    // them; the previous one in flight is finished first, so at most one unit's are held.
+    void reduceGradients(size_t unit);
+    void finishReduce();                    // adds the reduce in flight into master_'s gradient
     void takeShards();                      // master_ from the whole parameters (after a write)
 
     size_t blocks_per_unit_ = 1;
     bool prefetch_enabled_ = true;
-    std::unique_ptr<dist::ProcessGroup::PendingGather> prefetched_;   // in flight, for unit prefetched_unit_
+    std::unique_ptr<dist::ProcessGroup::Pending> prefetched_;   // in flight, for unit prefetched_unit_
+    std::unique_ptr<dist::ProcessGroup::Pending> reducing_;     // a unit's reduce-scatter in flight
+    size_t reducing_unit_ = 0;
     size_t prefetched_unit_ = 0;
     size_t blocks_ = 0;                     // the model's blocks
     std::vector<Unit> units_;               // [0]: the root unit, then the model's blocks' units in order

@@ -276,6 +276,12 @@ private Q_SLOTS:
         QTest::newRow("ddp, nccl, 2 GPUs") << "ddp" << "nccl" << 2;
         QTest::newRow("zero1, nccl, 2 GPUs") << "zero1" << "nccl" << 2;
         QTest::newRow("zero2, nccl, 2 GPUs") << "zero2" << "nccl" << 2;
+        // zero3 and the offloaded optimizer (STRATEGY+offload: pinned host copies, stepped on the CPU).
+        QTest::newRow("zero3, nccl, world 1") << "zero3" << "nccl" << 1;
+        QTest::newRow("zero3, gloo, 2 ranks on one GPU") << "zero3" << "gloo" << 2;
+        QTest::newRow("zero3, nccl, 2 GPUs") << "zero3" << "nccl" << 2;
+        QTest::newRow("zero2 offloaded, nccl, world 1") << "zero2+offload" << "nccl" << 1;
+        QTest::newRow("zero3 offloaded, gloo, 2 ranks on one GPU") << "zero3+offload" << "gloo" << 2;
     }
 
     void onGpusEqualsOneProcess() {
@@ -285,7 +291,9 @@ private Q_SLOTS:
         if (!torch::cuda::is_available()) QSKIP("needs CUDA (a GPU machine: scripts/gpu-check)");
         if (backend == "nccl" && world > static_cast<int>(torch::cuda::device_count()))
             QSKIP("NCCL puts one rank per GPU: this machine has too few GPUs for this row");
-        const World w = runWorld(world, {{"DDP_STRATEGY", strategy}, {"DDP_OPTIMIZER", "adam"},
+        const World w = runWorld(world, {{"DDP_STRATEGY", strategy.section('+', 0, 0)},
+                                         {"DDP_OFFLOAD", strategy.endsWith("+offload") ? "1" : "0"},
+                                         {"DDP_OPTIMIZER", "adam"},
                                          {"DDP_BATCH", QString::number(32 / world)}, {"DDP_FLOAT64", "1"},
                                          {"DDP_DEVICE", "cuda"}, {"DDP_BACKEND", backend}});
         for (int r = 0; r < world; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
