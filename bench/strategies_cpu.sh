@@ -2,7 +2,8 @@
 # Memory and speed of every data-parallel strategy on this machine's CPU: 2 processes (Gloo) with
 # ddp, zero1, zero2, zero3 and zero3 with its optimizer offloaded (NAME+offload sets
 # trainer.offload_optimizer; on the CPU it moves nothing off a device, so it shows only what its
-# copies cost) on an MLP wide enough that its parameters, gradients and Adam state
+# copies cost; +noprefetch sets trainer.fsdp.prefetch=false, +units2 trainer.fsdp.blocks_per_unit=2)
+# on an MLP wide enough that its parameters, gradients and Adam state
 # show in each process's memory, the strategies alternating over BENCH_REPEATS rounds. Prints a
 # Markdown table: per strategy the median (min-max) of rank 0's and rank 1's peak memory (RSS, as
 # hearth-cli records each process), the median samples/s of the run, and rank 0's memory
@@ -22,12 +23,15 @@ batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3
 db="$(mktemp -d)/strategies.sqlite"
 for r in $(seq "$repeats"); do
   for s in $strategies; do
-    offload=false
-    [[ "$s" == *+offload ]] && offload=true
+    # NAME[+offload][+noprefetch][+units2]: the strategy, then its options.
+    extra=()
+    [[ "$s" == *+offload* ]] && extra+=(--set trainer.offload_optimizer=true)
+    [[ "$s" == *+noprefetch* ]] && extra+=(--set trainer.fsdp.prefetch=false)
+    [[ "$s" == *+units2* ]] && extra+=(--set trainer.fsdp.blocks_per_unit=2)
     "$cli" --db "$db" run --set name="$s" --set model.name=mlp --set "model.hidden=[$hidden]" \
       --set data.limit="$limit" --set trainer.max_epochs=1 --set trainer.batch_size="$batch" \
       --set trainer.num_workers=0 --set trainer.num_threads=1 --set optimizer.name=adam \
-      --set trainer.devices=2 --set trainer.strategy="${s%+offload}" --set trainer.offload_optimizer=$offload \
+      --set trainer.devices=2 --set trainer.strategy="${s%%+*}" "${extra[@]}" \
       --set trainer.accelerator=cpu -q > /dev/null 2>&1 ||
       echo "bench/strategies_cpu.sh: $s (round $r) failed" >&2
   done
