@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory and speed of every data-parallel strategy on this machine's CPU: 2 processes (Gloo) with
-# ddp, zero1, zero2, zero3 and zero3 with its optimizer offloaded (NAME+offload sets
+# ddp, zero1, zero2, zero3, zero3 with its optimizer offloaded and the pipeline (NAME+offload sets
 # trainer.offload_optimizer; on the CPU it moves nothing off a device, so it shows only what its
 # copies cost; +noprefetch sets trainer.fsdp.prefetch=false, +units2 trainer.fsdp.blocks_per_unit=2)
 # on an MLP wide enough that its parameters, gradients and Adam state
@@ -12,14 +12,15 @@
 #   bench/strategies_cpu.sh [BUILD_DIR]        (default build/dev)
 #
 # Environment: BENCH_REPEATS (3), BENCH_LIMIT (training samples, 4000), BENCH_HIDDEN (2048,2048),
-# BENCH_BATCH (per process, 64), BENCH_STRATEGIES ("ddp zero1 zero2 zero3 zero3+offload").
+# BENCH_BATCH (per process, 64; the pipeline's batch is twice it, the same global batch),
+# BENCH_STRATEGIES ("ddp zero1 zero2 zero3 zero3+offload pipeline").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/dev}"
 cli="$build/app/cli/hearth-cli"
 [ -x "$cli" ] || { echo "bench/strategies_cpu.sh: no $cli (scripts/build dev)" >&2; exit 2; }
 repeats="${BENCH_REPEATS:-3}" limit="${BENCH_LIMIT:-4000}" hidden="${BENCH_HIDDEN:-2048,2048}"
-batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3 zero3+offload}"
+batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3 zero3+offload pipeline}"
 db="$(mktemp -d)/strategies.sqlite"
 for r in $(seq "$repeats"); do
   for s in $strategies; do
@@ -28,10 +29,12 @@ for r in $(seq "$repeats"); do
     [[ "$s" == *+offload* ]] && extra+=(--set trainer.offload_optimizer=true)
     [[ "$s" == *+noprefetch* ]] && extra+=(--set trainer.fsdp.prefetch=false)
     [[ "$s" == *+units2* ]] && extra+=(--set trainer.fsdp.blocks_per_unit=2)
+    # The pipeline's batch is the whole step's: the same global batch as 2 processes x BENCH_BATCH.
+    [[ "$s" == pipeline* ]] && extra+=(--set trainer.batch_size=$((batch * 2)))
     "$cli" --db "$db" run --set name="$s" --set model.name=mlp --set "model.hidden=[$hidden]" \
-      --set data.limit="$limit" --set trainer.max_epochs=1 --set trainer.batch_size="$batch" \
+      --set data.limit="$limit" --set trainer.max_epochs=1 --set trainer.batch_size="$batch" "${extra[@]}" \
       --set trainer.num_workers=0 --set trainer.num_threads=1 --set optimizer.name=adam \
-      --set trainer.devices=2 --set trainer.strategy="${s%%+*}" "${extra[@]}" \
+      --set trainer.devices=2 --set trainer.strategy="${s%%+*}" \
       --set trainer.accelerator=cpu -q > /dev/null 2>&1 ||
       echo "bench/strategies_cpu.sh: $s (round $r) failed" >&2
   done

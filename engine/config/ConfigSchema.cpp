@@ -274,8 +274,10 @@ std::vector<ConfigKey> buildSchema() {
                       "on every node).", HEARTH_FIELD(trainer.num_nodes)).atLeast(1).atMost(4096).toggle());
     s.push_back(Entry("trainer.strategy", T::String, "Devices", "Strategy",
                       "How several devices share the work: ddp replicates the model; zero1 shards the optimizer "
-                      "state, zero2 also the gradients, zero3 also the parameters (gathered block by block).",
-                      HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2", "zero3"}).toggle());
+                      "state, zero2 also the gradients, zero3 also the parameters (gathered block by block); "
+                      "pipeline cuts the model into consecutive stages, one per device (model parallel).",
+                      HEARTH_FIELD(trainer.strategy)).choices({"auto", "ddp", "zero1", "zero2", "zero3", "pipeline"})
+                    .toggle());
     s.push_back(Entry("trainer.offload_optimizer", T::Bool, "Memory", "Offload optimizer to host",
                       "ZeRO-Offload: a sharded strategy's optimizer state and master copy in (pinned) host memory, "
                       "stepped on the CPU; the device keeps only the parameters and gradients, and each step "
@@ -399,6 +401,16 @@ std::vector<ConfigKey> buildSchema() {
                       "in backward) while this one computes, as FSDP's forward and backward prefetch; one more "
                       "unit in memory at a time.", HEARTH_FIELD(trainer.fsdp.prefetch)).toggle()
                     .noEffect(fsdpRule));
+    s.push_back(Entry("trainer.pipeline.stages", T::Int, "Devices", "Pipeline stages",
+                      "pipeline: consecutive parts the model is cut into between its blocks, one per process "
+                      "(auto: as many as processes).", HEARTH_FIELD(trainer.pipeline.stages))
+                    .atLeast(1).atMost(256).nullable("auto").zeroMeans("auto").nullWord("auto").toggle()
+                    .noEffect(pipelineRule));
+    s.push_back(Entry("trainer.pipeline.micro_batches", T::Int, "Devices", "Pipeline micro-batches",
+                      "pipeline: each batch is cut into this many micro-batches that flow through the stages one "
+                      "after another (GPipe); more shrink the bubble where stages wait.",
+                      HEARTH_FIELD(trainer.pipeline.micro_batches)).atLeast(1).atMost(4096).toggle()
+                    .noEffect(pipelineRule));
     return s;
 }
 

@@ -196,8 +196,9 @@ void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, C
                                                    : ""));
     if (t.offload_optimizer && t.strategy != "zero1" && t.strategy != "zero2" && t.strategy != "zero3")
         c.fail("trainer.offload_optimizer", "offloads a sharded optimizer to host memory, and " +
-                                                (t.strategy == "auto" ? std::string("one device has none")
-                                                                      : t.strategy + " keeps the whole optimizer on every device") +
+                                                (t.strategy == "auto"       ? std::string("one device has none")
+                                                 : t.strategy == "pipeline" ? std::string("each pipeline stage steps only its own part already")
+                                                                            : t.strategy + " keeps the whole optimizer on every device") +
                                                 ": use trainer.strategy zero1, zero2 or zero3, or turn it off");
     if (distributed && t.ddp.backend == "nccl" && !on_cuda)
         c.fail("trainer.ddp.backend", "nccl needs CUDA devices; use gloo (or auto) on CPU");
@@ -230,6 +231,35 @@ void checkCudaGraph(const ExperimentConfig& cfg, const DeviceCapabilities& caps,
     if (isTextKind(cfg.data.kind) && cfg.data.padding != "max_length")
         c.fail("data.padding", cfg.data.padding + " gives every batch its own length and a captured step replays "
                                "one shape: use max_length with trainer.cuda_graph=step");
+}
+
+// trainer.strategy=pipeline: a model the stages can cut, as many stages as processes, at most
+// as many as the model has blocks, and micro-batches that fit in a batch.
+void checkPipeline(const ExperimentConfig& cfg, const DeviceCapabilities& caps, Checker& c) {
+    const TrainerConfig t = resolveTrainer(cfg.trainer, caps);
+    if (t.strategy != "pipeline") return;
+    const std::string& model = cfg.model.name;
+    if (model != "cnn" && model != "mlp") {
+        c.fail("model.name", "the pipeline cuts cnn and mlp between their blocks; " + model +
+                                 " is not cut into stages yet: use zero3 to spread its memory over the processes");
+        return;
+    }
+    const int64_t processes = t.devices.value_or(1) * t.num_nodes;
+    const int64_t stages = t.pipeline.stages.value_or(processes);
+    if (stages != processes)
+        c.fail("trainer.pipeline.stages", "is " + std::to_string(stages) + " but the run has " +
+                                              std::to_string(processes) + " process(es): one stage per process "
+                                              "(trainer.devices x trainer.num_nodes), or auto");
+    const auto blocks = static_cast<int64_t>(model == "cnn" ? cfg.model.channels.size() : cfg.model.hidden.size());
+    if (stages > blocks)
+        c.fail("trainer.pipeline.stages", std::to_string(stages) + " stages but " + model + " has " +
+                                              std::to_string(blocks) + " block(s) to cut between (" +
+                                              (model == "cnn" ? "model.channels" : "model.hidden") +
+                                              "): at most one stage per block");
+    if (t.pipeline.micro_batches > t.batch_size)
+        c.fail("trainer.pipeline.micro_batches", std::to_string(t.pipeline.micro_batches) +
+                                                     " micro-batches cannot be cut from a batch of " +
+                                                     std::to_string(t.batch_size) + " (trainer.batch_size)");
 }
 
 // Keys set away from their default that do nothing with the rest of the config: one warning per
@@ -274,6 +304,7 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
     checkTrainer(config, c);
     checkHardware(config.trainer, caps, c);
     checkCudaGraph(config, caps, c);
+    checkPipeline(config, caps, c);
     if (warnings) warnNoEffect(config, caps, issues, *warnings);
     return issues;
 }

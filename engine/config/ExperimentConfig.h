@@ -124,6 +124,12 @@ struct FsdpConfig {
     bool prefetch = true;          // the next unit's gather in flight while this one computes
 };
 
+// Model-parallel settings (trainer.strategy pipeline): GPipe over one stage per process.
+struct PipelineConfig {
+    std::optional<int64_t> stages;   // consecutive parts of the model; nullopt = "auto": one per process
+    int64_t micro_batches = 4;       // each batch cut into this many, flowing through the stages in turn
+};
+
 // Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.
 struct DdpConfig {
     std::string backend = "auto";                     // auto (nccl on CUDA, gloo on CPU) | gloo | nccl
@@ -141,7 +147,7 @@ struct TrainerConfig {
     std::string accelerator = "auto";                 // auto | cpu | cuda
     std::optional<int64_t> devices = 1;               // per node; nullopt = "auto" (every GPU, or 1 on CPU)
     int64_t num_nodes = 1;                            // machines, each running `devices` processes
-    std::string strategy = "auto";                    // auto | ddp | zero1 | zero2 | zero3
+    std::string strategy = "auto";                    // auto | ddp | zero1 | zero2 | zero3 | pipeline
     bool offload_optimizer = false;                   // zero1/2/3: optimizer state and master copies in host memory
     int64_t num_workers = 2;
     bool pin_memory = true;
@@ -162,6 +168,7 @@ struct TrainerConfig {
     SafetyCheckpointConfig safety_checkpoint;
     DdpConfig ddp;
     FsdpConfig fsdp;
+    PipelineConfig pipeline;
 };
 
 struct ExperimentConfig {

@@ -136,6 +136,11 @@ std::string fsdpRule(const ExperimentConfig& c, const Caps& caps) {
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
     return strategy == "zero3" ? "" : "only zero3 gathers parameters by block (trainer.strategy is " + strategy + ")";
 }
+// trainer.pipeline.*: the pipeline's stages.
+std::string pipelineRule(const ExperimentConfig& c, const Caps& caps) {
+    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
+    return strategy == "pipeline" ? "" : "only the pipeline strategy cuts the model (trainer.strategy is " + strategy + ")";
+}
 // trainer.offload_optimizer: a sharded optimizer (validation refuses it otherwise), kept off a device.
 std::string offloadRule(const ExperimentConfig& c, const Caps& caps) {
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
@@ -155,6 +160,7 @@ std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
     if (strategy == "zero2") return "ZeRO-2 shards gradients itself; DDP's buckets are not used";
     if (strategy == "zero3") return "ZeRO-3 shards gradients itself; DDP's buckets are not used";
+    if (strategy == "pipeline") return "the pipeline's stages hold different parameters; DDP's buckets are not used";
     return "";
 }
 

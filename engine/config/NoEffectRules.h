@@ -38,6 +38,7 @@ std::string cudaRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string gradsToNoneRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string distributedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string fsdpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string pipelineRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string offloadRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string reducerRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 

@@ -343,6 +343,24 @@ std::unique_ptr<ProcessGroup::Pending> ProcessGroup::allgatherFlatAsync(const to
     return std::unique_ptr<Pending>(new Pending(std::move(state)));
 }
 
+std::unique_ptr<ProcessGroup::Pending> ProcessGroup::sendAsync(const torch::Tensor& tensor, int64_t to, int tag) {
+    auto state = std::make_unique<Pending::State>();
+    state->group = impl_.get();
+    state->what = "send";
+    // Gloo sends host tensors; NCCL device tensors as they are.
+    state->in = {impl_->staged(tensor) ? tensor.to(torch::kCPU) : tensor.contiguous()};
+    state->works.push_back(impl_->group->send(state->in, static_cast<int>(to), tag));
+    state->result = [sent = state->in[0]] { return sent; };
+    return std::unique_ptr<Pending>(new Pending(std::move(state)));
+}
+
+void ProcessGroup::recv(torch::Tensor& into, int64_t from, int tag) {
+    std::vector<torch::Tensor> buffer{impl_->staged(into) ? torch::empty(into.sizes(), into.options().device(torch::kCPU))
+                                                          : into.contiguous()};
+    impl_->wait(impl_->group->recv(buffer, static_cast<int>(from), tag), "receive");
+    if (!buffer[0].is_same(into)) into.copy_(buffer[0]);
+}
+
 torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
     return allgatherFlatAsync(slice)->wait();
 }

@@ -66,6 +66,10 @@ public:
     // allgatherFlat and reduceScatterSum, started now and finished by wait().
     std::unique_ptr<Pending> allgatherFlatAsync(const torch::Tensor& slice);
     std::unique_ptr<Pending> reduceScatterSumAsync(const torch::Tensor& flat);
+    // Point to point (pipeline stages): `tensor` to rank `to`, started now (wait() returns it), and
+    // the tensor rank `from` sends with the same `tag`, received into `into` (its shape and dtype).
+    std::unique_ptr<Pending> sendAsync(const torch::Tensor& tensor, int64_t to, int tag);
+    void recv(torch::Tensor& into, int64_t from, int tag);
     void barrier();
 
     struct Impl;

@@ -12,7 +12,7 @@ endif()
 set(HEARTH_WITH_C10D ${HEARTH_WITH_C10D} PARENT_SCOPE)
 if(HEARTH_WITH_C10D)
   target_sources(hearth_engine PRIVATE dist/C10d.cpp strategy/DistributedStrategy.cpp strategy/DdpStrategy.cpp
-                 strategy/Zero2Strategy.cpp strategy/Zero3Strategy.cpp)
+                 strategy/Zero2Strategy.cpp strategy/Zero3Strategy.cpp strategy/PipelineStrategy.cpp)
   target_compile_definitions(hearth_engine PRIVATE HEARTH_WITH_C10D=1)
   set_source_files_properties(dist/C10d.cpp PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   if(Torch_VERSION VERSION_LESS 2.0)

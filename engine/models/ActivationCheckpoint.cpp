@@ -106,8 +106,9 @@ std::vector<torch::Tensor> SequentialBlock::parameters() const {
     return out;
 }
 
-torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint, BlockHooks* hooks) {
-    for (size_t i = 0; i < blocks.size(); ++i) {
+torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint, BlockHooks* hooks,
+                        size_t begin, size_t end) {
+    for (size_t i = begin; i < blocks.size() && i < end; ++i) {
         auto& block = blocks[i];
         x = runBlock(hooks, i, [&] { return checkpoint ? checkpointed(block, x) : block.forward(x); });
     }
@@ -118,6 +119,13 @@ std::vector<std::vector<torch::Tensor>> blockParametersOf(const std::vector<Sequ
     std::vector<std::vector<torch::Tensor>> out;
     out.reserve(blocks.size());
     for (const auto& block : blocks) out.push_back(block.parameters());
+    return out;
+}
+
+std::vector<std::vector<torch::Tensor>> blockBuffersOf(std::vector<SequentialBlock>& blocks) {
+    std::vector<std::vector<torch::Tensor>> out;
+    out.reserve(blocks.size());
+    for (auto& block : blocks) out.push_back(block.stateToRestore());
     return out;
 }
 

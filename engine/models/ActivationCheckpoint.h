@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace hearth {
@@ -44,10 +45,11 @@ private:
     std::vector<torch::nn::AnyModule> modules_;   // shares the Sequential's modules
 };
 
-// A model's blocks, each run plain or checkpointed (in training with grad mode on), between the
-// hooks (block i of these is block i of the model's blockParameters()).
+// A model's blocks [begin, end) (all by default), each run plain or checkpointed (in training with
+// grad mode on), between the hooks (block i of these is block i of the model's blockParameters()).
 torch::Tensor runBlocks(std::vector<SequentialBlock>& blocks, torch::Tensor x, bool checkpoint,
-                        BlockHooks* hooks = nullptr);
+                        BlockHooks* hooks = nullptr, size_t begin = 0, size_t end = SIZE_MAX);
 std::vector<std::vector<torch::Tensor>> blockParametersOf(const std::vector<SequentialBlock>& blocks);
+std::vector<std::vector<torch::Tensor>> blockBuffersOf(std::vector<SequentialBlock>& blocks);
 
 }  // namespace hearth

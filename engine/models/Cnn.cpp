@@ -45,4 +45,9 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
     return head_->forward(runBlocks(blocks_, std::move(x), checkpointsNow(), blockHooks()));
 }
 
+torch::Tensor CnnImpl::forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) {
+    x = runBlocks(blocks_, std::move(x), checkpointsNow(), nullptr, begin, end);
+    return head ? head_->forward(x) : x;
+}
+
 }  // namespace hearth

@@ -18,6 +18,9 @@ public:
     bool isConvolutional() const override { return true; }
     ForwardFlops forwardFlops() const override { return flops_; }
     std::vector<std::vector<torch::Tensor>> blockParameters() override { return blockParametersOf(blocks_); }
+    std::vector<std::vector<torch::Tensor>> blockBuffers() override { return blockBuffersOf(blocks_); }
+    bool cutsAtBlocks() const override { return true; }
+    torch::Tensor forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) override;
 
 private:
     ForwardFlops flops_;

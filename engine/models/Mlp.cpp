@@ -24,4 +24,9 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
     return head_->forward(runBlocks(blocks_, x.flatten(1), checkpointsNow(), blockHooks()));
 }
 
+torch::Tensor MlpImpl::forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) {
+    x = runBlocks(blocks_, begin == 0 ? x.flatten(1) : std::move(x), checkpointsNow(), nullptr, begin, end);
+    return head ? head_->forward(x) : x;
+}
+
 }  // namespace hearth

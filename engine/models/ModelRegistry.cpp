@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 namespace hearth {
@@ -129,6 +130,10 @@ std::vector<std::string> modelNames() {
         names.push_back(entry.first);
     }
     return names;
+}
+
+torch::Tensor ClassifierImpl::forwardStage(torch::Tensor /*x*/, size_t /*begin*/, size_t /*end*/, bool /*head*/) {
+    throw std::logic_error("this model is not cut into pipeline stages (cutsAtBlocks() is false)");
 }
 
 std::shared_ptr<ClassifierImpl> createModel(const ModelConfig& config, const ModelInput& input) {

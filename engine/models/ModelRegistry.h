@@ -36,6 +36,14 @@ public:
     virtual std::vector<std::vector<torch::Tensor>> blockParameters() { return {}; }
     void setBlockHooks(BlockHooks* hooks) { block_hooks_ = hooks; }
     BlockHooks* blockHooks() const { return block_hooks_; }
+    // Each block's buffers (BatchNorm's running statistics), in blockParameters() order.
+    virtual std::vector<std::vector<torch::Tensor>> blockBuffers() { return {}; }
+    // Pipeline stages (trainer.strategy pipeline): the model cut between its blocks. forwardStage
+    // runs blocks [begin, end) on `x` (the model's input when begin is 0, else block begin - 1's
+    // output), then the head when `head`. Only a model whose parameters outside its blocks are all
+    // in its head can be cut (the CNN and the MLP: cutsAtBlocks()); the others throw.
+    virtual bool cutsAtBlocks() const { return false; }
+    virtual torch::Tensor forwardStage(torch::Tensor x, size_t begin, size_t end, bool head);
     // The model FLOPs of a forward pass (ModelFlops.h); unknown (all zero) for a model without a count.
     virtual ForwardFlops forwardFlops() const { return {}; }
 

@@ -180,8 +180,10 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
         e["trainer.num_nodes"] = std::to_string(t.num_nodes) + " nodes, " +
                                  std::to_string(strategy.worldSize() / t.num_nodes) + " processes each";
     }
-    e["trainer.batch_size"] = std::to_string(t.batch_size) + " per micro-batch and device, " +
-                              std::to_string(t.batch_size * t.accumulate_grad_batches * strategy.worldSize()) +
+    // Sharded data: each device reads its own batch; pipeline stages all read the same one.
+    const int64_t readers = strategy.shardsData() ? strategy.worldSize() : 1;
+    e["trainer.batch_size"] = std::to_string(t.batch_size) + (readers > 1 ? " per micro-batch and device, " : " per micro-batch, ") +
+                              std::to_string(t.batch_size * t.accumulate_grad_batches * readers) +
                               " per optimizer step";
     e["trainer.strategy"] = trainer.strategyInUse().describe();
     e["optimizer.implementation"] = describeOptimizerKernel(config.optimizer);

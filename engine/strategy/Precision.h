@@ -37,6 +37,7 @@ public:
 
     const std::string& name() const { return name_; }
     bool autocasts() const { return autocast_dtype_.has_value(); }
+    std::optional<torch::ScalarType> autocastDtype() const { return autocast_dtype_; }   // none: 32-true
     bool scalesLoss() const { return scaler_ != nullptr; }
     GradScaler* scaler() { return scaler_.get(); }   // 16-mixed only; null otherwise
     double lossScale() const;      // 0 when not scaling (host sync otherwise)

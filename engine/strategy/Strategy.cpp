@@ -4,6 +4,7 @@
 #ifdef HEARTH_WITH_C10D
 #include "engine/dist/Rendezvous.h"
 #include "engine/strategy/DdpStrategy.h"
+#include "engine/strategy/PipelineStrategy.h"
 #include "engine/strategy/Zero2Strategy.h"
 #include "engine/strategy/Zero3Strategy.h"
 #endif
@@ -173,7 +174,7 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
         return std::make_unique<SingleDeviceStrategy>(device, trainer.precision);
     }
     if (trainer.strategy == "ddp" || trainer.strategy == "zero1" || trainer.strategy == "zero2" ||
-        trainer.strategy == "zero3") {
+        trainer.strategy == "zero3" || trainer.strategy == "pipeline") {
 #ifdef HEARTH_WITH_C10D
         // The launcher's world (torchrun, srun, Hearth's own), else a world of one on this host.
         dist::DistEnv env;
@@ -205,6 +206,9 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
         std::unique_ptr<DistributedStrategy> strategy;
         if (trainer.strategy == "zero2") {
             strategy = std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+        } else if (trainer.strategy == "pipeline") {
+            strategy = std::make_unique<PipelineStrategy>(std::move(group_of_ranks), device, trainer.precision,
+                                                          trainer.pipeline.micro_batches);
         } else if (trainer.strategy == "zero3") {
             strategy = std::make_unique<Zero3Strategy>(std::move(group_of_ranks), device, trainer.precision,
                                                        trainer.fsdp.blocks_per_unit, trainer.fsdp.prefetch);
@@ -224,7 +228,7 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
 #endif
     }
     throw ConfigError("trainer.strategy", "'" + trainer.strategy + "' is not available in this version of Hearth; "
-                                          "use auto, ddp, zero1, zero2 or zero3");
+                                          "use auto, ddp, zero1, zero2, zero3 or pipeline");
 }
 
 }  // namespace

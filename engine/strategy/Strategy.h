@@ -74,6 +74,10 @@ public:
     virtual void reduceSum(std::vector<double>& values) const;
     // True on every rank when any rank asks to stop.
     virtual bool agreeToStop(bool local) const { return local; }
+    // Whether each rank reads its own share of every split (DistributedSampler's; all of it alone),
+    // so metrics and predictions go through reduceSum and gatherRows; false where every rank reads
+    // every sample and sees the same outputs (the pipeline's stages).
+    virtual bool shardsData() const { return true; }
     // Whether each rank's optimizer holds only its own share of the state (zero1, zero2, zero3):
     // a training state then keeps every rank's share.
     virtual bool shardsOptimizer() const { return false; }
@@ -147,8 +151,9 @@ private:
     torch::Device device_;
 };
 
-// The strategy trainer.strategy asks for on `device`: auto = one device; ddp, zero1, zero2 and zero3
-// join the launcher's process group (torchrun / srun / Hearth's variables; a world of one without them).
+// The strategy trainer.strategy asks for on `device`: auto = one device; ddp, zero1, zero2, zero3 and
+// pipeline join the launcher's process group (torchrun / srun / Hearth's variables; a world of one
+// without them).
 std::unique_ptr<Strategy> createStrategy(const TrainerConfig& trainer, torch::Device device);
 
 }  // namespace hearth

@@ -1,31 +1,12 @@
 #include "engine/strategy/Zero3Strategy.h"
 
 #include "engine/optim/Optimizers.h"
+#include "engine/strategy/ParameterStorage.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 namespace hearth {
-namespace {
-
-// A tensor's storage freed (0 bytes) or given its bytes back. Its shape and strides stay, and so
-// do the autograd graph's references to it: what is copied in before backward is what backward
-// reads.
-void freeStorage(const torch::Tensor& t) {
-    auto* storage = t.storage().unsafeGetStorageImpl();
-    if (storage->nbytes() == 0) return;
-    storage->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
-    storage->set_nbytes(0);
-}
-
-void allocateStorage(const torch::Tensor& t, size_t bytes) {
-    auto* storage = t.storage().unsafeGetStorageImpl();
-    if (storage->nbytes() == bytes) return;
-    storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
-    storage->set_nbytes(bytes);
-}
-
-}  // namespace
 
 Zero3Strategy::Zero3Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
                              const std::string& precision, int64_t blocks_per_unit, bool prefetch)

@@ -1,10 +1,13 @@
 #include "engine/train/DeviceStatsMonitor.h"
 
+#include "engine/config/ByteSize.h"
+#include "engine/optim/OffloadedOptimizer.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/train/MemoryAccounting.h"
 #include "engine/train/RankReport.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace hearth {
 namespace {
@@ -89,6 +92,17 @@ void DeviceStatsMonitor::onFitEnd(TrainerContext& ctx) {
     totals.steps = progress.loop.global_step;
     reportRanks(ctx.strategy(), monitor_, totals, sink);
     ctx.recordMemory(monitor_.peakBytes(), memory_);
+    // What offload saved and what it cost, in the run's log (the breakdown stores the bytes).
+    if (OffloadedOptimizer* off = offloaded(ctx.optimizer()); off && off->steps() > 0) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.2f", off->stepMsTotal() / static_cast<double>(off->steps()));
+        ctx.log(LogLine::Level::Info,
+                std::string("optimizer offloaded: ") +
+                    (memory_.offloaded_bytes > 0 ? formatBytes(memory_.offloaded_bytes) + " of optimizer state and "
+                                                   "copies in host memory instead of on " + memory_.device
+                                                 : std::string("a CPU run, nothing moved off a device")) +
+                    "; each step took " + ms + " ms for the gradients to the host, the CPU step and the values back");
+    }
 }
 
 void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {

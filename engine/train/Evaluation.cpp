@@ -67,7 +67,8 @@ EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& datase
         }
     }
     const auto mine = local.empty() ? torch::zeros({0, kColumns}, torch::kFloat64) : torch::cat(local);
-    const auto rows = inSplitOrder(strategy.gatherRows(mine), dataset.size()).contiguous();
+    // Each rank's share in split order; where every rank read every sample, its own rows are all.
+    const auto rows = (strategy.shardsData() ? inSplitOrder(strategy.gatherRows(mine), dataset.size()) : mine).contiguous();
     result.samples = rows.size(0);
     const auto* r = rows.data_ptr<double>();
     double loss_sum = 0.0;

@@ -30,6 +30,7 @@ double MetricsLogger::localSamplesPerSec(const MeterTotals& local) const {
 }
 
 MeterTotals MetricsLogger::sumOverRanks(const Strategy& strategy, const MeterTotals& local) {
+    if (!strategy.shardsData()) return local;   // every rank saw every sample (pipeline stages)
     std::vector<double> values{local.loss_sum, static_cast<double>(local.correct), static_cast<double>(local.samples)};
     strategy.reduceSum(values);
     MeterTotals total = local;

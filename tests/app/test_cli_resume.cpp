@@ -1,7 +1,8 @@
 // hearth-cli resume as a user meets it: a run stopped with Ctrl+C, or killed with kill -9, is
 // resumed and ends bit for bit as the same run never stopped (CPU, trainer.deterministic; loader
 // workers 0 and 2), and so does a 2-process data-parallel run (ddp; zero2, whose optimizer state
-// and gradients are sharded; zero3, whose parameters are too); a damaged state, another model's state, a state of another world size, a
+// and gradients are sharded; zero3, whose parameters are too; zero2 with its optimizer offloaded;
+// the pipeline, each process one stage of the model); a damaged state, another model's state, a state of another world size, a
 // completed run and a run without a state are refused with a clear message, and the stored run
 // stays as it was.
 #include "CliTestSupport.h"
@@ -291,6 +292,8 @@ private Q_SLOTS:
         QTest::newRow("zero3") << "zero3";
         // The offloaded optimizer's state is saved and loaded as its host-side optimizer's.
         QTest::newRow("zero2, offloaded optimizer") << "zero2+offload";
+        // Model parallel: the CNN's two conv blocks on two processes (the head with the second).
+        QTest::newRow("pipeline") << "pipeline";
     }
 
     void dataParallelRunsResumeBitIdentically() {
@@ -301,6 +304,8 @@ private Q_SLOTS:
         for (const auto& run : RunStore(db().toStdString()).listRuns()) ref_id = std::max(ref_id, run.id);
         const Outcome reference = readRun(db(), ref_id);
         QVERIFY(reference.steps.size() > 30);
+        // Offload's cost is in the run's log ("optimizer offloaded: a CPU run, …; each step took … ms").
+        QCOMPARE(reference.log.filter("optimizer offloaded: a CPU run").size(), strategy.endsWith("+offload") ? 1 : 0);
         {
             // The strategy ran as asked, and sharded evaluation counted every test sample once.
             RunStore store(db().toStdString());

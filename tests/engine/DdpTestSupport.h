@@ -34,6 +34,7 @@ struct DdpSettings {
     bool offload = false;        // trainer.offload_optimizer
     int64_t blocks_per_unit = 1; // trainer.fsdp.blocks_per_unit
     bool prefetch = true;        // trainer.fsdp.prefetch
+    int64_t micro_batches = 4;   // trainer.pipeline.micro_batches
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -57,6 +58,7 @@ struct DdpSettings {
         s.offload = get("DDP_OFFLOAD", "0") == "1";
         s.blocks_per_unit = std::stoll(get("DDP_BLOCKS_PER_UNIT", "1"));
         s.prefetch = get("DDP_PREFETCH", "1") == "1";
+        s.micro_batches = std::stoll(get("DDP_MICRO_BATCHES", "4"));
         return s;
     }
 };
@@ -159,6 +161,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.offload_optimizer = s.distributed && s.offload;
     c.trainer.fsdp.blocks_per_unit = s.blocks_per_unit;
     c.trainer.fsdp.prefetch = s.prefetch;
+    c.trainer.pipeline.micro_batches = s.micro_batches;
     c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;

@@ -122,38 +122,45 @@ private Q_SLOTS:
         QTest::addColumn<bool>("offload");
         QTest::addColumn<int>("blocksPerUnit");   // trainer.fsdp.blocks_per_unit (zero3)
         QTest::addColumn<bool>("prefetch");       // trainer.fsdp.prefetch (zero3; on by default)
-        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
+        QTest::addColumn<int>("microBatches");    // trainer.pipeline.micro_batches (pipeline)
+        QTest::newRow("ddp, sgd") << "ddp" << "sgd" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("ddp, adam") << "ddp" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("ddp, adam, accumulation (no_sync)") << "ddp" << "adam" << 2 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("ddp, sgd, find_unused_parameters") << "ddp" << "sgd" << 1 << true << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("ddp, sgd, gradient_as_bucket_view, accumulation") << "ddp" << "sgd" << 2 << false << true << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero1, adam") << "zero1" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero1, sgd, accumulation") << "zero1" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero2, adam") << "zero2" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero2, sgd, accumulation") << "zero2" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true << 4;
         // A small clip_val clips every step: the norm must be the global one, not a shard's.
-        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true;
-        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true;
-        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true;
+        QTest::newRow("ddp, sgd, clipped") << "ddp" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true << 4;
+        QTest::newRow("zero1, adam, clipped") << "zero1" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true << 4;
+        QTest::newRow("zero2, sgd, clipped") << "zero2" << "sgd" << 1 << false << false << 0.05 << false << false << 1 << true << 4;
         // In float64 the sums of two halves and of the whole batch agree to rounding: 1e-12.
-        QTest::newRow("ddp, sgd, float64") << "ddp" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true;
-        QTest::newRow("ddp, adam, float64, accumulation") << "ddp" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true;
-        QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true << false << 1 << true;
-        QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true << false << 1 << true;
-        QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true;
-        QTest::newRow("zero3, adam") << "zero3" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero3, sgd, accumulation") << "zero3" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true;
-        QTest::newRow("zero3, adam, clipped") << "zero3" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true;
-        QTest::newRow("zero3, sgd, float64") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true;
-        QTest::newRow("zero3, adam, float64, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << false << 1 << true;
+        QTest::newRow("ddp, sgd, float64") << "ddp" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("ddp, adam, float64, accumulation") << "ddp" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("ddp, sgd, float64, find_unused, bucket view") << "ddp" << "sgd" << 1 << true << true << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("zero1, adam, float64") << "zero1" << "adam" << 1 << false << false << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("zero2, adam, float64, accumulation") << "zero2" << "adam" << 2 << false << false << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("zero3, adam") << "zero3" << "adam" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero3, sgd, accumulation") << "zero3" << "sgd" << 2 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("zero3, adam, clipped") << "zero3" << "adam" << 1 << false << false << 0.05 << false << false << 1 << true << 4;
+        QTest::newRow("zero3, sgd, float64") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true << 4;
+        QTest::newRow("zero3, adam, float64, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << false << 1 << true << 4;
         // trainer.offload_optimizer: each sharded optimizer stepping on its own host copies.
-        QTest::newRow("zero1, adam, offload") << "zero1" << "adam" << 1 << false << false << 0.0 << false << true << 1 << true;
-        QTest::newRow("zero2, sgd, offload, accumulation, clipped") << "zero2" << "sgd" << 2 << false << false << 0.05 << false << true << 1 << true;
-        QTest::newRow("zero2, adam, float64, offload") << "zero2" << "adam" << 1 << false << false << 0.0 << true << true << 1 << true;
-        QTest::newRow("zero3, adam, float64, offload, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << true << 1 << true;
+        QTest::newRow("zero1, adam, offload") << "zero1" << "adam" << 1 << false << false << 0.0 << false << true << 1 << true << 4;
+        QTest::newRow("zero2, sgd, offload, accumulation, clipped") << "zero2" << "sgd" << 2 << false << false << 0.05 << false << true << 1 << true << 4;
+        QTest::newRow("zero2, adam, float64, offload") << "zero2" << "adam" << 1 << false << false << 0.0 << true << true << 1 << true << 4;
+        QTest::newRow("zero3, adam, float64, offload, accumulation, clipped") << "zero3" << "adam" << 2 << false << false << 0.05 << true << true << 1 << true << 4;
         // Both hidden layers in one unit: gathered together, reduced together.
-        QTest::newRow("zero3, adam, float64, 2 blocks per unit, accumulation") << "zero3" << "adam" << 2 << false << false << 0.0 << true << false << 2 << true;
-        QTest::newRow("zero3, sgd, float64, no prefetch") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << false;
+        QTest::newRow("zero3, adam, float64, 2 blocks per unit, accumulation") << "zero3" << "adam" << 2 << false << false << 0.0 << true << false << 2 << true << 4;
+        QTest::newRow("zero3, sgd, float64, no prefetch") << "zero3" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << false << 4;
+        // The pipeline: the MLP's two hidden layers on two processes (the head with the second), the
+        // batch of 32 cut into micro-batches; every process reads the whole batch.
+        QTest::newRow("pipeline, sgd") << "pipeline" << "sgd" << 1 << false << false << 0.0 << false << false << 1 << true << 4;
+        QTest::newRow("pipeline, adam, accumulation, clipped") << "pipeline" << "adam" << 2 << false << false << 0.05 << false << false << 1 << true << 4;
+        QTest::newRow("pipeline, sgd, float64, 1 micro-batch") << "pipeline" << "sgd" << 1 << false << false << 0.0 << true << false << 1 << true << 1;
+        QTest::newRow("pipeline, adam, float64, accumulation, clipped, 3 micro-batches") << "pipeline" << "adam" << 2 << false << false << 0.05 << true << false << 1 << true << 3;
     }
 
     void equalsOneProcessOnTheGlobalBatch() {
@@ -167,12 +174,15 @@ private Q_SLOTS:
         QFETCH(bool, offload);
         QFETCH(int, blocksPerUnit);
         QFETCH(bool, prefetch);
+        QFETCH(int, microBatches);
+        const bool pipeline = strategy == "pipeline";
         const World w = runWorld(2, {{"DDP_STRATEGY", strategy},
+                                     {"DDP_MICRO_BATCHES", QString::number(microBatches)},
                                      {"DDP_PREFETCH", prefetch ? "1" : "0"},
                                      {"DDP_BLOCKS_PER_UNIT", QString::number(blocksPerUnit)},
                                      {"DDP_OFFLOAD", offload ? "1" : "0"},
                                      {"DDP_OPTIMIZER", optimizer},
-                                     {"DDP_BATCH", "16"},
+                                     {"DDP_BATCH", pipeline ? "32" : "16"},   // the pipeline's is the global batch
                                      {"DDP_ACCUMULATE", QString::number(accumulate)},
                                      {"DDP_FIND_UNUSED", findUnused ? "1" : "0"},
                                      {"DDP_BUCKET_VIEW", bucketView ? "1" : "0"},
@@ -223,6 +233,16 @@ private Q_SLOTS:
                                    .arg(held0).arg(held1).arg(grads0).arg(grads1).arg(total);
         // Padding: zero2 pads its one flat vector, zero3 each of its 3 units (root and 2 blocks).
         const int64_t padding = strategy == "zero3" ? 3 : 1;
+        if (pipeline) {
+            // Stage 1: the first hidden layer (8 x 16 + 16); stage 2: the second (16 x 8 + 8) and the
+            // head (8 x 3 + 3). Each holds only its own parameters, gradients and optimizer state.
+            QVERIFY2(held0 == 144 && held1 == 163 && held0 + held1 == total, qPrintable(shares));
+            QVERIFY2(grads0 <= held0 && grads1 <= held1, qPrintable(shares));
+            const int64_t stored0 = w.shares[0][3].item<int64_t>(), stored1 = w.shares[1][3].item<int64_t>();
+            QVERIFY2(stored0 == held0 && stored1 == held1, qPrintable(shares + QString(", model storage %1 + %2").arg(stored0).arg(stored1)));
+            QCOMPARE(w.shares[0][6].item<int64_t>(), held0);   // the memory breakdown's parameters
+            return;
+        }
         if (strategy == "ddp") {
             QVERIFY2(held0 == total && held1 == total, qPrintable(shares));
         } else {
@@ -315,6 +335,7 @@ private Q_SLOTS:
         QTest::newRow("zero1") << "zero1";
         QTest::newRow("zero2") << "zero2";
         QTest::newRow("zero3") << "zero3";
+        QTest::newRow("pipeline") << "pipeline";
         QTest::newRow("ddp") << "ddp";
     }
 
@@ -372,6 +393,7 @@ private Q_SLOTS:
         QTest::newRow("zero1") << "zero1";
         QTest::newRow("zero2") << "zero2";
         QTest::newRow("zero3") << "zero3";
+        QTest::newRow("pipeline (one stage)") << "pipeline";
     }
 
     void aWorldOfOneTrainsLikeOneDevice() {
@@ -388,6 +410,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";
         QTest::newRow("zero3") << "zero3";
+        QTest::newRow("pipeline") << "pipeline";
     }
 
     void aRankThatDiesFailsTheOtherWithAMessage() {

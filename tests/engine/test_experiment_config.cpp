@@ -262,6 +262,27 @@ private Q_SLOTS:
             QVERIFY2(validate(zero, gpuWithC10d).empty(), issuesText(validate(zero, gpuWithC10d)).c_str());
             zero.trainer.precision = "32-true";
         }
+        // trainer.strategy=pipeline: cnn and mlp cut between their blocks, one stage per process, at
+        // most one per block, micro-batches that fit in a batch; each refusal names its key.
+        ExperimentConfig pipe;
+        pipe.trainer.strategy = "pipeline";
+        pipe.trainer.devices = 2;
+        QVERIFY2(validate(pipe, withC10d).empty(), issuesText(validate(pipe, withC10d)).c_str());   // the CNN's 2 blocks
+        pipe.trainer.pipeline.stages = 3;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", "one stage per process"));
+        pipe.trainer.pipeline.stages.reset();
+        pipe.trainer.devices = 3;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", "at most one stage per block"));
+        pipe.trainer.devices = 2;
+        pipe.trainer.pipeline.micro_batches = 65;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.micro_batches", "trainer.batch_size"));
+        pipe.trainer.pipeline.micro_batches = 4;
+        pipe.model.name = "resnet18";
+        QVERIFY(hasIssue(validate(pipe, withC10d), "model.name", "not cut into stages yet"));
+        pipe.model.name = "cnn";
+        pipe.trainer.offload_optimizer = true;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.offload_optimizer", "its own part already"));
+        QVERIFY(hasIssue(validate(pipe, oneGpu()), "trainer.strategy", "c10d"));
         // trainer.offload_optimizer: a sharded optimizer only, refused naming the key otherwise; on
         // the CPU it warns that nothing moves off a device, on a GPU it applies.
         ExperimentConfig offload;
@@ -404,7 +425,7 @@ private Q_SLOTS:
         QCOMPARE(offeredChoices(strategy, oneGpu()), (L{"auto"}));
         auto withC10d = oneGpu();
         withC10d.distributed = true;
-        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1", "zero2", "zero3"}));
+        QCOMPARE(offeredChoices(strategy, withC10d), (L{"auto", "ddp", "zero1", "zero2", "zero3", "pipeline"}));
         QCOMPARE(*offeredMax(*findConfigKey("trainer.devices"), oneGpu()), 1.0);
         for (const auto& s : strategy.choices) {
             ExperimentConfig c;

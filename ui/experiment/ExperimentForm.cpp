@@ -297,7 +297,7 @@ void ExperimentForm::setCapabilities(const hearth::DeviceCapabilities& caps, boo
         text = tr("%n CUDA device(s): %1", nullptr, static_cast<int>(caps.cuda_device_count)).arg(names.join(", "));
         text += caps.cuda_bf16 ? tr(" · bf16 supported") : tr(" · no bf16");
     }
-    text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2, zero3)") : QString();
+    text += caps.distributed ? tr(" · distributed available (ddp, zero1, zero2, zero3, pipeline)") : QString();
     if (!known)
         text = tr("Probing this machine's devices… (until then, what a CPU-only machine can run)");
     m_capabilities->setText(text);
@@ -412,6 +412,22 @@ void ExperimentForm::updateDevices()
                         (choice("trainer.accelerator") == "auto" && m_caps.cuda_available);
     const int64_t devices = asked > 0 ? asked : (onCuda ? std::max<int64_t>(m_caps.cuda_device_count, 1) : 1);
     const int64_t processes = devices * nodes;
+    const QString launches =
+        processes > 1 ? tr(" Start launches %1 processes; Stop stops them all.").arg(processes) : QString();
+    if (choice("trainer.strategy") == "pipeline") {
+        // Every stage reads the same batch: the model is what is split.
+        m_globalBatch->setText(tr("Batch per optimizer step: %1 × %2 accumulated = %3, cut into %4 micro-batches that "
+                                  "flow through %5 stage(s), one per device.")
+                                   .arg(batch)
+                                   .arg(accumulate)
+                                   .arg(batch * accumulate)
+                                   .arg(m_ints.count("trainer.pipeline.micro_batches")
+                                            ? m_ints.at("trainer.pipeline.micro_batches")->value()
+                                            : 1)
+                                   .arg(processes) +
+                               launches);
+        return;
+    }
     m_globalBatch->setText(tr("Global batch per optimizer step: %1 per device × %2 device(s) × %3 node(s) × %4 "
                               "accumulated = %5.")
                                .arg(batch)
@@ -419,8 +435,7 @@ void ExperimentForm::updateDevices()
                                .arg(nodes)
                                .arg(accumulate)
                                .arg(batch * processes * accumulate) +
-                           (processes > 1 ? tr(" Start launches %1 processes; Stop stops them all.").arg(processes)
-                                          : QString()));
+                           launches);
 }
 
 QString ExperimentForm::text(const std::string& key) const

@@ -255,7 +255,7 @@ private Q_SLOTS:
         QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), QStringList{"auto"});
         gpu.distributed = true;   // c10d built in: every strategy is offered
         panel.form()->setCapabilities(gpu);
-        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), (QStringList{"auto", "ddp", "zero1", "zero2", "zero3"}));
+        QCOMPARE(items(field<QComboBox>(panel, "trainer.strategy")), (QStringList{"auto", "ddp", "zero1", "zero2", "zero3", "pipeline"}));
         // A config file asking for what is not offered still shows it, and validation names it.
         auto c = panel.config();
         c.trainer.strategy = "ddp";

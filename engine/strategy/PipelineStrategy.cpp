@@ -1,0 +1,224 @@
+#include "engine/strategy/PipelineStrategy.h"
+
+#include "engine/TorchCompat.h"
+#include "engine/strategy/ParameterStorage.h"
+
+#include <cstdio>
+#include <optional>
+#include <unordered_map>
+
+namespace hearth {
+namespace {
+
+// An activation's header: dtype, rank, then up to kMaxDims sizes.
+constexpr int64_t kMaxDims = 8;
+constexpr int64_t kHeader = 2 + kMaxDims;
+
+// Tags: a micro-batch's header and activation forward; its gradient backward (the other direction).
+int headerTag(int micro) { return 2 * micro; }
+int activationTag(int micro) { return 2 * micro + 1; }
+int gradientTag(int micro) { return micro; }
+
+}  // namespace
+
+PipelineStrategy::PipelineStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
+                                   const std::string& precision, int64_t micro_batches)
+    : DistributedStrategy(std::move(group), device, precision), micro_batches_(std::max<int64_t>(micro_batches, 1)) {}
+
+std::string PipelineStrategy::describe() const {
+    const auto stages = static_cast<double>(worldSize());
+    const auto micro = static_cast<double>(micro_batches_);
+    char bubble[16];
+    std::snprintf(bubble, sizeof bubble, "%.0f%%", 100.0 * (stages - 1.0) / (micro + stages - 1.0));
+    const std::string blocks = end_ == begin_ + 1 ? "block " + std::to_string(end_)
+                                                  : "blocks " + std::to_string(begin_ + 1) + "-" + std::to_string(end_);
+    return "pipeline (stage " + std::to_string(rank() + 1) + " of " + std::to_string(worldSize()) + ": " + blocks +
+           " of " + std::to_string(blocks_) +
+           (isLast() ? " and the head" : "") + "; " + std::to_string(micro_batches_) +
+           " micro-batches per batch, GPipe schedule, bubble " + bubble + " of a step) over " + groupDescription();
+}
+
+void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
+    DistributedStrategy::setupModel(model, channels_last);
+    if (!model.cutsAtBlocks())
+        throw ConfigError("model.name", "the pipeline cuts cnn and mlp between their blocks; this model is not cut "
+                                        "into stages yet");
+    takeRankZerosWeights();
+    const auto blocks = model.blockParameters();
+    const auto block_buffers = model.blockBuffers();
+    blocks_ = blocks.size();
+    const auto stages = static_cast<size_t>(worldSize());
+    if (stages > blocks_)
+        throw ConfigError("trainer.pipeline.stages", std::to_string(stages) + " stages but the model has " +
+                                                         std::to_string(blocks_) + " block(s) to cut between");
+    // Consecutive blocks, as even as the count allows; the head (every parameter outside the
+    // blocks) on the last stage.
+    const auto stageOf = [&](size_t block) {
+        size_t s = 0;
+        while ((s + 1) * blocks_ / stages <= block) ++s;
+        return s;
+    };
+    const auto me = static_cast<size_t>(rank());
+    begin_ = me * blocks_ / stages;
+    end_ = (me + 1) * blocks_ / stages;
+    std::unordered_map<const void*, size_t> stage_of;
+    stage_buffers_.assign(stages, {});
+    for (size_t b = 0; b < blocks_; ++b) {
+        for (const auto& p : blocks[b]) stage_of[p.unsafeGetTensorImpl()] = stageOf(b);
+        if (b < block_buffers.size())
+            for (const auto& buffer : block_buffers[b]) stage_buffers_[stageOf(b)].push_back(buffer);
+    }
+    stage_params_.assign(stages, {});
+    mine_.clear();
+    others_.clear();
+    for (const auto& p : model.parameters()) {
+        const auto it = stage_of.find(p.unsafeGetTensorImpl());
+        const size_t stage = it == stage_of.end() ? stages - 1 : it->second;
+        stage_params_[stage].push_back(p.detach());
+        if (stage == me) {
+            if (p.requires_grad()) mine_.push_back(p);
+        } else {
+            others_.emplace_back(p, p.storage().nbytes());
+        }
+    }
+    for (const auto& [p, bytes] : others_) freeStorage(p);
+}
+
+std::unique_ptr<torch::optim::Optimizer> PipelineStrategy::setupOptimizer(const OptimizerConfig& config,
+                                                                          ClassifierImpl& /*model*/) {
+    return shardOptimizer(config, mine_);
+}
+
+LoaderOptions PipelineStrategy::loaderOptions(const TrainerConfig& trainer, bool shuffle, uint64_t seed) const {
+    LoaderOptions o = Strategy::loaderOptions(trainer, shuffle, seed);
+    o.rank = 0;
+    o.world_size = 1;
+    return o;
+}
+
+torch::Tensor PipelineStrategy::receiveActivation(int micro) {
+    auto header = torch::empty({kHeader}, torch::kInt64);
+    timeCollective([&] { group_->recv(header, rank() - 1, headerTag(micro)); });
+    const auto* h = header.data_ptr<int64_t>();
+    std::vector<int64_t> sizes(h + 2, h + 2 + h[1]);
+    auto activation = torch::empty(sizes, torch::dtype(static_cast<torch::ScalarType>(h[0])).device(device_));
+    timeCollective([&] { group_->recv(activation, rank() - 1, activationTag(micro)); });
+    return activation;
+}
+
+std::unique_ptr<dist::ProcessGroup::Pending> PipelineStrategy::sendActivation(const torch::Tensor& activation,
+                                                                             int micro) {
+    if (activation.dim() > kMaxDims)
+        throw std::runtime_error("pipeline: a stage output of " + std::to_string(activation.dim()) + " dimensions");
+    auto header = torch::zeros({kHeader}, torch::kInt64);
+    auto* h = header.data_ptr<int64_t>();
+    h[0] = static_cast<int64_t>(activation.scalar_type());
+    h[1] = activation.dim();
+    for (int64_t d = 0; d < activation.dim(); ++d) h[2 + d] = activation.size(d);
+    // The header is small: sent and waited for here; the activation travels while the next
+    // micro-batch computes.
+    group_->sendAsync(header, rank() + 1, headerTag(micro))->wait();
+    return group_->sendAsync(activation.contiguous(), rank() + 1, activationTag(micro));
+}
+
+torch::Tensor PipelineStrategy::shareLogits(const torch::Tensor& logits) {
+    // Rows, classes, dtype; then the values.
+    auto shape = isLast() ? torch::tensor({logits.size(0), logits.size(1), static_cast<int64_t>(logits.scalar_type())},
+                                          torch::kInt64)
+                          : torch::empty({3}, torch::kInt64);
+    std::vector<torch::Tensor> one{shape};
+    group_->broadcast(one, worldSize() - 1);
+    const auto* s = shape.data_ptr<int64_t>();
+    std::vector<torch::Tensor> values{
+        isLast() ? logits.detach().clone()
+                 : torch::empty({s[0], s[1]}, torch::dtype(static_cast<torch::ScalarType>(s[2])).device(device_))};
+    group_->broadcast(values, worldSize() - 1);
+    return isLast() ? logits : values[0];
+}
+
+torch::Tensor PipelineStrategy::forward(ClassifierImpl& model, const Batch& batch) {
+    const bool training = torch::GradMode::is_enabled() && model.is_training();
+    inputs_.clear();
+    outputs_.clear();
+    const torch::Tensor& input = batch.input();
+    const int64_t micro = std::min<int64_t>(micro_batches_, std::max<int64_t>(input.size(0), 1));
+    const auto chunks = input.tensor_split(micro, 0);
+    std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> sends;
+    std::vector<torch::Tensor> logits;
+    const std::optional<torch::ScalarType> autocast = precision().autocastDtype();
+    for (int m = 0; m < static_cast<int>(chunks.size()); ++m) {
+        torch::Tensor x = isFirst() ? chunks[static_cast<size_t>(m)] : receiveActivation(m);
+        if (!isFirst() && training) x.requires_grad_(true);
+        torch::Tensor y;
+        if (autocast) {
+            compat::AutocastGuard guard(device_.type(), *autocast);
+            y = model.forwardStage(x, begin_, end_, isLast());
+        } else {
+            y = model.forwardStage(x, begin_, end_, isLast());
+        }
+        if (isLast()) logits.push_back(autocast ? y.to(torch::kFloat32) : y);   // the loss in full precision
+        else sends.push_back(sendActivation(y.detach(), m));
+        if (training) {
+            inputs_.push_back(x);
+            outputs_.push_back(y);
+        }
+    }
+    for (auto& send : sends) timeCollective([&] { send->wait(); });
+    return shareLogits(isLast() ? torch::cat(logits) : torch::Tensor());
+}
+
+void PipelineStrategy::backward(const torch::Tensor& loss, bool /*closes_group*/) {
+    // Every micro-batch at once on the last stage: each one's graph starts at its received input.
+    if (isLast()) precision().backward(loss);
+    std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> sends;
+    for (size_t i = outputs_.size(); i-- > 0;) {
+        const int m = static_cast<int>(i);
+        if (!isLast()) {
+            auto grad = torch::empty_like(outputs_[i]);
+            timeCollective([&] { group_->recv(grad, rank() + 1, gradientTag(m)); });
+            if (outputs_[i].requires_grad()) torch::autograd::backward({outputs_[i]}, {grad});
+        }
+        if (!isFirst()) {
+            const torch::Tensor& g = inputs_[i].grad();
+            sends.push_back(group_->sendAsync(g.defined() ? g : torch::zeros_like(inputs_[i]), rank() - 1, gradientTag(m)));
+        }
+    }
+    for (auto& send : sends) timeCollective([&] { send->wait(); });
+    inputs_.clear();
+    outputs_.clear();
+}
+
+void PipelineStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
+    // Each stage steps its own parameters; the clipping norm and the loss scaler's inf check cover
+    // every stage's.
+    precision().optimizerStep(optimizer, clip_val, sumAcrossRanks());
+    zeroGrad(optimizer);
+    stepTimed();
+}
+
+void PipelineStrategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : mine_) {
+        if (gradsToNone()) p.mutable_grad() = torch::Tensor();
+        else if (p.grad().defined()) p.mutable_grad().zero_();
+    }
+}
+
+void PipelineStrategy::gatherWeights() {
+    if (weights_held_++ > 0) return;
+    torch::NoGradGuard no_grad;
+    for (const auto& [p, bytes] : others_) allocateStorage(p, bytes);
+    for (size_t s = 0; s < stage_params_.size(); ++s) {
+        std::vector<torch::Tensor> state = stage_params_[s];
+        state.insert(state.end(), stage_buffers_[s].begin(), stage_buffers_[s].end());
+        group_->broadcast(state, static_cast<int64_t>(s));
+    }
+}
+
+void PipelineStrategy::releaseWeights(bool /*changed*/) {
+    // After a write (a resume) every process holds the same weights; each keeps its own stage's.
+    if (weights_held_ == 0 || --weights_held_ > 0) return;
+    for (const auto& [p, bytes] : others_) freeStorage(p);
+}
+
+}  // namespace hearth
