@@ -302,6 +302,9 @@ private Q_SLOTS:
         QTest::newRow("zero3, nccl, 2 GPUs") << "zero3" << "nccl" << 2;
         QTest::newRow("zero2 offloaded, nccl, world 1") << "zero2+offload" << "nccl" << 1;
         QTest::newRow("zero3 offloaded, gloo, 2 ranks on one GPU") << "zero3+offload" << "gloo" << 2;
+        // The pipeline's two stages (every process reads the whole batch of 32).
+        QTest::newRow("pipeline, gloo, 2 stages on one GPU") << "pipeline" << "gloo" << 2;
+        QTest::newRow("pipeline, nccl, 2 GPUs") << "pipeline" << "nccl" << 2;
     }
 
     void onGpusEqualsOneProcess() {
@@ -314,7 +317,8 @@ private Q_SLOTS:
         const World w = runWorld(world, {{"DDP_STRATEGY", strategy.section('+', 0, 0)},
                                          {"DDP_OFFLOAD", strategy.endsWith("+offload") ? "1" : "0"},
                                          {"DDP_OPTIMIZER", "adam"},
-                                         {"DDP_BATCH", QString::number(32 / world)}, {"DDP_FLOAT64", "1"},
+                                         {"DDP_BATCH", QString::number(strategy == "pipeline" ? 32 : 32 / world)},
+                                         {"DDP_FLOAT64", "1"},
                                          {"DDP_DEVICE", "cuda"}, {"DDP_BACKEND", backend}});
         for (int r = 0; r < world; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
         DdpSettings single;
