@@ -243,8 +243,11 @@ bool Trainer::trainEpoch(int64_t first_batch) {
             ScopedSection section(profiler_, Section::HostToDevice);
             batch = strategy_->toDevice(*host_batch, train_loader_->pinsMemory());
         }
-        // Counted before the step: a logged step's interval includes its own micro-batch.
-        const double flops = model_->forwardFlops().training(host_batch->size(), tokensPerSample(*host_batch));
+        // Counted before the step: a logged step's interval includes its own micro-batch. Pipeline
+        // stages (every rank reads every batch) share its model FLOPs: their mean per device.
+        const double readers = strategy_->shardsData() ? 1.0 : static_cast<double>(strategy_->worldSize());
+        const double flops =
+            model_->forwardFlops().training(host_batch->size(), tokensPerSample(*host_batch)) / readers;
         epoch.local_flops += flops;
         metrics_.addFlops(flops);
         trainMicroBatch(batch);
