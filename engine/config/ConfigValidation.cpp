@@ -4,6 +4,7 @@
 #include "engine/config/ExperimentConfig.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/NoEffectRules.h"
 
 #include <algorithm>
 #include <sstream>
@@ -194,7 +195,7 @@ void checkHardware(const TrainerConfig& given, const DeviceCapabilities& caps, C
                                       (distributed ? " (NCCL cannot put two ranks on one GPU; with "
                                                      "trainer.ddp.backend=gloo ranks may share one, for debugging)"
                                                    : ""));
-    if (t.offload_optimizer && t.strategy != "zero1" && t.strategy != "zero2" && t.strategy != "zero3")
+    if (t.offload_optimizer && !shardsOptimizerState(t.strategy))
         c.fail("trainer.offload_optimizer", "offloads a sharded optimizer to host memory, and " +
                                                 (t.strategy == "auto"       ? std::string("one device has none")
                                                  : t.strategy == "pipeline" ? std::string("each pipeline stage steps only its own part already")

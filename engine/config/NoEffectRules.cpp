@@ -131,6 +131,10 @@ std::string gradsToNoneRule(const ExperimentConfig& c, const Caps& caps) {
                ? strategy + " zeroes gradients in place (they live in the reducer's buckets)"
                : "";
 }
+bool shardsOptimizerState(const std::string& strategy) {
+    return strategy == "zero1" || strategy == "zero2" || strategy == "zero3";
+}
+
 // trainer.fsdp.*: zero3's units.
 std::string fsdpRule(const ExperimentConfig& c, const Caps& caps) {
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
@@ -144,7 +148,7 @@ std::string pipelineRule(const ExperimentConfig& c, const Caps& caps) {
 // trainer.offload_optimizer: a sharded optimizer (validation refuses it otherwise), kept off a device.
 std::string offloadRule(const ExperimentConfig& c, const Caps& caps) {
     const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
-    if (strategy != "zero1" && strategy != "zero2" && strategy != "zero3")
+    if (!shardsOptimizerState(strategy))
         return "only a sharded optimizer is offloaded (trainer.strategy zero1, zero2 or zero3; it is " + strategy + ")";
     return trainsOnCuda(c.trainer, caps) ? "" : "a CPU run's optimizer is in host memory already: no device memory to save";
 }

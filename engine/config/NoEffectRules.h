@@ -37,6 +37,9 @@ std::string workersRule(const ExperimentConfig& c, const DeviceCapabilities& cap
 std::string cudaRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string gradsToNoneRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string distributedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+// zero1, zero2 and zero3: each rank holds a share of the optimizer state (what
+// trainer.offload_optimizer moves to the host).
+bool shardsOptimizerState(const std::string& strategy);
 std::string fsdpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string pipelineRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string offloadRule(const ExperimentConfig& c, const DeviceCapabilities& caps);

@@ -100,10 +100,6 @@ void OffloadedOptimizer::Copies::valuesFromDevice() const {
     for (size_t i = 0; i < device.size(); ++i) host[i].detach().copy_(device[i].detach());
 }
 
-void OffloadedOptimizer::valuesFromDevice() {
-    copies_->valuesFromDevice();
-}
-
 std::function<void()> OffloadedOptimizer::followDevice() const {
     return [copies = std::weak_ptr<Copies>(copies_)] {
         if (const auto alive = copies.lock()) alive->valuesFromDevice();

@@ -34,11 +34,9 @@ public:
     void save(torch::serialize::OutputArchive& archive) const override;
     void load(torch::serialize::InputArchive& archive) override;
 
-    // The device tensors were written outside step() (a resume, a finder's restore): the host
-    // copies take their values again.
-    void valuesFromDevice();
-    // valuesFromDevice for whoever writes the device tensors, while this optimizer lives (nothing
-    // after: a strategy may outlive the optimizers it made).
+    // For whoever writes the device tensors outside step() (a resume, a finder's restore): the host
+    // copies take their values again, while this optimizer lives (nothing after: a strategy may
+    // outlive the optimizers it made).
     std::function<void()> followDevice() const;
 
     torch::optim::Optimizer& inner() { return *inner_; }

@@ -8,6 +8,7 @@
 #include "engine/strategy/Zero2Strategy.h"
 #include "engine/strategy/Zero3Strategy.h"
 #endif
+#include "engine/config/NoEffectRules.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/optim/Optimizers.h"
 
@@ -163,8 +164,7 @@ namespace {
 
 std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device device) {
     // validate() says why; this guards callers that skip it.
-    if (trainer.offload_optimizer && trainer.strategy != "zero1" && trainer.strategy != "zero2" &&
-        trainer.strategy != "zero3") {
+    if (trainer.offload_optimizer && !shardsOptimizerState(trainer.strategy)) {
         throw ConfigError("trainer.offload_optimizer", "needs a sharded optimizer: trainer.strategy zero1, zero2 or zero3");
     }
     if (trainer.strategy == "auto") {

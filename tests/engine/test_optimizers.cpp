@@ -293,7 +293,7 @@ private Q_SLOTS:
 
     // trainer.offload_optimizer's optimizer: stepping host copies of the tensors and copying the
     // values back is the optimizer it wraps, step for step, through a schedule, a parameter without
-    // gradients, a write to the tensors between steps (valuesFromDevice) and a save loaded into the
+    // gradients, a write to the tensors between steps (followDevice) and a save loaded into the
     // plain optimizer (and the other way round). On a GPU the copies are pinned.
     void anOffloadedOptimizerStepsAsTheOptimizerItWraps() {
         std::vector<torch::Device> devices{torch::kCPU};
