@@ -93,6 +93,7 @@ void OffloadedOptimizer::save(torch::serialize::OutputArchive& archive) const {
 
 void OffloadedOptimizer::load(torch::serialize::InputArchive& archive) {
     inner_->load(archive);
+    moveStateToParameters(*inner_);   // read onto the model's device, the state belongs with the host copies
 }
 
 void OffloadedOptimizer::Copies::valuesFromDevice() const {

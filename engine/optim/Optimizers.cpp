@@ -135,4 +135,33 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
     if (ScalerAwareOptimizer* fused = scalerAware(optimizer)) fused->learningRateChanged();
 }
 
+void moveStateToParameters(torch::optim::Optimizer& optimizer) {
+    namespace optim = torch::optim;
+    auto& state = optimizer.state();
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            const auto it = state.find(compat::optimizerStateKey(p));
+            if (it == state.end()) continue;
+            const torch::Device device = p.device();
+            const auto follow = [&](const torch::Tensor& t) {
+                return t.defined() && t.device() != device ? t.to(device) : t;
+            };
+            optim::OptimizerParamState& s = *it->second;
+            if (auto* adam = dynamic_cast<optim::AdamParamState*>(&s)) {
+                adam->exp_avg(follow(adam->exp_avg()));
+                adam->exp_avg_sq(follow(adam->exp_avg_sq()));
+                adam->max_exp_avg_sq(follow(adam->max_exp_avg_sq()));
+            } else if (auto* adamw = dynamic_cast<optim::AdamWParamState*>(&s)) {
+                adamw->exp_avg(follow(adamw->exp_avg()));
+                adamw->exp_avg_sq(follow(adamw->exp_avg_sq()));
+                adamw->max_exp_avg_sq(follow(adamw->max_exp_avg_sq()));
+            } else if (auto* sgd = dynamic_cast<optim::SGDParamState*>(&s)) {
+                sgd->momentum_buffer(follow(sgd->momentum_buffer()));
+            } else if (auto* adagrad = dynamic_cast<optim::AdagradParamState*>(&s)) {
+                adagrad->sum(follow(adagrad->sum()));
+            }
+        }
+    }
+}
+
 }  // namespace hearth

@@ -56,5 +56,11 @@ std::unique_ptr<torch::optim::Optimizer> createOptimizer(const OptimizerConfig& 
 bool keepLearningRateOnDevice(torch::optim::Optimizer& optimizer);
 double currentLearningRate(torch::optim::Optimizer& optimizer);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
+// Every per-parameter state tensor (Adam's and AdamW's moments, SGD's momentum, Adagrad's sums)
+// onto its parameter's device. A loaded state sits where its archive was read to, and LibTorch's
+// load, unlike PyTorch's load_state_dict, leaves it there: a state written on one device (an
+// offloaded optimizer's host copies, a shard read on the host) must follow the parameters it
+// steps before a kernel sees both. Call it after every Optimizer::load.
+void moveStateToParameters(torch::optim::Optimizer& optimizer);
 
 }  // namespace hearth

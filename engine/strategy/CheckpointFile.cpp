@@ -1,5 +1,7 @@
 #include "engine/strategy/CheckpointFile.h"
 
+#include "engine/optim/Optimizers.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -72,6 +74,7 @@ void loadOptimizerBytes(const torch::Tensor& bytes, torch::optim::Optimizer& opt
     torch::serialize::InputArchive archive;
     readArchiveBytes(bytes, archive);
     optimizer.load(archive);
+    moveStateToParameters(optimizer);   // read on the host; a shard's parameters may be on a GPU
 }
 
 OptimizerShards readOptimizerShards(const std::string& path) {

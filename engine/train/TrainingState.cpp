@@ -1,5 +1,6 @@
 #include "engine/train/TrainingState.h"
 
+#include "engine/optim/Optimizers.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/strategy/Strategy.h"
 
@@ -116,6 +117,7 @@ void loadOptimizerOn(const torch::Tensor& bytes, torch::optim::Optimizer& optimi
     torch::serialize::InputArchive archive;
     readArchiveBytes(bytes, archive, device);
     optimizer.load(archive);
+    moveStateToParameters(optimizer);   // where the parameters are not on `device` (offload)
 }
 
 void writeGenerators(torch::serialize::OutputArchive& archive, const TrainingState& state) {

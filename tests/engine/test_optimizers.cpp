@@ -10,11 +10,14 @@
 #include "engine/config/ConfigSchema.h"
 #include "engine/optim/OffloadedOptimizer.h"
 #include "engine/optim/Optimizers.h"
+#include "engine/strategy/CheckpointFile.h"
 #include "engine/strategy/GradScaler.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <limits>
+#include <set>
 #include <sstream>
 
 using namespace hearth;
@@ -42,6 +45,17 @@ std::vector<torch::Tensor> makeParams(torch::ScalarType dtype, torch::Device dev
         ps.push_back(torch::randn(shape, torch::dtype(dtype)).to(device).requires_grad_(true));
     }
     return ps;
+}
+
+// The tensors of one parameter's optimizer state (Adam's, AdamW's or SGD's).
+std::vector<torch::Tensor> stateTensors(torch::optim::OptimizerParamState& s) {
+    namespace optim = torch::optim;
+    std::vector<torch::Tensor> out;
+    if (auto* a = dynamic_cast<optim::AdamParamState*>(&s)) out = {a->exp_avg(), a->exp_avg_sq(), a->max_exp_avg_sq()};
+    if (auto* w = dynamic_cast<optim::AdamWParamState*>(&s)) out = {w->exp_avg(), w->exp_avg_sq(), w->max_exp_avg_sq()};
+    if (auto* g = dynamic_cast<optim::SGDParamState*>(&s)) out = {g->momentum_buffer()};
+    out.erase(std::remove_if(out.begin(), out.end(), [](const torch::Tensor& t) { return !t.defined(); }), out.end());
+    return out;
 }
 
 // Gradients of step `step` for every parameter (the last one only from step 3 on).
@@ -336,18 +350,10 @@ private Q_SLOTS:
                         setLearningRate(*first, config.lr * std::pow(0.9, s));
                         first->step();
                     }
-                    std::stringstream saved;
-                    {
-                        torch::serialize::OutputArchive archive;
-                        first->save(archive);
-                        archive.save_to(saved);
-                    }
+                    // As checkpoints save and load it: read on the host, then onto the parameters' device.
+                    const torch::Tensor saved = optimizerBytes(*first);
                     auto second = make(offload_second);
-                    {
-                        torch::serialize::InputArchive archive;
-                        archive.load_from(saved);
-                        second->load(archive);
-                    }
+                    loadOptimizerBytes(saved, *second);
                     for (int s = 8; s < 12; ++s) {
                         setGrads(ps, s);
                         setLearningRate(*second, config.lr * std::pow(0.9, s));
@@ -369,6 +375,48 @@ private Q_SLOTS:
                 // Not vacuous: the write changed the result.
                 QVERIFY(maxDiff(train(config, torch::kFloat64, 12, device), plain) > 1e-6);
             }
+        }
+    }
+
+    // A state read onto one device follows parameters that live on another (a shard read on the
+    // host for a GPU's parameters; an offloaded optimizer's state read onto the GPU for its host
+    // copies). The meta device stands in for the GPU here; the CUDA leg above does it for real.
+    void aLoadedStateFollowsItsParameters() {
+        for (const auto& config : cases()) {
+            auto ps = makeParams(torch::kFloat32);
+            auto trained = createOptimizer(config, ps);
+            for (int s = 0; s < 3; ++s) {
+                setGrads(ps, s);
+                trained->step();
+            }
+            std::stringstream saved;
+            {
+                torch::serialize::OutputArchive archive;
+                trained->save(archive);
+                archive.save_to(saved);
+            }
+            std::vector<torch::Tensor> elsewhere;
+            elsewhere.reserve(ps.size());
+            for (const auto& p : ps) elsewhere.push_back(torch::empty_like(p, torch::Device(torch::kMeta)));
+            auto loaded = createOptimizer(config, elsewhere);
+            torch::serialize::InputArchive archive;
+            archive.load_from(saved);
+            loaded->load(archive);
+            std::set<std::string> before, after;
+            const auto collect = [&](std::set<std::string>& into) {
+                for (const auto& [key, state] : loaded->state()) {
+                    (void)key;
+                    for (const torch::Tensor& t : stateTensors(*state)) into.insert(t.device().str());
+                }
+            };
+            collect(before);
+            moveStateToParameters(*loaded);
+            collect(after);
+            const bool has_state = !(config.name == "sgd" && config.momentum == 0.0);
+            QCOMPARE(loaded->state().empty(), !has_state);
+            if (!has_state) continue;
+            QVERIFY2(before == std::set<std::string>{"cpu"}, qPrintable(label(config)));
+            QVERIFY2(after == std::set<std::string>{"meta"}, qPrintable(label(config)));
         }
     }
 
