@@ -44,14 +44,29 @@ std::optional<StoredStatus> storedStatus(sqlite::Connection& db, int64_t run_id)
     return StoredStatus{select->text(0), select->text(1)};
 }
 
-int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind) {
+int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind,
+                    const std::string& plan_json) {
     sqlite::Transaction tx(db);
-    db.cached("INSERT INTO sweeps (name, kind, created_at) VALUES (?1, ?2, ?3)")
-        .bind(1, name).bind(2, kind).bind(3, unixNow())
+    db.cached("INSERT INTO sweeps (name, kind, created_at, plan_json) VALUES (?1, ?2, ?3, ?4)")
+        .bind(1, name).bind(2, kind).bind(3, unixNow()).bind(4, plan_json)
         .run();
     const int64_t id = sqlite3_last_insert_rowid(db.handle());
     tx.commit();
     return id;
+}
+
+void setSweepPlan(sqlite::Connection& db, int64_t sweep_id, const std::string& plan_json) {
+    sqlite::Transaction tx(db);
+    db.cached("UPDATE sweeps SET plan_json = ?2 WHERE id = ?1").bind(1, sweep_id).bind(2, plan_json).run();
+    tx.commit();
+}
+
+void addSweepRun(sqlite::Connection& db, int64_t sweep_id, int64_t run_id, int64_t step, int64_t repeat) {
+    sqlite::Transaction tx(db);
+    db.cached("INSERT OR REPLACE INTO sweep_runs (sweep_id, run_id, step, repeat) VALUES (?1, ?2, ?3, ?4)")
+        .bind(1, sweep_id).bind(2, run_id).bind(3, step).bind(4, repeat)
+        .run();
+    tx.commit();
 }
 
 void rename(sqlite::Connection& db, int64_t run_id, const std::string& name) {

@@ -18,7 +18,13 @@ namespace hearth::runedits {
 // A `running` run row owned by this process (pid, host, start time); returns its id.
 int64_t createRun(sqlite::Connection& db, const std::string& name, const std::string& config_json,
                   std::optional<int64_t> sweep_id = std::nullopt);
-int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind);
+// plan_json: what the sweep planned (a ladder's LadderPlan JSON); empty for none.
+int64_t createSweep(sqlite::Connection& db, const std::string& name, const std::string& kind,
+                    const std::string& plan_json = "");
+// Replaces sweep `sweep_id`'s plan (a ladder records which steps it left out once it knows).
+void setSweepPlan(sqlite::Connection& db, int64_t sweep_id, const std::string& plan_json);
+// Records run `run_id` as repeat `repeat` of step `step` of sweep `sweep_id` (both 0-based).
+void addSweepRun(sqlite::Connection& db, int64_t sweep_id, int64_t run_id, int64_t step, int64_t repeat);
 
 void rename(sqlite::Connection& db, int64_t run_id, const std::string& name);
 void setTags(sqlite::Connection& db, int64_t run_id, const std::vector<std::string>& tags);

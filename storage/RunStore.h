@@ -71,6 +71,22 @@ struct Artifact {
     double created_at = 0.0;         // Unix seconds
 };
 
+// A sweep as stored: what it planned and its runs in the order they were recorded, each with its
+// step and repeat (both -1 for a run of a sweep stored before schema v9, or of one without a plan).
+struct SweepRun {
+    int64_t run_id = 0;
+    int64_t step = -1;
+    int64_t repeat = -1;
+};
+struct SweepRecord {
+    int64_t id = 0;
+    std::string name;
+    std::string kind;                // "ladder", "memory-ladder", ...
+    std::string plan_json;           // empty: none stored
+    double created_at = 0.0;
+    std::vector<SweepRun> runs;
+};
+
 class RunStore {
 public:
     // Opens (creating and migrating as needed) the database at `path`. Throws StoreError.
@@ -97,6 +113,8 @@ public:
     // What filled memory at the run's peak (rank 0's device); none for runs stored before schema
     // v4 or stopped before their first optimizer step.
     std::optional<MemoryBreakdown> memoryBreakdown(int64_t run_id) const;
+    // Sweep `sweep_id` with its plan and runs; nullopt when there is none.
+    std::optional<SweepRecord> sweep(int64_t sweep_id) const;
     // A data-parallel run's ranks, in rank order (empty for a run on one device).
     std::vector<RankSummary> ranks(int64_t run_id) const;
     std::optional<EvalReport> report(int64_t run_id, const std::string& split) const;

@@ -97,6 +97,25 @@ std::optional<MemoryBreakdown> RunStore::memoryBreakdown(int64_t run_id) const {
     return std::move(rows.front());
 }
 
+std::optional<SweepRecord> RunStore::sweep(int64_t sweep_id) const {
+    std::lock_guard lock(impl_->mutex);
+    sqlite::StatementUse q(impl_->db->cached("SELECT name, kind, plan_json, created_at FROM sweeps WHERE id = ?1"));
+    q->bind(1, sweep_id);
+    if (!q->step()) return std::nullopt;
+    SweepRecord s;
+    s.id = sweep_id;
+    s.name = q->text(0);
+    s.kind = q->text(1);
+    s.plan_json = q->text(2);
+    s.created_at = q->real(3);
+    sqlite::StatementUse runs(impl_->db->cached(
+        "SELECT r.id, coalesce(w.step, -1), coalesce(w.repeat, -1) FROM runs r "
+        "LEFT JOIN sweep_runs w ON w.run_id = r.id AND w.sweep_id = r.sweep_id WHERE r.sweep_id = ?1 ORDER BY r.id"));
+    runs->bind(1, sweep_id);
+    while (runs->step()) s.runs.push_back({runs->int64(0), runs->int64(1), runs->int64(2)});
+    return s;
+}
+
 std::vector<RankSummary> RunStore::ranks(int64_t run_id) const {
     return series<RankSummary>(impl_->mutex, *impl_->db, run_id, fields::rankFields(), "run_ranks", "rank");
 }

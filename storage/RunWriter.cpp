@@ -171,9 +171,19 @@ void RunWriter::reopenRun(int64_t run_id, int64_t global_step, int64_t epoch, do
     impl_->batch_writer->forget(run_id);
 }
 
-int64_t RunWriter::createSweep(const std::string& name, const std::string& kind) {
+int64_t RunWriter::createSweep(const std::string& name, const std::string& kind, const std::string& plan_json) {
     std::lock_guard lock(impl_->db_mutex);
-    return runedits::createSweep(*impl_->db, name, kind);
+    return runedits::createSweep(*impl_->db, name, kind, plan_json);
+}
+
+void RunWriter::setSweepPlan(int64_t sweep_id, const std::string& plan_json) {
+    std::lock_guard lock(impl_->db_mutex);
+    runedits::setSweepPlan(*impl_->db, sweep_id, plan_json);
+}
+
+void RunWriter::addSweepRun(int64_t sweep_id, int64_t run_id, int64_t step, int64_t repeat) {
+    std::lock_guard lock(impl_->db_mutex);
+    runedits::addSweepRun(*impl_->db, sweep_id, run_id, step, repeat);
 }
 
 std::string RunWriter::artifactsDir(int64_t run_id) const {

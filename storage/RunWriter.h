@@ -50,7 +50,10 @@ public:
     // that must not wait (the GUI thread) submits runedits::createRun as a job instead.
     int64_t createRun(const std::string& name, const std::string& config_json,
                       std::optional<int64_t> sweep_id = std::nullopt);
-    int64_t createSweep(const std::string& name, const std::string& kind);
+    int64_t createSweep(const std::string& name, const std::string& kind, const std::string& plan_json = "");
+    // Synchronous: run `run_id` is repeat `repeat` of step `step` of the sweep (runedits::addSweepRun).
+    void addSweepRun(int64_t sweep_id, int64_t run_id, int64_t step, int64_t repeat);
+    void setSweepPlan(int64_t sweep_id, const std::string& plan_json);   // synchronous (runedits::setSweepPlan)
     // Synchronous: a stopped, failed or interrupted run becomes this process's running run again,
     // continuing after optimizer step `global_step` in epoch `epoch` (runedits::reopenRun: what
     // was stored after that point goes). Throws StoreError (a completed or live run), nothing changed.

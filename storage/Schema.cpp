@@ -223,6 +223,20 @@ constexpr const char* kV8 = R"sql(
 ALTER TABLE run_memory ADD COLUMN offloaded_bytes INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// v9: a sweep's plan (a ladder's chosen rungs, order, repeats and steps, as JSON) and which step
+// and repeat of it each of its runs is.
+constexpr const char* kV9 = R"sql(
+ALTER TABLE sweeps ADD COLUMN plan_json TEXT NOT NULL DEFAULT '';
+CREATE TABLE sweep_runs (
+    sweep_id INTEGER NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    PRIMARY KEY (sweep_id, run_id)
+);
+CREATE INDEX sweep_runs_by_run ON sweep_runs (run_id);
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -286,6 +300,7 @@ const std::vector<Migration>& migrations() {
         {6, "achieved TFLOP/s and MFU", kV6},
         {7, "CUDA graph memory", kV7},
         {8, "offloaded optimizer memory", kV8},
+        {9, "sweep plans and each run's step and repeat", kV9},
     };
     return list;
 }

@@ -1,14 +1,17 @@
 #include "SweepCommand.h"
 
+#include "LadderTable.h"
 #include "ProgressPrinter.h"
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/events/EventJson.h"
-#include "engine/run/TechniqueLadder.h"
+#include "engine/ladder/LadderPlan.h"
+#include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -22,80 +25,6 @@ std::vector<LadderMeasure> measuresOf(const std::vector<StoredRun>& runs) {
     for (const auto& run : runs)
         measures.push_back(ladderMeasureOf(run.finished ? run.finished->train_time_s : 0.0, run.epochs));
     return measures;
-}
-
-// Speed-ups against the baseline: of the whole fit's time (validation and warm-up included), and
-// steady (the last epoch's training samples/s; with two or more epochs). A rung left out of the
-// steps after it is marked, with a line saying against which step it measured slower and by how much.
-void printLadderTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
-    const std::string left_out = " (left out)";
-    int width = 16;
-    for (const auto& step : steps)
-        width = std::max(width, static_cast<int>(step.label.size() + (step.kept ? 0 : left_out.size())));
-    std::fprintf(out, "\n%-*s %5s %-11s %7s %5s %10s %8s %9s %7s %9s %11s %10s\n", width, "step", "run", "precision",
-                "workers", "accum", "train time", "speedup", "steady/s", "steady", "test acc", "peak memory",
-                "data wait");
-    const std::vector<LadderMeasure> measures = measuresOf(runs);
-    const double base_time = measures.empty() ? 0.0 : measures[0].fit_s;
-    const double base_steady = measures.empty() ? 0.0 : measures[0].steady_samples_per_sec;
-    for (size_t i = 0; i < runs.size(); ++i) {
-        const auto& cfg = steps[i].config.trainer;
-        const auto& r = runs[i];
-        const auto& m = measures[i];
-        const bool done = r.finished && r.finished->status == "completed";
-        char steady[16] = "-", steady_speedup[16] = "-";
-        if (m.steady_samples_per_sec > 0) std::snprintf(steady, sizeof steady, "%.0f", m.steady_samples_per_sec);
-        if (m.steady_samples_per_sec > 0 && base_steady > 0)
-            std::snprintf(steady_speedup, sizeof steady_speedup, "%.2fx", m.steady_samples_per_sec / base_steady);
-        const std::string label = steps[i].label + (steps[i].kept ? "" : left_out);
-        std::fprintf(out, "%-*s %5lld %-11s %7lld %5lld %10s %7.2fx %9s %7s %9s %11s %9.1f%%\n", width, label.c_str(),
-                    static_cast<long long>(r.run_id), cfg.precision.c_str(), static_cast<long long>(cfg.num_workers),
-                    static_cast<long long>(cfg.accumulate_grad_batches), formatDuration(m.fit_s).c_str(),
-                    m.fit_s > 0 && base_time > 0 ? base_time / m.fit_s : 0.0, steady, steady_speedup,
-                    done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-",
-                    r.finished ? formatBytes(r.finished->peak_memory_bytes).c_str() : "-", r.data_wait_share * 100.0);
-    }
-    std::fprintf(out, "(speedup: the whole fit's time against the baseline's, warm-up and validation included; "
-                      "steady: the last epoch's training samples/s against the baseline's, with 2+ epochs)\n");
-    for (size_t i = 0; i < runs.size(); ++i) {
-        if (steps[i].kept) continue;
-        const size_t ref = ladderReferenceStep(steps, i);
-        std::fprintf(out, "'%s' against '%s': %s; the steps after it leave it out.\n", steps[i].label.c_str(),
-                    steps[ref].label.c_str(), ladderSpeedupText(measures[i], measures[ref]).c_str());
-    }
-}
-
-// The memory ladder: what each toggle saves (peak and activations against the step before) and costs
-// (training time against the baseline).
-void printMemoryTable(std::FILE* out, const std::vector<LadderStep>& steps, const std::vector<StoredRun>& runs) {
-    int width = 16;
-    for (const auto& step : steps) width = std::max(width, static_cast<int>(step.label.size()));
-    std::fprintf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", width, "step", "run", "peak memory", "change",
-                "activations", "gradients", "train time", "time", "test acc");
-    int64_t previous_peak = 0;
-    const double base_time = runs.empty() || !runs[0].finished ? 0.0 : runs[0].finished->train_time_s;
-    for (size_t i = 0; i < runs.size(); ++i) {
-        const auto& r = runs[i];
-        const bool done = r.finished && r.finished->status == "completed";
-        const MemoryBreakdown m = r.finished ? r.finished->memory : MemoryBreakdown{};
-        const int64_t peak = m.peak_bytes > 0 ? m.peak_bytes : (r.finished ? r.finished->peak_memory_bytes : 0);
-        char change[32] = "-";
-        if (i > 0 && previous_peak > 0 && peak > 0)
-            std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * static_cast<double>(peak - previous_peak) /
-                                                                static_cast<double>(previous_peak));
-        const double t = r.finished ? r.finished->train_time_s : 0.0;
-        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", width, steps[i].label.c_str(),
-                    static_cast<long long>(r.run_id), peak > 0 ? formatBytes(peak).c_str() : "-", change,
-                    m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
-                    m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), formatDuration(t).c_str(),
-                    t > 0 && base_time > 0 ? t / base_time : 0.0,
-                    done ? std::to_string(r.finished->test_accuracy).substr(0, 6).c_str() : "-");
-        previous_peak = peak;
-    }
-    std::fprintf(out, "(peak: %s; time: training time relative to the baseline)\n",
-                runs.empty() || !runs[0].finished || runs[0].finished->memory.device.rfind("cuda", 0) != 0
-                    ? "the process's peak RSS during fit"
-                    : "the caching allocator's peak allocated bytes during fit");
 }
 
 // Every step runs as a child `hearth-cli run --sweep ID --events` (its own launch plan: one
@@ -125,22 +54,104 @@ StoredRun trainStep(const ExperimentConfig& config, const std::string& db_path, 
     return run;
 }
 
+
+// A run's expected time from the store: the newest completed run of this experiment's baseline
+// (an earlier ladder's) or of the experiment itself. nullopt when there is none.
+struct RunEstimate {
+    double seconds = 0.0;
+    int64_t run_id = 0;
+};
+std::optional<RunEstimate> estimateRun(const std::string& db_path, const ExperimentConfig& base) {
+    try {
+        const RunStore store(db_path);
+        for (const auto& r : store.listRuns()) {
+            if (r.status != "completed" || !r.total_time_s) continue;
+            if (r.name == base.name + " · baseline" || r.name == base.name) return RunEstimate{*r.total_time_s, r.id};
+        }
+    } catch (const StoreError&) {
+    }
+    return std::nullopt;
+}
+
+void printEstimate(std::FILE* out, const std::string& db_path, const ExperimentConfig& base, size_t runs) {
+    if (const auto e = estimateRun(db_path, base)) {
+        std::fprintf(out, "%zu runs; about %s each (run #%lld of this experiment took %s): about %s in all, plus "
+                          "each run's start.\n",
+                     runs, formatDuration(e->seconds).c_str(), static_cast<long long>(e->run_id),
+                     formatDuration(e->seconds).c_str(), formatDuration(e->seconds * static_cast<double>(runs)).c_str());
+    } else {
+        std::fprintf(out, "%zu runs; no estimate yet: no earlier run of '%s' in the store (the first run gives one).\n",
+                     runs, base.name.c_str());
+    }
+}
+
+// Writes the recommended step's config (the baseline's when nothing was measurably faster).
+bool applyBest(const std::string& path, const LadderSummary& summary, const ExperimentConfig& base) {
+    const size_t best = summary.recommended.value_or(0);
+    if (best >= summary.steps.size() || summary.steps[best].config_json.empty()) {
+        std::fprintf(stderr, "error: --apply-best: the ladder has no run to take a config from\n");
+        return false;
+    }
+    ExperimentConfig config = configFromJson(summary.steps[best].config_json);
+    config.name = base.name + " · recommended";
+    std::ofstream file(path);
+    file << configToJson(config) << "\n";
+    if (!file) {
+        std::fprintf(stderr, "error: --apply-best: cannot write '%s'\n", path.c_str());
+        return false;
+    }
+    std::fprintf(stderr, "Wrote the %s config ('%s') to %s: hearth-cli run --config %s\n",
+                 summary.recommended ? "recommended" : "baseline's", summary.steps[best].label.c_str(), path.c_str(),
+                 path.c_str());
+    return true;
+}
+
+int showSweep(const std::string& db_path, int64_t sweep_id) {
+    try {
+        const RunStore store(db_path);
+        const LadderSummary summary = summarizeLadder(store, sweep_id);
+        std::printf("Sweep #%lld: %s (%s, %s, %lld repeat%s)\n", static_cast<long long>(sweep_id), summary.name.c_str(),
+                    summary.kind.c_str(), summary.order.c_str(), static_cast<long long>(summary.repeats),
+                    summary.repeats == 1 ? "" : "s");
+        if (summary.kind == "memory-ladder")
+            printMemorySummary(stdout, store, summary);
+        else
+            printLadderSummary(stdout, summary);
+    } catch (const StoreError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitBadData;
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std::string& db_path, int& exit_code) {
-    auto* sweep = app.add_subcommand("sweep", "Run a speed or memory study of one experiment (--ladder) as a group "
-                                              "of runs");
+    auto* sweep = app.add_subcommand("sweep", "Plan and run a speed or memory study of one experiment (--ladder) as "
+                                              "a group of runs, or print a stored one (--show)");
     sweep->add_flag("--ladder{speed}", options.ladder,
                     "speed (the default): 32-true baseline -> mixed precision -> + loader workers -> + accumulation "
-                    "(with --target-batch), with the GPU's rungs between; a rung that trains slower than the step "
-                    "before it is left out of the steps after it. memory: gradients zeroed -> set to none -> + "
-                    "in-place ReLU -> (several processes: + zero1 -> + zero2 -> + zero3) -> + activation "
-                    "checkpointing")
-        ->required()
+                    "(with --target-batch), with the GPU's rungs between (--plan lists them all); a rung that trains "
+                    "slower than the step before it in the first round is left out of the steps after it. memory: "
+                    "gradients zeroed -> set to none -> + in-place ReLU -> (several processes: + zero1 -> + zero2 -> "
+                    "+ zero3) -> + activation checkpointing")
         ->check(CLI::IsMember({"speed", "memory"}));
     sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
     sweep->add_option("-s,--set", options.run.overrides, "Override a config key of the base experiment")
         ->allow_extra_args(false);
+    sweep->add_option("--rungs", options.rungs,
+                      "The speed ladder's rungs, by id (comma-separated; --plan lists them): the baseline and these, "
+                      "in the ladder's order")
+        ->delimiter(',');
+    sweep->add_flag("--alone", options.alone, "Run each rung alone against the baseline instead of stacking them");
+    sweep->add_option("--repeats", options.repeats,
+                      "Runs per step, the steps alternating round by round (default 3 for the speed ladder, 1 for "
+                      "the memory ladder)")
+        ->check(CLI::Range(1, 100));
+    sweep->add_flag("--plan", options.plan_only, "Print the rungs that apply here, the steps and an estimate; run nothing");
+    sweep->add_option("--apply-best", options.apply_best,
+                      "Write the recommended step's config (the fastest at the same accuracy) to this JSON file");
+    sweep->add_option("--show", options.show, "Print stored sweep SWEEP_ID's ladder (the id `sweep` printed)");
     sweep->add_option("--target-batch", options.target_batch,
                       "Effective batch size for the accumulation step (a multiple of trainer.batch_size)");
     sweep->add_option("--workers", options.workers, "Loader workers for the workers step")->check(CLI::Range(1, 64));
@@ -148,8 +159,17 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
     sweep->add_flag("--events", options.run.events,
                     "Write the sweep's id, then each step's run id and events, as JSON lines to standard output "
                     "(implies --quiet)");
-    sweep->callback([&options, &db_path, &exit_code] {
+    sweep->callback([sweep, &options, &db_path, &exit_code] {
         options.run.db_path = db_path;
+        if (options.show) {
+            exit_code = showSweep(resolveDbPath(options.run), *options.show);
+            return;
+        }
+        if (sweep->count("--ladder") == 0) {
+            std::fprintf(stderr, "error: sweep needs --ladder[=speed|memory] (or --show SWEEP_ID)\n");
+            exit_code = kExitBadConfig;
+            return;
+        }
         exit_code = sweepCommand(options);
     });
 }
@@ -157,31 +177,54 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
 int sweepCommand(const SweepCommandOptions& options) {
     const auto base = prepareConfig(options.run);
     if (!base) return kExitBadConfig;
+    const bool memory = options.ladder == "memory";
+    const DeviceCapabilities caps = queryDeviceCapabilities();
+    LadderPlan plan;
     std::vector<LadderStep> steps;
     try {
-        LadderOptions ladder_options;
-        ladder_options.kind = ladderKindFromName(options.ladder).value_or(LadderKind::Speed);
-        if (ladder_options.kind == LadderKind::Memory && options.target_batch)
-            throw ConfigError("target-batch", "belongs to the speed ladder; the memory ladder keeps the experiment's "
-                                              "batch");
-        ladder_options.target_batch = options.target_batch;
-        ladder_options.loader_workers = options.workers;
-        steps = buildTechniqueLadder(*base, queryDeviceCapabilities(), ladder_options);
+        if (memory) {
+            if (options.target_batch) throw ConfigError("target-batch", "belongs to the speed ladder; the memory ladder "
+                                                                        "keeps the experiment's batch");
+            if (!options.rungs.empty() || options.alone)
+                throw ConfigError(options.alone ? "alone" : "rungs", "plans the speed ladder; the memory ladder turns "
+                                                                     "every memory toggle on, one at a time");
+            if (options.repeats.value_or(1) != 1)
+                throw ConfigError("repeats", "applies to the speed ladder: a memory ladder's peaks do not vary from "
+                                             "run to run");
+            LadderOptions memory_options;
+            memory_options.kind = LadderKind::Memory;
+            steps = buildTechniqueLadder(*base, caps, memory_options);
+        } else {
+            if (!options.rungs.empty()) plan.rungs = options.rungs;
+            plan.order = options.alone ? LadderOrder::Alone : LadderOrder::Cumulative;
+            plan.repeats = options.repeats.value_or(3);
+            plan.target_batch = options.target_batch;
+            plan.loader_workers = options.workers;
+            steps = buildPlannedLadder(*base, caps, plan);
+        }
     } catch (const ConfigError& e) {
         std::fprintf(stderr, "error: --%s\n", e.what());
         return kExitBadConfig;
     }
-    const bool memory = options.ladder == "memory";
+    const std::string db_path = resolveDbPath(options.run);
+    const size_t total_runs = steps.size() * static_cast<size_t>(plan.repeats);
+    if (options.plan_only) {
+        if (!memory) printLadderPlan(stdout, ladderRungs(*base, caps, plan), steps, plan);
+        else
+            for (size_t i = 0; i < steps.size(); ++i)
+                std::printf("  %2zu. %s: %s\n", i + 1, steps[i].label.c_str(), steps[i].change.c_str());
+        printEstimate(stdout, db_path, *base, total_runs);
+        return kExitOk;
+    }
     const bool events = options.run.events;
     const bool quiet = options.run.quiet || events;
-    const std::string db_path = resolveDbPath(options.run);
     int64_t sweep_id = 0;
     {
         const auto writer = openWriter(db_path);
         if (!writer) return kExitBadData;
         try {
             sweep_id = writer->createSweep(base->name + (memory ? " memory ladder" : " ladder"),
-                                           memory ? "memory-ladder" : "ladder");
+                                           memory ? "memory-ladder" : "ladder", ladderPlanJson(plan, steps));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: the run store could not create the sweep: %s\n", e.what());
             return kExitBadData;
@@ -191,43 +234,99 @@ int sweepCommand(const SweepCommandOptions& options) {
         std::printf("%s\n", eventjson::sweepLine(sweep_id).c_str());
         std::fflush(stdout);
     }
+    if (!memory) printEstimate(stderr, db_path, *base, total_runs);
     // The tables go to stdout, unless stdout carries the events.
     std::FILE* table_out = events ? stderr : stdout;
-    const auto printTable = memory ? printMemoryTable : printLadderTable;
-    std::vector<StoredRun> runs;
-    for (size_t i = 0; i < steps.size(); ++i) {
-        std::fprintf(stderr, "\n=== Ladder step %zu/%zu: %s (%s)\n", i + 1, steps.size(), steps[i].label.c_str(),
-                     steps[i].change.c_str());
-        runs.push_back(trainStep(steps[i].config, db_path, sweep_id, quiet, events));
-        const StoredRun& step = runs.back();
-        if (!memory && step.outcome.status == RunStatus::Completed) {
-            const std::vector<LadderMeasure> measures = measuresOf(runs);
-            if (!settleLadderStep(steps, i, measures)) {
-                const size_t ref = ladderReferenceStep(steps, i);
-                std::fprintf(stderr, "'%s' trained slower than '%s' (%s): the next steps leave it out.\n",
-                             steps[i].label.c_str(), steps[ref].label.c_str(),
-                             ladderSpeedupText(measures[i], measures[ref]).c_str());
-            }
-        }
-        if (step.outcome.status != RunStatus::Completed) {
-            if (step.run_id == 0)
-                std::fprintf(stderr, "error: step '%s' failed: %s\n", steps[i].label.c_str(),
-                             step.outcome.message.c_str());
+    const auto printStored = [&] {
+        try {
+            const RunStore store(db_path);
+            const LadderSummary summary = summarizeLadder(store, sweep_id);
+            if (memory)
+                printMemorySummary(table_out, store, summary);
             else
-                std::fprintf(stderr, "error: step '%s' (run #%lld) %s%s%s\n", steps[i].label.c_str(),
-                             static_cast<long long>(step.run_id),
-                             step.outcome.status == RunStatus::Stopped ? "was stopped" : "failed",
-                             step.outcome.message.empty() ? "" : ": ", step.outcome.message.c_str());
-            std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
-            printTable(table_out, steps, runs);
-            return exitCodeFor(step.outcome);
+                printLadderSummary(table_out, summary);
+            return std::optional<LadderSummary>(summary);
+        } catch (const StoreError& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return std::optional<LadderSummary>();
+        }
+    };
+    // Round by round: every step once per round, so a drift of the machine (another job, heat)
+    // falls on every step alike. The first round leaves a slower rung out of the steps after it.
+    std::vector<StoredRun> first_round;
+    std::vector<int64_t> first_round_ids;
+    size_t done = 0;
+    double seconds_so_far = 0.0;
+    for (int64_t round = 0; round < plan.repeats; ++round) {
+        for (size_t i = 0; i < steps.size(); ++i) {
+            std::fprintf(stderr, "\n=== Ladder step %zu/%zu%s: %s (%s)\n", i + 1, steps.size(),
+                         plan.repeats > 1 ? (", round " + std::to_string(round + 1) + "/" + std::to_string(plan.repeats)).c_str()
+                                          : "",
+                         steps[i].label.c_str(), steps[i].change.c_str());
+            const auto started = std::chrono::steady_clock::now();
+            // Each round its own seed (initialisation, shuffling, dropout): the runs of a step then
+            // differ as runs of the experiment do, and their accuracies give the run-to-run spread.
+            ExperimentConfig config = steps[i].config;
+            config.seed += static_cast<uint64_t>(round);
+            StoredRun step = trainStep(config, db_path, sweep_id, quiet, events);
+            seconds_so_far += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            ++done;
+            if (round == 0) first_round_ids.push_back(step.run_id);
+            if (step.run_id != 0) {
+                if (const auto writer = openWriter(db_path)) {
+                    try {
+                        writer->addSweepRun(sweep_id, step.run_id, static_cast<int64_t>(i), round);
+                    } catch (const std::exception& e) {
+                        std::fprintf(stderr, "warning: run #%lld is not recorded as step %zu of the sweep: %s\n",
+                                     static_cast<long long>(step.run_id), i + 1, e.what());
+                    }
+                }
+            }
+            if (!memory && round == 0 && step.outcome.status == RunStatus::Completed) {
+                first_round.push_back(step);
+                const std::vector<LadderMeasure> measures = measuresOf(first_round);
+                if (!settleLadderStep(steps, i, measures)) {
+                    const size_t ref = ladderReferenceStep(steps, i);
+                    std::fprintf(stderr, "'%s' trained slower than '%s' (%s): the next steps leave it out.\n",
+                                 steps[i].label.c_str(), steps[ref].label.c_str(),
+                                 ladderSpeedupText(measures[i], measures[ref]).c_str());
+                    if (const auto writer = openWriter(db_path)) writer->setSweepPlan(sweep_id, ladderPlanJson(plan, steps));
+                }
+            }
+            if (step.outcome.status != RunStatus::Completed) {
+                if (step.run_id == 0)
+                    std::fprintf(stderr, "error: step '%s' failed: %s\n", steps[i].label.c_str(),
+                                 step.outcome.message.c_str());
+                else
+                    std::fprintf(stderr, "error: step '%s' (run #%lld) %s%s%s\n", steps[i].label.c_str(),
+                                 static_cast<long long>(step.run_id),
+                                 step.outcome.status == RunStatus::Stopped ? "was stopped" : "failed",
+                                 step.outcome.message.empty() ? "" : ": ", step.outcome.message.c_str());
+                std::fprintf(stderr, "Ladder ended early at step '%s'.\n", steps[i].label.c_str());
+                printStored();
+                return exitCodeFor(step.outcome);
+            }
+            if (total_runs > done)
+                std::fprintf(stderr, "%zu of %zu runs done; about %s left.\n", done, total_runs,
+                             formatDuration(seconds_so_far / static_cast<double>(done) *
+                                            static_cast<double>(total_runs - done)).c_str());
         }
     }
-    printTable(table_out, steps, runs);
-    std::fprintf(table_out, "\nSweep #%lld stored in %s; compare the runs with: hearth-cli compare",
-                 static_cast<long long>(sweep_id), db_path.c_str());
-    for (const auto& r : runs) std::fprintf(table_out, " %lld", static_cast<long long>(r.run_id));
+    const auto summary = printStored();
+    std::fprintf(table_out, "\nSweep #%lld stored in %s (hearth-cli sweep --show %lld prints it again; hearth-cli "
+                            "export --sweep %lld --format html makes its comparison report); compare the %sruns with: "
+                            "hearth-cli compare",
+                 static_cast<long long>(sweep_id), db_path.c_str(), static_cast<long long>(sweep_id),
+                 static_cast<long long>(sweep_id), plan.repeats > 1 ? "first round's " : "");
+    for (const int64_t id : first_round_ids) std::fprintf(table_out, " %lld", static_cast<long long>(id));
     std::fprintf(table_out, "\n");
+    if (!options.apply_best.empty()) {
+        if (memory) {
+            std::fprintf(stderr, "error: --apply-best: the memory ladder makes no recommendation\n");
+            return kExitBadConfig;
+        }
+        if (!summary || !applyBest(options.apply_best, *summary, *base)) return kExitBadData;
+    }
     return kExitOk;
 }
 

@@ -1,12 +1,16 @@
 #pragma once
-// `hearth-cli sweep --ladder[=speed|memory]`: runs the technique ladder (or the memory ladder) as
-// one sweep and prints the comparison.
+// `hearth-cli sweep --ladder[=speed|memory]`: plans the technique ladder (which rungs, stacked or
+// each alone, k repeats: --plan prints the plan and an estimate), runs it as one sweep, its steps
+// alternating round by round, and prints each step's median (min-max), verdict, why-lines and the
+// recommendation (--apply-best writes it as a config). --show ID prints a stored ladder again.
 
 #include "RunCommand.h"
 
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace hearth::cli {
 
@@ -15,6 +19,12 @@ struct SweepCommandOptions {
     std::string ladder = "speed";          // speed | memory
     std::optional<int64_t> target_batch;
     int64_t workers = 2;
+    std::vector<std::string> rungs;        // --rungs: chosen rung ids (empty: the default ones)
+    bool alone = false;                    // --alone: each rung alone against the baseline
+    std::optional<int64_t> repeats;        // --repeats (default: 3 for the speed ladder, 1 for memory)
+    bool plan_only = false;                // --plan
+    std::string apply_best;                // --apply-best FILE
+    std::optional<int64_t> show;           // --show SWEEP_ID
 };
 
 // `db_path` is the global --db value, read when the command runs (after parsing).

@@ -32,7 +32,7 @@ struct RunStarted {
 };
 
 // Where a training micro-batch's time goes, in ms per micro-batch, measured on a sample of the
-// micro-batches (trainer.profile_every_n_batches): wall clock on the CPU, CUDA events on a GPU.
+// micro-batches (trainer.profile_every_n_steps): wall clock on the CPU, CUDA events on a GPU.
 // Parts add up to about step_ms; the difference is work outside the timed sections.
 struct StepBreakdown {
     double data_wait_ms = 0.0;       // waiting for the loader's next batch

@@ -6,7 +6,6 @@ target_sources(hearth_engine_api PRIVATE
 target_sources(hearth_engine PRIVATE
   run/RunSetup.cpp
   run/RunController.cpp
-  run/TechniqueLadder.cpp
   run/TextPredictor.cpp
   run/ImagePredictor.cpp
   run/PredictionsCsv.cpp

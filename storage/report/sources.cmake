@@ -12,6 +12,7 @@ target_sources(hearth_storage PRIVATE
   report/RunPageHtml.cpp
   report/ComparisonPage.cpp
   report/ComparisonPageHtml.cpp
+  report/LadderSummary.cpp
   report/BrowserPrint.cpp)
 target_link_libraries(hearth_storage PRIVATE ZLIB::ZLIB)
 

@@ -124,7 +124,7 @@ void CliReportTest::initTestCase() {
                      "trainer.log_every_n_steps=1", "--quiet"}, 300000);
     QVERIFY2(r.exit_code == 0, qPrintable(r.out));
     // A real technique ladder on a smaller subset.
-    r = runCli({"--db", db_, "sweep", "--ladder", "--set", "data.limit=200", "--set", "trainer.max_epochs=1", "--set",
+    r = runCli({"--db", db_, "sweep", "--ladder", "--repeats", "1", "--set", "data.limit=200", "--set", "trainer.max_epochs=1", "--set",
                 "trainer.log_every_n_steps=1", "--quiet"}, 400000);
     QVERIFY2(r.exit_code == 0, qPrintable(r.out));
     const auto sweep = QRegularExpression(QStringLiteral("Sweep #(\\d+) stored")).match(r.out);

@@ -145,6 +145,60 @@ private Q_SLOTS:
         QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{4});   // nothing lost
     }
 
+    // The planned speed ladder: --plan lists the rungs and runs nothing; chosen rungs each alone,
+    // repeated twice with the steps alternating, every repeat stored with its step and a seed of
+    // its own; the table gives median (min-max), verdicts and why-lines; --show prints it again
+    // and --apply-best writes a config that loads.
+    void plannedLadderRepeatsEveryStepAndStoresEachRun() {
+        const QString database = m_dir.filePath("planned-ladder.sqlite");
+        const QStringList base{"--set", "data.limit=300", "--set", "trainer.max_epochs=2", "--set",
+                               "trainer.accelerator=cpu", "--set", "trainer.profile_every_n_steps=1"};
+        const CliResult plan = cliOn(database, QStringList{"sweep", "--ladder", "--plan"} + base);
+        QVERIFY2(plan.exit_code == 0 && plan.out.contains("[x] mixed") && plan.out.contains("n/a tf32") &&
+                     plan.out.contains("9 runs"),
+                 qPrintable(plan.out));
+        const QString best = m_dir.filePath("best.json");
+        const CliResult r = cliOn(database,
+                                  QStringList{"sweep", "--ladder", "--rungs", "workers,mixed", "--alone", "--repeats", "2",
+                                              "--apply-best", best, "-q"} + base,
+                                  400000);
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        for (const char* part : {"samples/s (steady)", "2/2", "round 2/2", "Why:", "+ workers:", "Sweep #1 stored"})
+            QVERIFY2(r.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, r.out)));
+        QVERIFY2(r.out.contains("Recommended: ") || r.out.contains("keep 'baseline'"), qPrintable(r.out));
+        hearth::RunStore store(database.toStdString());
+        const auto sweep = store.sweep(1);
+        QVERIFY(sweep && !sweep->plan_json.empty());
+        QCOMPARE(sweep->runs.size(), size_t{6});
+        for (size_t i = 0; i < sweep->runs.size(); ++i) {
+            const auto& run = sweep->runs[i];
+            QCOMPARE(run.step, static_cast<int64_t>(i % 3));   // round by round: 0 1 2 0 1 2
+            QCOMPARE(run.repeat, static_cast<int64_t>(i / 3));
+            QCOMPARE(hearth::configFromJson(store.run(run.run_id)->config_json).seed, uint64_t(42 + i / 3));
+        }
+        // Alone: the workers step trains in 32-true, as the baseline does.
+        QCOMPARE(QString::fromStdString(hearth::configFromJson(store.run(sweep->runs[2].run_id)->config_json)
+                                            .trainer.precision),
+                 QString("32-true"));
+        const CliResult shown = cliOn(database, {"sweep", "--show", "1"});
+        QVERIFY2(shown.exit_code == 0 && shown.out.contains("alone, 2 repeats") && shown.out.contains("+ bf16-mixed"),
+                 qPrintable(shown.out));
+        QFile file(best);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto applied = hearth::configFromJson(file.readAll().toStdString());
+        QVERIFY(QString::fromStdString(applied.name).endsWith("recommended"));
+
+        // Bad plans are refused before anything runs, naming the flag.
+        const CliResult unknown = cliOn(database, QStringList{"sweep", "--ladder", "--rungs", "turbo"} + base);
+        QVERIFY2(unknown.exit_code == 2 && unknown.out.contains("--rungs") && unknown.out.contains("'turbo'"),
+                 qPrintable(unknown.out));
+        const CliResult memory = cliOn(database, QStringList{"sweep", "--ladder=memory", "--repeats", "2"} + base);
+        QVERIFY2(memory.exit_code == 2 && memory.out.contains("--repeats"), qPrintable(memory.out));
+        const CliResult none = cliOn(database, {"sweep", "--show", "99"});
+        QVERIFY2(none.exit_code == 3 && none.out.contains("No sweep #99"), qPrintable(none.out));
+        QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{6});   // nothing added
+    }
+
     // Early stopping from the command line: the run completes and is tested, and the reason is
     // printed, stored and shown.
     void earlyStoppingIsStoredAndShown() {
@@ -238,9 +292,9 @@ private Q_SLOTS:
                      r.out.contains("this store takes one run"),
                  qPrintable(r.out));
         QVERIFY2(r.out.contains("Ladder ended early"), qPrintable(r.out));
-        // The table's second row is the failed step with no run (0), not run 1 again.
-        const auto row = QRegularExpression("(?m)^\\+ \\S+\\s+(\\d+)\\s").match(r.out);
-        QVERIFY2(row.hasMatch() && row.captured(1) == "0", qPrintable(r.out));
+        // The table's second row is the failed step with no run (0 of 0), not run 1 again.
+        const auto row = QRegularExpression("(?m)^\\+ \\S+\\s+(\\d+)/(\\d+)\\s").match(r.out);
+        QVERIFY2(row.hasMatch() && row.captured(1) == "0" && row.captured(2) == "0", qPrintable(r.out));
         hearth::RunStore store(database.toStdString());
         QCOMPARE(store.listRuns().size(), size_t{1});
         QCOMPARE(store.run(1)->status, std::string("completed"));

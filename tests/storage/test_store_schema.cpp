@@ -64,7 +64,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 8);
+    QCOMPARE(RunStore::schemaVersion(), 9);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -105,7 +105,7 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QVERIFY(!run->tflops && !run->mfu);            // v6: an old run's FLOPs are unknown
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 8LL);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 9LL);
         // v7, v8: run_memory has the CUDA graph and offloaded-optimizer columns (0 for every older row).
         QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'cuda_graph_bytes'"), 1LL);
         QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'offloaded_bytes'"), 1LL);
@@ -122,6 +122,32 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     const auto swept = store.run(id);
     QCOMPARE(*swept->sweep_id, sweep);
     QCOMPARE(swept->sweep_name, std::string("lr-grid"));
+    // v9: a sweep's plan, and each run's step and repeat in it (-1 where none was recorded).
+    const int64_t ladder = writer.createSweep("ladder", "ladder", R"({"repeats":2})");
+    const int64_t a = writer.createRun("a", "{}", ladder);
+    const int64_t b = writer.createRun("b", "{}", ladder);
+    const int64_t c = writer.createRun("c", "{}", ladder);
+    writer.addSweepRun(ladder, a, 0, 0);
+    writer.addSweepRun(ladder, b, 1, 0);
+    writer.flush();
+    const auto record = store.sweep(ladder);
+    QVERIFY(record.has_value());
+    QCOMPARE(record->plan_json, std::string(R"({"repeats":2})"));
+    QCOMPARE(record->kind, std::string("ladder"));
+    QCOMPARE(record->runs.size(), size_t{3});
+    QCOMPARE(record->runs[1].run_id, b);
+    QCOMPARE(record->runs[1].step, int64_t{1});
+    QCOMPARE(record->runs[2].run_id, c);
+    QCOMPARE(record->runs[2].step, int64_t{-1});
+    QCOMPARE(store.sweep(sweep)->plan_json, std::string());   // a sweep made before v9's plans
+    QVERIFY(!store.sweep(12345).has_value());
+    // Deleting a run takes its place in the sweep with it.
+    store.deleteRun(a);
+    QCOMPARE(store.sweep(ladder)->runs.size(), size_t{2});
+    {
+        RawDb raw(db);
+        QCOMPARE(raw.integer("SELECT count(*) FROM sweep_runs"), 1LL);
+    }
 }
 
 void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
@@ -135,14 +161,14 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
         // write) before the version check would change the header bytes compared below.
         RawDb raw(db);
         raw.exec("PRAGMA journal_mode = DELETE");
-        raw.exec("PRAGMA user_version = 9");
+        raw.exec("PRAGMA user_version = 10");
     }
     QVERIFY(!std::filesystem::exists(db + "-wal"));   // the last close checkpointed everything
     const std::string before = readBytes(db);
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 9; this build reads up to 8)"),
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 10; this build reads up to 9)"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });
@@ -150,7 +176,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
 
     QVERIFY(readBytes(db) == before);
     RawDb raw(db);
-    QCOMPARE(raw.integer("PRAGMA user_version"), 9LL);
+    QCOMPARE(raw.integer("PRAGMA user_version"), 10LL);
     QCOMPARE(raw.integer("SELECT count(*) FROM runs"), 1LL);
 }
 

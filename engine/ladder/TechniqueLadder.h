@@ -30,6 +30,7 @@ struct LadderStep {
     // baseline, accumulation and DDP change what a step is (the batch it sees), and always stay.
     bool optional = false;
     bool kept = true;          // false once settleLadderStep found it slower than the step it built on
+    bool alone = false;        // tried alone on the baseline (LadderOrder::Alone): the baseline is its reference
 };
 
 // How fast a finished step trained: its whole fit (validation included), and with two or more
@@ -54,7 +55,8 @@ bool ladderRungSlower(const LadderMeasure& step, const LadderMeasure& reference)
 // without steady speeds).
 std::string ladderSpeedupText(const LadderMeasure& step, const LadderMeasure& reference);
 
-// The step a later step built on when step k ran: the last kept step before k.
+// The step a later step built on when step k ran: the last kept step before k (the baseline for a
+// step tried alone).
 size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k);
 
 // After step k has run (`measures` holds steps 0..k): an optional rung slower than its reference
@@ -70,6 +72,8 @@ struct LadderOptions {
     std::optional<int64_t> target_batch;   // speed: adds an accumulation step reaching this effective batch
     int64_t loader_workers = 2;            // speed: workers for the loader step
 };
+// Planning a speed ladder (which rungs, alone or stacked, repeats): engine/ladder/LadderPlan.h.
+// buildTechniqueLadder's speed ladder is that plan's default: every speed rung that applies, stacked.
 
 // "speed" / "memory" (the CLI's --ladder values); nullopt for anything else.
 std::optional<LadderKind> ladderKindFromName(const std::string& name);

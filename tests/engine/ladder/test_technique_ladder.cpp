@@ -1,11 +1,23 @@
 // The technique ladder: each step adds one technique to the previous one, on what the device does well.
-#include "engine/run/TechniqueLadder.h"
+#include "engine/ladder/LadderPlan.h"
+#include "engine/ladder/TechniqueLadder.h"
+
+#include <set>
 
 #include <QTest>
 
 using namespace hearth;
 
 namespace {
+
+std::set<std::string> idsWhere(const std::vector<LadderRung>& rungs, bool (*pick)(const LadderRung&)) {
+    std::set<std::string> ids;
+    for (const auto& r : rungs)
+        if (pick(r)) ids.insert(r.id);
+    return ids;
+}
+bool applies(const LadderRung& r) { return r.applies; }
+bool onByDefault(const LadderRung& r) { return r.default_on; }
 
 // A CUDA build with c10d on a machine with two Ampere-or-later GPUs: every GPU rung applies.
 DeviceCapabilities twoModernGpus() {
@@ -370,6 +382,139 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(steps[4].label), QString("+ cuDNN benchmark"));
         QVERIFY(!settleLadderStep(steps, 4, m));
         QVERIFY(!steps[5].config.trainer.cudnn_benchmark && steps[5].config.trainer.channels_last);
+    }
+
+    // The planner lists every rung; on the CPU for the CNN exactly these apply, each other one
+    // with its reason, and a target batch makes the accumulation rung apply.
+    void plannerListsTheRungsThatApplyToACnnOnTheCpu() {
+        const auto rungs = ladderRungs(ExperimentConfig{}, DeviceCapabilities{});
+        QCOMPARE(idsWhere(rungs, applies), (std::set<std::string>{"mixed", "workers", "checkpointing"}));
+        QCOMPARE(idsWhere(rungs, onByDefault), (std::set<std::string>{"mixed", "workers"}));
+        for (const auto& r : rungs) {
+            QVERIFY2(r.applies == r.reason.empty(), r.id.c_str());
+            QVERIFY2(!r.label.empty(), r.id.c_str());
+        }
+        const auto reason = [&](const std::vector<LadderRung>& list, const std::string& id) {
+            for (const auto& r : list)
+                if (r.id == id) return QString::fromStdString(r.reason);
+            return QString("no such rung");
+        };
+        QVERIFY(reason(rungs, "tf32").contains("trains on the CPU"));
+        QVERIFY(reason(rungs, "ddp").contains("several GPUs"));
+        QVERIFY(reason(rungs, "accumulation").contains("--target-batch"));
+        LadderPlan plan;
+        plan.target_batch = 256;
+        QVERIFY(idsWhere(ladderRungs(ExperimentConfig{}, DeviceCapabilities{}, plan), applies).count("accumulation"));
+        plan.target_batch = 100;   // not a multiple of 64: listed with the reason, refused when chosen
+        QVERIFY(reason(ladderRungs(ExperimentConfig{}, DeviceCapabilities{}, plan), "accumulation").contains("multiple"));
+    }
+
+    // A transformer on text: padding and bucketing apply; on GPUs the rungs for images do not.
+    void plannerForATransformer() {
+        ExperimentConfig text;
+        text.data.kind = "wordnet";
+        text.data.tokenizer = "vocab.txt";
+        text.model.name = "distilbert";
+        QCOMPARE(idsWhere(ladderRungs(text, DeviceCapabilities{}), applies),
+                 (std::set<std::string>{"mixed", "padding", "bucketing", "workers", "checkpointing"}));
+        const auto gpu = ladderRungs(text, twoModernGpus());
+        QCOMPARE(idsWhere(gpu, applies),
+                 (std::set<std::string>{"tf32", "mixed", "optimizer", "padding", "bucketing", "workers", "checkpointing",
+                                        "ddp", "zero1", "zero2", "zero3", "offload"}));
+        for (const auto& r : gpu) {
+            if (r.id == "cudnn") QVERIFY(QString::fromStdString(r.reason).contains("distilbert has no convolutions"));
+            if (r.id == "cuda_graph") QVERIFY(QString::fromStdString(r.reason).contains("change shape"));
+            if (r.id == "pipeline") QVERIFY(QString::fromStdString(r.reason).contains("cuts cnn and mlp"));
+        }
+    }
+
+    // A machine of two modern GPUs (a described capability set): every rung applies to the CNN;
+    // the ones that trade speed for memory are offered unchecked.
+    void plannerOnAMachineWithTwoGpus() {
+        LadderPlan plan;
+        plan.target_batch = 256;
+        const auto rungs = ladderRungs(ExperimentConfig{}, twoModernGpus(), plan);
+        QCOMPARE(idsWhere(rungs, applies),
+                 (std::set<std::string>{"tf32", "mixed", "optimizer", "cudnn", "channels_last", "workers", "on_device",
+                                        "cuda_graph", "accumulation", "checkpointing", "ddp", "zero1", "zero2", "zero3",
+                                        "offload", "pipeline"}));
+        QCOMPARE(idsWhere(rungs, onByDefault),
+                 (std::set<std::string>{"tf32", "mixed", "optimizer", "cudnn", "channels_last", "workers", "on_device",
+                                        "cuda_graph", "accumulation", "ddp"}));
+        // Each strategy rung alone on the baseline: one process per GPU; offload brings a sharded
+        // optimizer with it. Every step validates.
+        plan.rungs = std::vector<std::string>{"zero3", "offload", "pipeline"};
+        plan.order = LadderOrder::Alone;
+        const auto steps = buildPlannedLadder(ExperimentConfig{}, twoModernGpus(), plan);
+        QCOMPARE(steps.size(), size_t(4));
+        QCOMPARE(QString::fromStdString(steps[2].config.trainer.strategy), QString("zero2"));
+        QVERIFY(steps[2].config.trainer.offload_optimizer);
+        QCOMPARE(QString::fromStdString(steps[3].config.trainer.strategy), QString("pipeline"));
+        for (const auto& s : steps) {
+            const auto problems = validate(s.config, twoModernGpus());
+            QVERIFY2(problems.empty(), (s.label + ": " + (problems.empty() ? "" : problems.front().key + " " + problems.front().message)).c_str());
+        }
+    }
+
+    // Chosen rungs run in the ladder's order; alone, each builds on the baseline and is judged
+    // against it; an unknown rung or one that does not apply is refused naming it.
+    void chosenRungsStackedOrAlone() {
+        LadderPlan plan;
+        plan.rungs = std::vector<std::string>{"workers", "mixed"};
+        auto steps = buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan);
+        QCOMPARE(steps.size(), size_t(3));
+        QCOMPARE(QString::fromStdString(steps[1].label), QString("+ bf16-mixed"));
+        QCOMPARE(QString::fromStdString(steps[2].config.trainer.precision), QString("bf16-mixed"));   // stacked
+        QCOMPARE(ladderReferenceStep(steps, 2), size_t(1));
+        plan.order = LadderOrder::Alone;
+        steps = buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan);
+        QCOMPARE(QString::fromStdString(steps[2].config.trainer.precision), QString("32-true"));   // alone
+        QCOMPARE(steps[2].config.trainer.num_workers, int64_t(2));
+        QCOMPARE(ladderReferenceStep(steps, 2), size_t(0));
+        QVERIFY(!steps[1].optional && steps[2].alone);
+        QVERIFY(steps[1].config.name != steps[2].config.name && steps[0].config.name != steps[1].config.name);
+        // A rung tried alone is never left out of the others.
+        std::vector<LadderMeasure> slow{{10.0, 1000.0}, {10.0, 500.0}};
+        QVERIFY(settleLadderStep(steps, 1, slow));
+
+        plan.rungs = std::vector<std::string>{"turbo"};
+        try {
+            buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan);
+            QFAIL("an unknown rung was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains("rungs") && QString(e.what()).contains("'turbo'") &&
+                         QString(e.what()).contains("workers"),
+                     e.what());
+        }
+        plan.rungs = std::vector<std::string>{"cuda_graph"};
+        try {
+            buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan);
+            QFAIL("a rung that does not apply was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains("does not apply here") && QString(e.what()).contains("CPU"), e.what());
+        }
+        plan.rungs.reset();
+        plan.repeats = 0;
+        QVERIFY_THROWS_EXCEPTION(ConfigError, buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan));
+    }
+
+    // The sweep stores the plan with its steps (and which were left out) and reads it back.
+    void planJsonRoundTrips() {
+        LadderPlan plan;
+        plan.rungs = std::vector<std::string>{"mixed", "workers"};
+        plan.repeats = 3;
+        plan.target_batch = 128;
+        auto steps = buildPlannedLadder(ExperimentConfig{}, DeviceCapabilities{}, plan);
+        steps[1].kept = false;
+        const StoredLadderPlan back = ladderPlanFromJson(ladderPlanJson(plan, steps));
+        QCOMPARE(back.plan.repeats, int64_t(3));
+        QCOMPARE(*back.plan.rungs, *plan.rungs);
+        QCOMPARE(back.plan.target_batch.value_or(0), int64_t(128));
+        QCOMPARE(back.steps.size(), steps.size());
+        QCOMPARE(QString::fromStdString(back.steps[2].label), QString("+ workers"));
+        QVERIFY(!back.steps[1].kept && back.steps[2].kept);
+        QCOMPARE(ladderReferenceStep(back.steps, 2), size_t(0));   // the left-out step is skipped
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ladderPlanFromJson("{\"order\": 1}"));
     }
 
     void stepNamesAreDistinct() {

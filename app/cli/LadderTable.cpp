@@ -1,0 +1,145 @@
+#include "LadderTable.h"
+
+#include "ProgressPrinter.h"
+
+#include "engine/config/ExperimentConfig.h"
+
+#include <algorithm>
+
+namespace hearth::cli {
+namespace {
+
+std::string number(double v, const char* pattern) {
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, v);
+    return text;
+}
+
+// "4,012" with thousands separators (speeds of thousands of samples per second).
+std::string grouped(double v) {
+    std::string digits = number(v, "%.0f");
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0 && std::isdigit(static_cast<unsigned char>(digits[i - 1])); i -= 3)
+        digits.insert(static_cast<size_t>(i), ",");
+    return digits;
+}
+
+std::string speedText(const Spread& s, bool steady) {
+    if (s.n == 0) return "-";
+    const auto one = [steady](double v) { return steady ? grouped(v) : formatDuration(v > 0.0 ? 1.0 / v : 0.0); };
+    if (s.n == 1) return one(s.median);
+    // Fit time: the fastest run has the shortest time, so the range reads from min time to max.
+    return one(s.median) + " (" + one(steady ? s.min : s.max) + "-" + one(steady ? s.max : s.min) + ")";
+}
+
+std::string accuracyText(const Spread& s) {
+    if (s.n == 0) return "-";
+    if (s.n == 1) return number(s.median, "%.4f");
+    return number(s.median, "%.4f") + " (" + number(s.min, "%.4f") + "-" + number(s.max, "%.4f") + ")";
+}
+
+}  // namespace
+
+void printLadderPlan(std::FILE* out, const std::vector<LadderRung>& rungs, const std::vector<LadderStep>& steps,
+                     const LadderPlan& plan) {
+    std::fprintf(out, "Rungs ([x] planned, [ ] applies but not chosen; --rungs ID,... picks them):\n");
+    size_t width = 0;
+    for (const auto& r : rungs) width = std::max(width, r.id.size());
+    for (const auto& r : rungs) {
+        const bool chosen = std::any_of(steps.begin(), steps.end(), [&](const LadderStep& s) { return s.label == r.label; });
+        const char* mark = !r.applies ? "n/a" : chosen ? "[x]" : "[ ]";
+        std::fprintf(out, "  %s %-*s %s: %s\n", mark, static_cast<int>(width), r.id.c_str(), r.label.c_str(),
+                     r.applies ? r.change.c_str() : r.reason.c_str());
+    }
+    std::fprintf(out, "\nSteps (%s; each run %lld time%s, the steps alternating round by round):\n",
+                 plan.order == LadderOrder::Alone ? "each rung alone against the baseline" : "each adds its rung to the one before",
+                 static_cast<long long>(plan.repeats), plan.repeats == 1 ? "" : "s");
+    for (size_t i = 0; i < steps.size(); ++i)
+        std::fprintf(out, "  %2zu. %s: %s\n", i + 1, steps[i].label.c_str(), steps[i].change.c_str());
+}
+
+void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
+    size_t width = 16;
+    for (const auto& s : summary.steps) width = std::max(width, s.label.size() + (s.kept ? 0 : 11));
+    const char* speed_head = summary.steady ? "samples/s (steady)" : "fit time";
+    std::fprintf(out, "\n%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %9s\n", static_cast<int>(width), "step", "runs",
+                 "precision", speed_head, "speed-up", "vs baseline", "test acc", "acc", "peak memory", "data wait");
+    for (const auto& s : summary.steps) {
+        std::string precision = "-";
+        if (!s.config_json.empty()) {
+            try {
+                precision = configFromJson(s.config_json).trainer.precision;
+            } catch (const std::exception&) {
+            }
+        }
+        const bool first = &s == &summary.steps.front();
+        const std::string label = s.label + (s.kept ? "" : " (left out)");
+        const std::string runs = std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size());
+        std::fprintf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
+                     label.c_str(), runs.c_str(), precision.c_str(), speedText(s.verdict.speed, summary.steady).c_str(),
+                     first ? "-" : speedupText(s.verdict.change, s.verdict.speedup).c_str(),
+                     first ? "-" : speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline).c_str(),
+                     accuracyText(s.verdict.accuracy).c_str(),
+                     first ? "-" : accuracyChangeName(s.verdict.accuracy_change).c_str(),
+                     s.peak_bytes.n ? formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
+                     100.0 * s.data_wait_share.median);
+    }
+    std::fprintf(out, "(median (min-max) of each step's runs; %s; speed-up: against the step it built on%s. A "
+                      "range that overlaps the other step's reads \"no measurable change\"; with one run each, a "
+                      "change under 5%% does. acc: test accuracy against the baseline's, \"same\" within the "
+                      "run-to-run spread)\n",
+                 summary.steady ? "samples/s of the last epoch, after the first epoch's warm-up"
+                                : "the whole fit's time, warm-up and validation included (2+ epochs give steady speeds)",
+                 summary.order == "alone" ? " (the baseline: each rung ran alone)" : "");
+    bool any_why = false;
+    for (size_t i = 1; i < summary.steps.size(); ++i) {
+        const auto& s = summary.steps[i];
+        if (s.why.empty()) continue;
+        if (!any_why) std::fprintf(out, "\nWhy:\n");
+        any_why = true;
+        std::string text;
+        for (const auto& line : s.why) text += (text.empty() ? "" : " ") + line;
+        std::fprintf(out, "  %s: %s\n", s.label.c_str(), text.c_str());
+    }
+    for (size_t i = 1; i < summary.steps.size(); ++i) {
+        const auto& s = summary.steps[i];
+        if (s.kept) continue;
+        std::fprintf(out, "'%s' measured slower than '%s' in the first round and was left out of the steps after it.\n",
+                     s.label.c_str(), summary.steps[s.reference].label.c_str());
+    }
+    std::fprintf(out, "\n%s\n", summary.recommendation.c_str());
+}
+
+void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
+    size_t width = 16;
+    for (const auto& s : summary.steps) width = std::max(width, s.label.size());
+    std::fprintf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), "step", "run",
+                 "peak memory", "change", "activations", "gradients", "train time", "time", "test acc");
+    int64_t previous_peak = 0;
+    double base_time = 0.0;
+    bool gpu = false;
+    for (size_t i = 0; i < summary.steps.size(); ++i) {
+        const auto& step = summary.steps[i];
+        const int64_t id = step.run_ids.empty() ? 0 : step.run_ids.front();
+        const auto run = id ? store.run(id) : std::nullopt;
+        const MemoryBreakdown m = id ? store.memoryBreakdown(id).value_or(MemoryBreakdown{}) : MemoryBreakdown{};
+        gpu = gpu || m.device.rfind("cuda", 0) == 0;
+        const bool done = run && run->status == "completed";
+        const int64_t peak = m.peak_bytes > 0 ? m.peak_bytes : (run ? run->peak_memory_bytes.value_or(0) : 0);
+        std::string change = "-";
+        if (i > 0 && previous_peak > 0 && peak > 0)
+            change = number(100.0 * static_cast<double>(peak - previous_peak) / static_cast<double>(previous_peak), "%+.1f%%");
+        const double t = run ? run->train_time_s.value_or(0.0) : 0.0;
+        if (i == 0) base_time = t;
+        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), step.label.c_str(),
+                     static_cast<long long>(id), peak > 0 ? formatBytes(peak).c_str() : "-", change.c_str(),
+                     m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
+                     m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), formatDuration(t).c_str(),
+                     t > 0 && base_time > 0 ? t / base_time : 0.0,
+                     done ? number(run->test_accuracy.value_or(0.0), "%.4f").c_str() : "-");
+        previous_peak = peak;
+    }
+    std::fprintf(out, "(peak: %s; time: training time relative to the baseline)\n",
+                 gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit");
+}
+
+}  // namespace hearth::cli

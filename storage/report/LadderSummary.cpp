@@ -1,0 +1,196 @@
+#include "storage/report/LadderSummary.h"
+
+#include "engine/ladder/LadderPlan.h"
+#include "engine/ladder/LadderWhy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace hearth {
+namespace {
+
+// What the summary reads of one run.
+struct RunRead {
+    int64_t id = 0;
+    bool completed = false;
+    std::optional<RunSummary> summary;
+    std::vector<EpochMetrics> epochs;
+    double steady = 0.0;   // the last epoch's training samples/s with 2+ epochs; 0 otherwise
+};
+
+RunRead readRun(const RunStore& store, int64_t id) {
+    RunRead r;
+    r.id = id;
+    r.summary = store.run(id);
+    r.completed = r.summary && r.summary->status == "completed";
+    if (!r.completed) return r;
+    r.epochs = store.epochs(id);
+    if (r.epochs.size() >= 2) r.steady = r.epochs.back().samples_per_sec;
+    return r;
+}
+
+// The label a run of a ladder stored without a plan goes by: its name's part after " · ".
+std::string labelFromName(const std::string& name) {
+    const std::string dot = " · ";
+    const size_t at = name.rfind(dot);
+    return at == std::string::npos ? name : name.substr(at + dot.size());
+}
+
+struct Evidence {
+    StepBreakdown breakdown;
+    MemoryBreakdown memory;
+    double gpu_busy = -1.0;
+    int64_t device_total = 0;
+};
+
+Evidence evidenceOf(const RunStore& store, const RunRead& run) {
+    Evidence e;
+    if (!run.epochs.empty()) e.breakdown = run.epochs.back().breakdown;
+    if (auto m = store.memoryBreakdown(run.id)) e.memory = *m;
+    double busy = 0.0;
+    int64_t samples = 0;
+    for (const auto& s : store.deviceSamples(run.id)) {
+        if (s.rank != 0) continue;
+        const bool gpu = e.memory.device.rfind("cuda", 0) == 0;
+        if (gpu != (s.device >= 0)) continue;
+        e.device_total = std::max(e.device_total, s.total_bytes);
+        if (gpu && s.utilization >= 0.0) {
+            busy += s.utilization;
+            ++samples;
+        }
+    }
+    if (samples > 0) e.gpu_busy = busy / static_cast<double>(samples);
+    return e;
+}
+
+}  // namespace
+
+LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
+    const auto record = store.sweep(sweep_id);
+    if (!record) throw StoreError("No sweep #" + std::to_string(sweep_id) + " in '" + store.path() + "'.");
+    LadderSummary out;
+    out.sweep_id = sweep_id;
+    out.name = record->name;
+    out.kind = record->kind;
+
+    // The steps: the plan's, each with its runs; without a plan, one step per run, in order.
+    std::vector<LadderStep> plan_steps;
+    std::vector<std::vector<int64_t>> step_runs;
+    if (!record->plan_json.empty()) {
+        StoredLadderPlan plan;
+        try {
+            plan = ladderPlanFromJson(record->plan_json);
+        } catch (const std::invalid_argument& e) {
+            throw StoreError("Sweep #" + std::to_string(sweep_id) + "'s plan cannot be read: " + e.what());
+        }
+        out.order = ladderOrderName(plan.plan.order);
+        out.repeats = plan.plan.repeats;
+        plan_steps = plan.steps;
+        step_runs.resize(plan_steps.size());
+        for (const auto& r : record->runs)
+            if (r.step >= 0 && static_cast<size_t>(r.step) < step_runs.size()) step_runs[r.step].push_back(r.run_id);
+    } else {
+        for (const auto& r : record->runs) {
+            LadderStep step;
+            const auto summary = store.run(r.run_id);
+            step.label = summary ? labelFromName(summary->name) : "run #" + std::to_string(r.run_id);
+            step.short_name = step.label;
+            plan_steps.push_back(step);
+            step_runs.push_back({r.run_id});
+        }
+    }
+
+    std::vector<std::vector<RunRead>> reads(plan_steps.size());
+    bool steady = true;
+    int64_t completed_runs = 0;
+    for (size_t i = 0; i < plan_steps.size(); ++i) {
+        for (int64_t id : step_runs[i]) {
+            reads[i].push_back(readRun(store, id));
+            const RunRead& r = reads[i].back();
+            if (!r.completed) continue;
+            ++completed_runs;
+            if (r.steady <= 0.0) steady = false;
+        }
+    }
+    out.steady = steady && completed_runs > 0;
+
+    std::vector<StepRuns> judged(plan_steps.size());
+    std::vector<std::string> labels;
+    for (size_t i = 0; i < plan_steps.size(); ++i) {
+        LadderStepSummary s;
+        const LadderStep& p = plan_steps[i];
+        s.label = p.label;
+        s.short_name = p.short_name;
+        s.change = p.change;
+        s.kept = p.kept;
+        s.alone = p.alone;
+        s.reference = record->plan_json.empty() ? (i == 0 ? 0 : i - 1) : ladderReferenceStep(plan_steps, i);
+        s.run_ids = step_runs[i];
+        std::vector<double> fits, peaks, waits;
+        for (const RunRead& r : reads[i]) {
+            if (s.config_json.empty() && r.summary) s.config_json = r.summary->config_json;
+            if (!r.completed) continue;
+            ++s.completed;
+            const double fit = r.summary->train_time_s.value_or(0.0);
+            s.speeds.push_back(out.steady ? r.steady : (fit > 0.0 ? 1.0 / fit : 0.0));
+            s.accuracies.push_back(r.summary->test_accuracy.value_or(0.0));
+            fits.push_back(fit);
+            peaks.push_back(static_cast<double>(r.summary->peak_memory_bytes.value_or(0)));
+            double wait = 0.0;
+            for (const auto& e : r.epochs) wait += e.data_wait_share;
+            waits.push_back(r.epochs.empty() ? 0.0 : wait / static_cast<double>(r.epochs.size()));
+        }
+        s.fit_s = spreadOf(fits);
+        s.peak_bytes = spreadOf(peaks);
+        s.data_wait_share = spreadOf(waits);
+        judged[i] = {s.speeds, s.accuracies, s.reference};
+        labels.push_back(s.label);
+        out.steps.push_back(std::move(s));
+    }
+    const LadderVerdict verdict = judgeLadder(judged, labels);
+    out.recommended = verdict.recommended;
+    out.recommendation = verdict.recommendation;
+
+    // Why: each step's run nearest its median speed against its reference's.
+    const auto representative = [&](size_t i) -> const RunRead* {
+        const RunRead* best = nullptr;
+        double best_gap = 0.0;
+        const double median = verdict.steps[i].speed.median;
+        for (const RunRead& r : reads[i]) {
+            if (!r.completed) continue;
+            const double fit = r.summary->train_time_s.value_or(0.0);
+            const double speed = out.steady ? r.steady : (fit > 0.0 ? 1.0 / fit : 0.0);
+            const double gap = std::abs(speed - median);
+            if (!best || gap < best_gap) {
+                best = &r;
+                best_gap = gap;
+            }
+        }
+        return best;
+    };
+    for (size_t i = 0; i < out.steps.size(); ++i) {
+        LadderStepSummary& s = out.steps[i];
+        s.verdict = verdict.steps[i];
+        if (i == 0) continue;
+        const RunRead* run = representative(i);
+        const RunRead* ref = representative(s.reference);
+        if (!run || !ref) continue;
+        const Evidence e = evidenceOf(store, *run), r = evidenceOf(store, *ref);
+        WhyEvidence why;
+        why.rung = s.short_name;
+        why.change = s.verdict.change;
+        why.speedup = s.verdict.speedup;
+        why.step = e.breakdown;
+        why.reference = r.breakdown;
+        why.memory = e.memory;
+        why.reference_memory = r.memory;
+        why.gpu_busy = e.gpu_busy;
+        why.reference_gpu_busy = r.gpu_busy;
+        why.device_total_bytes = std::max(e.device_total, r.device_total);
+        s.why = whyLines(why);
+    }
+    return out;
+}
+
+}  // namespace hearth

@@ -1,0 +1,48 @@
+#pragma once
+// LadderSummary: a stored speed ladder read back and judged: its steps (from the sweep's plan, or
+// one per run for a ladder stored without one), every repeat's run, each step's speed and accuracy
+// as median (min-max), the verdict against its reference step and the baseline
+// (engine/ladder/LadderVerdict), one or two "why" sentences (engine/ladder/LadderWhy) and the
+// recommendation. `hearth-cli sweep` prints it; Compare and the reports read the same summary.
+
+#include "engine/ladder/LadderVerdict.h"
+#include "storage/RunStore.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+struct LadderStepSummary {
+    std::string label, short_name, change;
+    bool kept = true;               // false: left out of the steps after it (measured slower in round 1)
+    bool alone = false;             // tried alone on the baseline
+    size_t reference = 0;           // the step it is judged against
+    std::vector<int64_t> run_ids;   // every repeat's run, in the order they ran
+    int64_t completed = 0;          // of those, completed
+    std::string config_json;        // the step's config (its first run's)
+    std::vector<double> speeds, accuracies;   // the completed runs'
+    Spread fit_s;                   // whole-fit seconds (warm-up and validation included)
+    Spread peak_bytes, data_wait_share;
+    StepVerdict verdict;
+    std::vector<std::string> why;
+};
+
+struct LadderSummary {
+    int64_t sweep_id = 0;
+    std::string name, kind;
+    std::string order = "cumulative";
+    int64_t repeats = 1;
+    // true: speeds are the last epoch's training samples/s (every run had 2+ epochs, the first
+    // carrying the warm-up); false: 1 / the whole fit's seconds.
+    bool steady = false;
+    std::vector<LadderStepSummary> steps;
+    std::optional<size_t> recommended;
+    std::string recommendation;
+};
+
+// Throws StoreError when there is no such sweep.
+LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id);
+
+}  // namespace hearth
