@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hearth {
@@ -113,6 +114,9 @@ public:
     // What filled memory at the run's peak (rank 0's device); none for runs stored before schema
     // v4 or stopped before their first optimizer step.
     std::optional<MemoryBreakdown> memoryBreakdown(int64_t run_id) const;
+    // The newest completed run named one of `names` (a ladder's baseline, the experiment itself)
+    // with a total time: its id and that time in seconds. nullopt when there is none.
+    std::optional<std::pair<int64_t, double>> latestCompletedRun(const std::vector<std::string>& names) const;
     // Sweep `sweep_id` with its plan and runs; nullopt when there is none.
     std::optional<SweepRecord> sweep(int64_t sweep_id) const;
     // A data-parallel run's ranks, in rank order (empty for a run on one device).

@@ -97,6 +97,19 @@ std::optional<MemoryBreakdown> RunStore::memoryBreakdown(int64_t run_id) const {
     return std::move(rows.front());
 }
 
+std::optional<std::pair<int64_t, double>> RunStore::latestCompletedRun(const std::vector<std::string>& names) const {
+    std::lock_guard lock(impl_->mutex);
+    std::optional<std::pair<int64_t, double>> latest;
+    for (const auto& name : names) {
+        sqlite::StatementUse q(impl_->db->cached(
+            "SELECT id, total_time_s FROM runs WHERE name = ?1 AND status = 'completed' AND total_time_s IS NOT NULL "
+            "ORDER BY id DESC LIMIT 1"));
+        q->bind(1, name);
+        if (q->step() && (!latest || q->int64(0) > latest->first)) latest = std::make_pair(q->int64(0), q->real(1));
+    }
+    return latest;
+}
+
 std::optional<SweepRecord> RunStore::sweep(int64_t sweep_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached("SELECT name, kind, plan_json, created_at FROM sweeps WHERE id = ?1"));

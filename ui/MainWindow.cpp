@@ -2,6 +2,7 @@
 
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/experiment/LadderPlanDialog.h"
 #include "ui/history/HistoryView.h"
 #include "ui/live/LiveView.h"
 #include "ui/report/ReportView.h"
@@ -18,7 +19,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -130,7 +130,7 @@ void MainWindow::buildMenus()
     run->addAction(m_startAction);
     QAction* ladder = run->addAction(tr("Technique &Ladder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                                      &MainWindow::startLadder);
-    ladder->setStatusTip(tr("Speed study: baseline, mixed precision, loader workers (and accumulation), compared."));
+    ladder->setStatusTip(tr("Speed study: plan the rungs and repeats, then baseline, mixed precision, loader workers, … compared."));
     QAction* memoryLadder = run->addAction(tr("&Memory Ladder"), this, [this] { m_controller->startMemoryLadder(); });
     memoryLadder->setObjectName(QStringLiteral("memoryLadderAction"));
     memoryLadder->setStatusTip(tr("Memory study: gradients zeroed, then set to none, in-place ReLU, activation "
@@ -216,15 +216,14 @@ bool MainWindow::startLadder()
 {
     if (!m_controller->canStart())
         return false;
-    bool ok = false;
-    const int target = QInputDialog::getInt(
-        this, tr("Technique ladder"),
-        tr("The experiment runs as a 32-true baseline, then with mixed precision, then with loader workers.\n"
-           "Effective batch size for a further gradient-accumulation step (0: no such step):"),
-        0, 0, 1 << 20, static_cast<int>(m_panel->config().trainer.batch_size), &ok);
-    if (!ok)
+    if (!DeviceProbe::instance().isReady()) {
+        statusBar()->showMessage(tr("The devices are still being probed; open the ladder again in a moment."), 5000);
         return false;
-    return m_controller->startLadder(target > 0 ? std::optional<int64_t>(target) : std::nullopt);
+    }
+    LadderPlanDialog dialog(m_panel->config(), DeviceProbe::instance().capabilities(), m_dbPath, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    return m_controller->startLadder(dialog.plan());
 }
 
 void MainWindow::stopRun()

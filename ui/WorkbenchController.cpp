@@ -139,6 +139,20 @@ bool WorkbenchController::startLadder(std::optional<int64_t> targetBatch)
     return startLadder(options);
 }
 
+bool WorkbenchController::startLadder(const hearth::LadderPlan& plan)
+{
+    if (!canStart())
+        return false;
+    m_views.panel->rememberConfig();
+    QString error;
+    if (!m_ladder->start(m_views.panel->config(), plan, &error)) {
+        m_views.live->showProblem(tr("The technique ladder could not start"), error);
+        Q_EMIT tabRequested(WorkbenchTab::Live);
+        return false;
+    }
+    return true;
+}
+
 bool WorkbenchController::startMemoryLadder()
 {
     hearth::LadderOptions options;

@@ -5,7 +5,8 @@
 // MainWindow builds the widgets and hands them here; the decisions live in this class.
 
 #include "engine/events/Events.h"
-#include "engine/run/TechniqueLadder.h"
+#include "engine/ladder/LadderPlan.h"
+#include "engine/ladder/TechniqueLadder.h"
 
 #include <QList>
 #include <QObject>
@@ -52,6 +53,7 @@ public:
     // The technique ladder of the panel's experiment (a further accumulation step up to
     // `targetBatch` when given).
     bool startLadder(std::optional<int64_t> targetBatch);
+    bool startLadder(const hearth::LadderPlan& plan);   // the planner's (LadderPlanDialog)
     // The memory ladder of the panel's experiment (each memory toggle turned on in turn).
     bool startMemoryLadder();
     void stopRun();

@@ -15,28 +15,6 @@ std::string number(double v, const char* pattern) {
     return text;
 }
 
-// "4,012" with thousands separators (speeds of thousands of samples per second).
-std::string grouped(double v) {
-    std::string digits = number(v, "%.0f");
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0 && std::isdigit(static_cast<unsigned char>(digits[i - 1])); i -= 3)
-        digits.insert(static_cast<size_t>(i), ",");
-    return digits;
-}
-
-std::string speedText(const Spread& s, bool steady) {
-    if (s.n == 0) return "-";
-    const auto one = [steady](double v) { return steady ? grouped(v) : formatDuration(v > 0.0 ? 1.0 / v : 0.0); };
-    if (s.n == 1) return one(s.median);
-    // Fit time: the fastest run has the shortest time, so the range reads from min time to max.
-    return one(s.median) + " (" + one(steady ? s.min : s.max) + "-" + one(steady ? s.max : s.min) + ")";
-}
-
-std::string accuracyText(const Spread& s) {
-    if (s.n == 0) return "-";
-    if (s.n == 1) return number(s.median, "%.4f");
-    return number(s.median, "%.4f") + " (" + number(s.min, "%.4f") + "-" + number(s.max, "%.4f") + ")";
-}
-
 }  // namespace
 
 void printLadderPlan(std::FILE* out, const std::vector<LadderRung>& rungs, const std::vector<LadderStep>& steps,
@@ -75,10 +53,10 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
         const std::string label = s.label + (s.kept ? "" : " (left out)");
         const std::string runs = std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size());
         std::fprintf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
-                     label.c_str(), runs.c_str(), precision.c_str(), speedText(s.verdict.speed, summary.steady).c_str(),
+                     label.c_str(), runs.c_str(), precision.c_str(), ladderSpeedCell(s.verdict.speed, summary.steady).c_str(),
                      first ? "-" : speedupText(s.verdict.change, s.verdict.speedup).c_str(),
                      first ? "-" : speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline).c_str(),
-                     accuracyText(s.verdict.accuracy).c_str(),
+                     ladderAccuracyCell(s.verdict.accuracy).c_str(),
                      first ? "-" : accuracyChangeName(s.verdict.accuracy_change).c_str(),
                      s.peak_bytes.n ? formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
                      100.0 * s.data_wait_share.median);

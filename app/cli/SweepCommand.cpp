@@ -63,11 +63,8 @@ struct RunEstimate {
 };
 std::optional<RunEstimate> estimateRun(const std::string& db_path, const ExperimentConfig& base) {
     try {
-        const RunStore store(db_path);
-        for (const auto& r : store.listRuns()) {
-            if (r.status != "completed" || !r.total_time_s) continue;
-            if (r.name == base.name + " · baseline" || r.name == base.name) return RunEstimate{*r.total_time_s, r.id};
-        }
+        if (const auto latest = RunStore(db_path).latestCompletedRun({base.name + " · baseline", base.name}))
+            return RunEstimate{latest->second, latest->first};
     } catch (const StoreError&) {
     }
     return std::nullopt;

@@ -2,9 +2,12 @@
 
 #include "engine/ladder/LadderPlan.h"
 #include "engine/ladder/LadderWhy.h"
+#include "storage/RunReport.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace hearth {
@@ -191,6 +194,38 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         s.why = whyLines(why);
     }
     return out;
+}
+
+namespace {
+
+std::string number(double v, const char* pattern) {
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, v);
+    return text;
+}
+
+// "4,012": thousands separated (speeds of thousands of samples per second).
+std::string grouped(double v) {
+    std::string digits = number(v, "%.0f");
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0 && std::isdigit(static_cast<unsigned char>(digits[i - 1])); i -= 3)
+        digits.insert(static_cast<size_t>(i), ",");
+    return digits;
+}
+
+}  // namespace
+
+std::string ladderSpeedCell(const Spread& s, bool steady) {
+    if (s.n == 0) return "-";
+    const auto one = [steady](double v) { return steady ? grouped(v) : report::formatDuration(v > 0.0 ? 1.0 / v : 0.0); };
+    if (s.n == 1) return one(s.median);
+    // As a fit time the fastest run has the shortest time: the range reads from min time to max.
+    return one(s.median) + " (" + one(steady ? s.min : s.max) + "-" + one(steady ? s.max : s.min) + ")";
+}
+
+std::string ladderAccuracyCell(const Spread& s) {
+    if (s.n == 0) return "-";
+    if (s.n == 1) return number(s.median, "%.4f");
+    return number(s.median, "%.4f") + " (" + number(s.min, "%.4f") + "-" + number(s.max, "%.4f") + ")";
 }
 
 }  // namespace hearth

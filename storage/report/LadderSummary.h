@@ -45,4 +45,10 @@ struct LadderSummary {
 // Throws StoreError when there is no such sweep.
 LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id);
 
+// The cells the CLI's table and the workbench's ladder panel show: a speed as "1,611
+// (1,555-1,651)" (steady samples/s) or as the whole fit's time "12.5 s (11.9 s-13.0 s)", an
+// accuracy as "0.8257 (0.8037-0.8275)"; one run: the value alone; none: "-".
+std::string ladderSpeedCell(const Spread& speed, bool steady);
+std::string ladderAccuracyCell(const Spread& accuracy);
+
 }  // namespace hearth

@@ -5,6 +5,7 @@
 
 #include "ui/widgets/Format.h"
 
+#include <algorithm>
 
 namespace hearth::ui {
 
@@ -99,6 +100,17 @@ CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& 
         for (const auto& v : d.values)
             difference.values << qstr(v);
         data.differences << difference;
+    }
+    const bool oneLadder = !data.runs.empty() && data.runs.front().summary.sweep_kind == "ladder" &&
+                           std::all_of(data.runs.begin(), data.runs.end(), [&](const CompareRun& r) {
+                               return r.summary.sweep_id == data.runs.front().summary.sweep_id;
+                           });
+    if (oneLadder) {
+        try {
+            data.ladder = hearth::summarizeLadder(store, *data.runs.front().summary.sweep_id);
+        } catch (const std::exception&) {
+            // an unreadable plan: the curves and tables still show
+        }
     }
     return data;
 }

@@ -4,6 +4,7 @@
 // bucket, so spikes survive), so that hundreds of runs stay cheap to hold and to draw.
 
 #include "storage/RunStore.h"
+#include "storage/report/LadderSummary.h"
 #include "ui/experiment/ConfigDiff.h"
 
 #include <QList>
@@ -42,6 +43,9 @@ struct CompareRun {
 struct CompareData {
     std::vector<CompareRun> runs;            // in the order asked for; unknown ids left out
     QVector<ConfigDifference> differences;   // values in run order
+    // When every run belongs to one speed ladder: that ladder judged (ranges, verdicts, why-lines,
+    // the recommendation), over all of its runs.
+    std::optional<hearth::LadderSummary> ladder;
 };
 
 // The most points a curve keeps: 2,000 up to 200 runs, fewer beyond (400 at 1,000 runs), so a

@@ -4,6 +4,7 @@
 #include "ui/widgets/ProfileBars.h"
 #include "ui/compare/CompareCurves.h"
 #include "ui/compare/CompareLegend.h"
+#include "ui/compare/LadderPanel.h"
 #include "ui/compare/CompareTables.h"
 #include "ui/compare/SweepScatter.h"
 #include "ui/report/ReportDocument.h"
@@ -64,6 +65,10 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     profileScroll->setWidgetResizable(true);
     profileScroll->setWidget(m_profile);
     m_panels->addTab(profileScroll, tr("Time && Memory"));
+    // A speed ladder judged over its repeats: shown when the runs are one ladder's.
+    m_ladder = new LadderPanel;
+    m_ladderTab = m_panels->addTab(m_ladder, tr("Ladder"));
+    m_panels->setTabVisible(m_ladderTab, false);
     m_panels->setDocumentMode(true);
 
     // Colouring decides how the legend groups the runs: its choice sits on top of the list.
@@ -268,6 +273,11 @@ void CompareView::updateHint()
 
 void CompareView::display(CompareData data)
 {
+    m_panels->setTabVisible(m_ladderTab, data.ladder.has_value());
+    if (data.ladder) {
+        m_ladder->setLadder(*data.ladder);
+        m_panels->setCurrentIndex(m_ladderTab);
+    }
     m_runs = std::move(data.runs);
     m_differences = std::move(data.differences);
     m_hovered = -1;

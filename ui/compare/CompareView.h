@@ -29,6 +29,7 @@ namespace hearth::ui {
 class CompareBars;
 class CompareCurves;
 class CompareLegend;
+class LadderPanel;
 class StoreLoader;
 class SweepScatter;
 class ProfileBars;
@@ -62,6 +63,7 @@ public:
     CompareBars* barsPanel() const { return m_bars; }
     SweepScatter* scatter() const { return m_scatter; }
     ProfileBars* profile() const { return m_profile; }
+    LadderPanel* ladderPanel() const { return m_ladder; }   // its tab shows for one speed ladder's runs
     // The tabs beside the curves (bars, sweep scatter): further panels go here.
     QTabWidget* panels() const { return m_panels; }
     QTableWidget* metricsTable() const { return m_metrics; }
@@ -114,6 +116,8 @@ private:
     CompareBars* m_bars;
     SweepScatter* m_scatter;
     ProfileBars* m_profile = nullptr;
+    LadderPanel* m_ladder = nullptr;
+    int m_ladderTab = -1;
     QTableWidget* m_metrics;
     QTableWidget* m_diff;
     QSplitter* m_vertical;

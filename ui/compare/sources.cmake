@@ -7,4 +7,5 @@ target_sources(hearth_ui PRIVATE
   compare/CompareLegend.h compare/CompareLegend.cpp
   compare/CompareBars.h compare/CompareBars.cpp
   compare/SweepScatter.h compare/SweepScatter.cpp
-  compare/CompareTables.h compare/CompareTables.cpp)
+  compare/CompareTables.h compare/CompareTables.cpp
+  compare/LadderPanel.h compare/LadderPanel.cpp)

@@ -4,4 +4,5 @@ target_sources(hearth_ui PRIVATE
   experiment/TorchScriptSummary.h experiment/TorchScriptSummary.cpp
   experiment/ConfigDiff.h experiment/ConfigDiff.cpp
   experiment/ExperimentForm.h experiment/ExperimentForm.cpp experiment/ExperimentFormBinding.cpp
-  experiment/ExperimentPanel.h experiment/ExperimentPanel.cpp)
+  experiment/ExperimentPanel.h experiment/ExperimentPanel.cpp
+  experiment/LadderPlanDialog.h experiment/LadderPlanDialog.cpp)

@@ -31,6 +31,42 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, std::optional<int
 
 bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::LadderOptions& options, QString* error)
 {
+    if (options.kind == hearth::LadderKind::Speed) {
+        hearth::LadderPlan plan;
+        plan.target_batch = options.target_batch;
+        plan.loader_workers = options.loader_workers;
+        return start(base, plan, error);
+    }
+    if (!canBegin(error))
+        return false;
+    try {
+        m_steps = hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_plan = hearth::LadderPlan{};
+    return begin(base, true);
+}
+
+bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, QString* error)
+{
+    if (!canBegin(error))
+        return false;
+    try {
+        m_steps = hearth::buildPlannedLadder(base, DeviceProbe::instance().capabilities(), plan);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_plan = plan;
+    return begin(base, false);
+}
+
+bool LadderRunner::canBegin(QString* error) const
+{
     if (m_session->isRunning() || !m_done) {
         if (error)
             *error = tr("A run is already in progress.");
@@ -43,27 +79,26 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::Lad
             *error = tr("The devices are still being probed; start the ladder again in a moment.");
         return false;
     }
-    try {
-        m_steps = hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options);
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromStdString(e.what());
-        return false;
-    }
+    return true;
+}
+
+bool LadderRunner::begin(const hearth::ExperimentConfig& base, bool memory)
+{
     m_runIds.clear();
     m_measures.clear();
-    m_speed = options.kind == hearth::LadderKind::Speed;
+    m_speed = !memory;
     m_sweepId.reset();
     m_next = 0;
+    m_round = 0;
     m_done = false;
     m_waitingForRun = false;
     m_stopRequested = false;
     Q_EMIT runningChanged(true);
     submitToWriter(
         *m_session->writer(), this,
-        [memory = options.kind == hearth::LadderKind::Memory, name = base.name](hearth::sqlite::Connection& db) {
+        [memory, name = base.name, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
             return hearth::runedits::createSweep(db, name + (memory ? " memory ladder" : " ladder"),
-                                                 memory ? "memory-ladder" : "ladder");
+                                                 memory ? "memory-ladder" : "ladder", plan);
         },
         [this](int64_t sweepId) {
             m_sweepId = sweepId;
@@ -84,7 +119,10 @@ void LadderRunner::startStep()
     m_waitingForRun = true;
     m_epochs.clear();
     m_fitSeconds = 0.0;
-    if (!m_session->start(step.config, &error, m_sweepId))
+    // Each round its own seed: the repeats of a step then differ as runs of the experiment do.
+    hearth::ExperimentConfig config = step.config;
+    config.seed += static_cast<uint64_t>(m_round);
+    if (!m_session->start(config, &error, m_sweepId))
         fail(error);
 }
 
@@ -95,6 +133,17 @@ void LadderRunner::onStepRunStarted(qint64 runId)
     m_waitingForRun = false;
     m_runIds << runId;
     const auto& step = m_steps[static_cast<size_t>(m_next - 1)];
+    if (m_sweepId) {
+        submitToWriter(
+            *m_session->writer(), this,
+            [sweep = *m_sweepId, runId, index = m_next - 1, round = m_round](hearth::sqlite::Connection& db) {
+                hearth::runedits::addSweepRun(db, sweep, runId, index, round);
+                return true;
+            },
+            [](bool) {}, [](const QString&) {});   // the run itself is stored either way
+    }
+    if (m_plan.repeats > 1 && m_next == 1)
+        Q_EMIT roundStarted(m_round + 1, static_cast<int>(m_plan.repeats));
     Q_EMIT stepStarted(m_next - 1, static_cast<int>(m_steps.size()), QString::fromStdString(step.label));
 }
 
@@ -135,9 +184,20 @@ void LadderRunner::onEvents(const std::vector<hearth::Event>& batch)
 void LadderRunner::settleStep()
 {
     const size_t index = static_cast<size_t>(m_next - 1);
+    if (m_round > 0)
+        return;   // the first round settles which rungs stay
     m_measures.push_back(hearth::ladderMeasureOf(m_fitSeconds, m_epochs));
     if (!m_speed || m_measures.size() != index + 1 || hearth::settleLadderStep(m_steps, index, m_measures))
         return;
+    if (m_sweepId) {
+        submitToWriter(
+            *m_session->writer(), this,
+            [sweep = *m_sweepId, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
+                hearth::runedits::setSweepPlan(db, sweep, plan);
+                return true;
+            },
+            [](bool) {}, [](const QString&) {});
+    }
     const size_t reference = hearth::ladderReferenceStep(m_steps, index);
     Q_EMIT stepLeftOut(static_cast<int>(index), QString::fromStdString(m_steps[index].label),
                        QString::fromStdString(m_steps[reference].label),
@@ -151,6 +211,10 @@ void LadderRunner::onRunEnded(qint64 runId, int status)
     const bool completed = static_cast<hearth::RunStatus>(status) == hearth::RunStatus::Completed;
     if (completed)
         settleStep();
+    if (completed && m_next >= static_cast<int>(m_steps.size()) && m_round + 1 < m_plan.repeats) {
+        ++m_round;   // the next round starts again at the baseline
+        m_next = 0;
+    }
     if (!completed || m_stopRequested || m_next >= static_cast<int>(m_steps.size())) {
         end(completed && !m_stopRequested);
         return;

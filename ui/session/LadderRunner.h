@@ -1,14 +1,16 @@
 #pragma once
-// LadderRunner: runs the technique ladder or the memory ladder (engine/run/TechniqueLadder.h) from
-// the workbench —
-// one run per step through the TrainingSession, grouped as one sweep in the store — and reports
-// the run ids when the last step ends, for the Compare view's speed-study chart. The sweep and
-// each step's run are created by writer jobs: nothing here waits on the database. Each speed
-// step's fit time and epochs come from its events; a rung that trained slower than the step it
-// built on is left out of the steps after it (hearth::settleLadderStep), as in the CLI.
+// LadderRunner: runs the technique ladder or the memory ladder (engine/ladder/TechniqueLadder.h) from
+// the workbench — one run per step and repeat through the TrainingSession, the steps alternating
+// round by round (each round its own seed), grouped as one sweep in the store with its plan and
+// each run's step and repeat — and reports the run ids when the last run ends, for the Compare
+// view. The sweep, each run and its place in the sweep are created by writer jobs: nothing here
+// waits on the database. Each speed step's fit time and epochs come from its events; in the first
+// round a rung that trained slower than the step it built on is left out of the steps after it
+// (hearth::settleLadderStep), as in the CLI.
 
 #include "engine/config/ExperimentConfig.h"
-#include "engine/run/TechniqueLadder.h"
+#include "engine/ladder/LadderPlan.h"
+#include "engine/ladder/TechniqueLadder.h"
 
 #include <QList>
 #include <QObject>
@@ -31,8 +33,10 @@ public:
     // step once it exists. False with `error` set when nothing started (e.g. a run is in
     // progress, bad target batch); later problems come as failed() and finished(.., false).
     bool start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error = nullptr);
-    // Any ladder (the memory ladder: options.kind = LadderKind::Memory).
+    // Any ladder (the memory ladder: options.kind = LadderKind::Memory), one run per step.
     bool start(const hearth::ExperimentConfig& base, const hearth::LadderOptions& options, QString* error = nullptr);
+    // The speed ladder as planned (LadderPlanDialog): its rungs, stacked or alone, `plan.repeats` rounds.
+    bool start(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, QString* error = nullptr);
     void stop();                          // stops the current step; later steps do not start
     bool isRunning() const { return !m_done; }
     const std::vector<hearth::LadderStep>& steps() const { return m_steps; }
@@ -44,6 +48,8 @@ Q_SIGNALS:
     // sweep is being created and between two steps.
     void runningChanged(bool running);
     void stepStarted(int index, int count, const QString& label);
+    // With repeats: the round the step just started belongs to (1-based) of `rounds`.
+    void roundStarted(int round, int rounds);
     // The sweep or a step's run could not be created; finished(.., false) follows.
     void failed(const QString& message);
     // After the last step, or after a step that did not complete (complete == false).
@@ -53,6 +59,8 @@ Q_SIGNALS:
     void stepLeftOut(int index, const QString& label, const QString& reference, const QString& speedups);
 
 private:
+    bool canBegin(QString* error) const;
+    bool begin(const hearth::ExperimentConfig& base, bool memory);
     void startStep();
     void onStepRunStarted(qint64 runId);
     void onRunEnded(qint64 runId, int status);
@@ -68,8 +76,10 @@ private:
     std::vector<hearth::EpochMetrics> m_epochs;           // the current step's, as its events came
     double m_fitSeconds = 0.0;                            // the current step's, from its RunFinished
     bool m_speed = true;
+    hearth::LadderPlan m_plan;                            // repeats 1 for the memory ladder
     std::optional<int64_t> m_sweepId;
-    int m_next = 0;
+    int m_next = 0;                                       // the next step of the current round
+    int m_round = 0;
     bool m_done = true;
     bool m_waitingForRun = false;         // a step was asked of the session; its run not started yet
     bool m_stopRequested = false;

@@ -4,13 +4,17 @@
 #include "storage/RunStore.h"
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareView.h"
+#include "ui/compare/LadderPanel.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/experiment/LadderPlanDialog.h"
 #include "ui/session/DeviceProbe.h"
 #include "ui/session/LadderRunner.h"
 #include "ui/session/TrainingSession.h"
 
 #include <QLabel>
+#include <QListWidget>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -109,6 +113,79 @@ private Q_SLOTS:
         QVERIFY(finished.at(0).at(0).value<QList<qint64>>().isEmpty());
         QVERIFY(!finished.at(0).at(1).toBool());
         QVERIFY(!session.isRunning());
+    }
+
+    // The planner lists every rung for this experiment on this machine: on the CPU mixed precision
+    // and workers checked, checkpointing offered unchecked, the GPU rungs greyed out with their
+    // reason; what is ticked is the plan, and the summary counts the runs it makes.
+    void plannerDialogListsTheRungsAndCountsTheRuns() {
+        const ExperimentConfig base = test::tinyExperiment("planned");
+        ui::LadderPlanDialog dialog(base, DeviceCapabilities{}, db());
+        QListWidget* list = dialog.rungList();
+        QListWidgetItem* mixed = nullptr;
+        QListWidgetItem* tf32 = nullptr;
+        QListWidgetItem* checkpointing = nullptr;
+        for (int i = 0; i < list->count(); ++i) {
+            const QString id = list->item(i)->data(Qt::UserRole).toString();
+            if (id == "mixed") mixed = list->item(i);
+            if (id == "tf32") tf32 = list->item(i);
+            if (id == "checkpointing") checkpointing = list->item(i);
+        }
+        QVERIFY(mixed && tf32 && checkpointing);
+        QCOMPARE(mixed->checkState(), Qt::Checked);
+        QCOMPARE(checkpointing->checkState(), Qt::Unchecked);
+        QVERIFY(!(tf32->flags() & Qt::ItemIsEnabled));
+        QVERIFY2(tf32->text().contains("trains on the CPU"), qPrintable(tf32->text()));
+        QCOMPARE(dialog.stepLabels(), (QStringList{"baseline", "+ bf16-mixed", "+ workers"}));
+        QVERIFY2(dialog.summaryText().contains("3 steps × 3 repeat(s) = 9 runs"), qPrintable(dialog.summaryText()));
+        mixed->setCheckState(Qt::Unchecked);
+        checkpointing->setCheckState(Qt::Checked);
+        QCOMPARE(dialog.stepLabels(), (QStringList{"baseline", "+ workers", "+ activation checkpointing"}));
+        const LadderPlan plan = dialog.plan();
+        QCOMPARE(plan.repeats, int64_t(3));
+        QCOMPARE(*plan.rungs, (std::vector<std::string>{"workers", "checkpointing"}));
+    }
+
+    // A planned ladder from the workbench: two rounds, each run recorded as its step and repeat
+    // with the plan, each round with its own seed; Compare's Ladder tab judges the sweep.
+    void plannedLadderRunsEveryRoundAndRecordsEachRun() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QSignalSpy rounds(&ladder, &ui::LadderRunner::roundStarted);
+        LadderPlan plan;
+        plan.rungs = std::vector<std::string>{"mixed"};
+        plan.repeats = 2;
+        QString error;
+        QVERIFY2(ladder.start(test::tinyExperiment("repeated-ladder"), plan, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QVERIFY(finished.at(0).at(1).toBool());
+        const auto runIds = finished.at(0).at(0).value<QList<qint64>>();
+        QCOMPARE(runIds.size(), 4);
+        QCOMPARE(rounds.count(), 2);
+        RunStore store(db().toStdString());
+        const auto run = store.run(runIds[0]);
+        QVERIFY(run && run->sweep_id);
+        QTRY_VERIFY(store.sweep(*run->sweep_id)->runs.size() == 4 &&
+                    store.sweep(*run->sweep_id)->runs[3].step == 1);   // written by writer jobs
+        const auto sweep = store.sweep(*run->sweep_id);
+        QVERIFY(!sweep->plan_json.empty());
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(sweep->runs[i].step, int64_t(i % 2));
+            QCOMPARE(sweep->runs[i].repeat, int64_t(i / 2));
+            QCOMPARE(configFromJson(store.run(runIds[i])->config_json).seed, uint64_t(42 + i / 2));
+        }
+        const LadderSummary summary = summarizeLadder(store, *run->sweep_id);
+        QCOMPARE(summary.steps.size(), size_t(2));
+        QCOMPARE(summary.steps[1].completed, int64_t(2));
+        ui::CompareView compare(db());
+        compare.setRuns(runIds);
+        QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
+        QVERIFY(compare.panels()->isTabVisible(compare.panels()->indexOf(compare.ladderPanel())));
+        const QString text = compare.ladderPanel()->toPlainText();
+        QVERIFY2(text.contains("+ bf16-mixed") && text.contains("2/2") &&
+                     (text.contains("Recommended") || text.contains("keep 'baseline'")),
+                 qPrintable(text));
     }
 
     void windowShowsTheLadderInCompare() {

@@ -1,0 +1,84 @@
+#include "ui/compare/LadderPanel.h"
+
+#include "engine/config/ExperimentConfig.h"
+
+namespace hearth::ui {
+namespace {
+
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+// Faster green, slower red, no measurable change grey.
+QString verdictCell(hearth::SpeedChange change, double speedup) {
+    const char* colour = change == hearth::SpeedChange::Faster   ? "#1b7f3b"
+                         : change == hearth::SpeedChange::Slower ? "#b3261e"
+                                                                 : "#666666";
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(colour, esc(hearth::speedupText(change, speedup)));
+}
+
+}  // namespace
+
+LadderPanel::LadderPanel(QWidget* parent) : QTextBrowser(parent)
+{
+    setObjectName(QStringLiteral("compareLadder"));
+    setOpenLinks(false);
+}
+
+void LadderPanel::setLadder(const hearth::LadderSummary& ladder)
+{
+    setHtml(html(ladder));
+}
+
+QString LadderPanel::html(const hearth::LadderSummary& ladder)
+{
+    QString h = QStringLiteral("<h3>%1</h3><p>Sweep #%2: %3, %4 repeat(s) per step. %5</p>")
+                    .arg(esc(ladder.name))
+                    .arg(ladder.sweep_id)
+                    .arg(ladder.order == "alone" ? tr("each rung alone against the baseline")
+                                                 : tr("each rung added to the step before"))
+                    .arg(ladder.repeats)
+                    .arg(ladder.steady ? tr("Speed: the last epoch's training samples/s (after the first epoch's warm-up).")
+                                       : tr("Speed: the whole fit's time (warm-up and validation included)."));
+    h += QStringLiteral("<table cellspacing='0' cellpadding='4' border='1' style='border-collapse:collapse'>"
+                        "<tr><th>step</th><th>runs</th><th>precision</th><th>%1</th><th>speed-up</th>"
+                        "<th>vs baseline</th><th>test accuracy</th><th>accuracy</th></tr>")
+             .arg(ladder.steady ? tr("samples/s") : tr("fit time"));
+    for (size_t i = 0; i < ladder.steps.size(); ++i) {
+        const auto& s = ladder.steps[i];
+        QString precision = QStringLiteral("-");
+        try {
+            if (!s.config_json.empty())
+                precision = QString::fromStdString(hearth::configFromJson(s.config_json).trainer.precision);
+        } catch (const std::exception&) {
+        }
+        const bool recommended = ladder.recommended && *ladder.recommended == i;
+        h += QStringLiteral("<tr%1><td>%2%3</td><td>%4/%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td>")
+                 .arg(recommended ? QStringLiteral(" style='background:#e6f4ea'") : QString())
+                 .arg(esc(s.label), s.kept ? QString() : tr(" (left out)"))
+                 .arg(s.completed)
+                 .arg(s.run_ids.size())
+                 .arg(precision.toHtmlEscaped(), esc(hearth::ladderSpeedCell(s.verdict.speed, ladder.steady)),
+                      i == 0 ? QStringLiteral("-") : verdictCell(s.verdict.change, s.verdict.speedup),
+                      i == 0 ? QStringLiteral("-")
+                             : verdictCell(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline));
+        h += QStringLiteral("<td>%1</td><td>%2</td></tr>")
+                 .arg(esc(hearth::ladderAccuracyCell(s.verdict.accuracy)),
+                      i == 0 ? QStringLiteral("-") : esc(hearth::accuracyChangeName(s.verdict.accuracy_change)));
+    }
+    h += QStringLiteral("</table>");
+    QString why;
+    for (size_t i = 1; i < ladder.steps.size(); ++i) {
+        const auto& s = ladder.steps[i];
+        if (s.why.empty())
+            continue;
+        QString text;
+        for (const auto& line : s.why)
+            text += esc(line) + QLatin1Char(' ');
+        why += QStringLiteral("<li><b>%1</b>: %2</li>").arg(esc(s.label), text.trimmed());
+    }
+    if (!why.isEmpty())
+        h += tr("<h4>Why</h4>") + QStringLiteral("<ul>") + why + QStringLiteral("</ul>");
+    h += QStringLiteral("<p><b>%1</b></p>").arg(esc(ladder.recommendation));
+    return h;
+}
+
+}  // namespace hearth::ui

@@ -1,0 +1,22 @@
+#pragma once
+// LadderPanel: a speed ladder judged, in Compare's "Ladder" tab: each step's runs, its speed and
+// test accuracy as median (min-max), its verdict against the step it built on and against the
+// baseline ("no measurable change" where the ranges overlap), one or two sentences on why, and
+// the recommendation. Drawn from storage/report/LadderSummary, as `hearth-cli sweep` prints it.
+
+#include "storage/report/LadderSummary.h"
+
+#include <QTextBrowser>
+
+namespace hearth::ui {
+
+class LadderPanel final : public QTextBrowser {
+    Q_OBJECT
+
+public:
+    explicit LadderPanel(QWidget* parent = nullptr);
+    void setLadder(const hearth::LadderSummary& ladder);
+    static QString html(const hearth::LadderSummary& ladder);
+};
+
+}  // namespace hearth::ui
