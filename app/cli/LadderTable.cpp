@@ -1,8 +1,7 @@
 #include "LadderTable.h"
 
-#include "ProgressPrinter.h"
-
 #include "engine/config/ExperimentConfig.h"
+#include "storage/RunReport.h"
 
 #include <algorithm>
 
@@ -13,6 +12,17 @@ std::string number(double v, const char* pattern) {
     char text[64];
     std::snprintf(text, sizeof text, pattern, v);
     return text;
+}
+
+// printf into a string (the summary goes to a FILE* or a std::ostream).
+template <class... Args>
+void appendf(std::string& out, const char* pattern, Args... args) {
+    const int n = std::snprintf(nullptr, 0, pattern, args...);
+    if (n <= 0) return;
+    std::string text(static_cast<size_t>(n) + 1, '\0');
+    std::snprintf(text.data(), text.size(), pattern, args...);
+    text.pop_back();
+    out += text;
 }
 
 }  // namespace
@@ -35,11 +45,12 @@ void printLadderPlan(std::FILE* out, const std::vector<LadderRung>& rungs, const
         std::fprintf(out, "  %2zu. %s: %s\n", i + 1, steps[i].label.c_str(), steps[i].change.c_str());
 }
 
-void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
+std::string ladderSummaryText(const LadderSummary& summary) {
+    std::string out;
     size_t width = 16;
     for (const auto& s : summary.steps) width = std::max(width, s.label.size() + (s.kept ? 0 : 11));
     const char* speed_head = summary.steady ? "samples/s (steady)" : "fit time";
-    std::fprintf(out, "\n%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %9s\n", static_cast<int>(width), "step", "runs",
+    appendf(out, "\n%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %9s\n", static_cast<int>(width), "step", "runs",
                  "precision", speed_head, "speed-up", "vs baseline", "test acc", "acc", "peak memory", "data wait");
     for (const auto& s : summary.steps) {
         std::string precision = "-";
@@ -52,18 +63,18 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
         const bool first = &s == &summary.steps.front();
         const std::string label = s.label + (s.kept ? "" : " (left out)");
         const std::string runs = std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size());
-        std::fprintf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
+        appendf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
                      label.c_str(), runs.c_str(), precision.c_str(), ladderSpeedCell(s.verdict.speed, summary.steady).c_str(),
                      first ? "-" : speedupText(s.verdict.change, s.verdict.speedup).c_str(),
                      first ? "-" : speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline).c_str(),
                      ladderAccuracyCell(s.verdict.accuracy).c_str(),
                      first ? "-" : accuracyChangeName(s.verdict.accuracy_change).c_str(),
-                     s.peak_bytes.n ? formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
+                     s.peak_bytes.n ? report::formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
                      100.0 * s.data_wait_share.median);
     }
-    std::fprintf(out, "(median (min-max) of each step's runs; %s; speed-up: against the step it built on%s. A "
-                      "range that overlaps the other step's reads \"no measurable change\"; with one run each, a "
-                      "change under 5%% does. acc: test accuracy against the baseline's, \"same\" within the "
+    appendf(out, "(median (min-max) of each step's runs; %s; speed-up: against the step it built on%s. A "
+                      "range that overlaps the other step's, or lies apart by less than the ranges' width, reads "
+                      "\"no measurable change\"; with one run each, a change under 5%% does. acc: test accuracy against the baseline's, \"same\" within the "
                       "run-to-run spread)\n",
                  summary.steady ? "samples/s of the last epoch, after the first epoch's warm-up"
                                 : "the whole fit's time, warm-up and validation included (2+ epochs give steady speeds)",
@@ -72,19 +83,24 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
     for (size_t i = 1; i < summary.steps.size(); ++i) {
         const auto& s = summary.steps[i];
         if (s.why.empty()) continue;
-        if (!any_why) std::fprintf(out, "\nWhy:\n");
+        if (!any_why) appendf(out, "\nWhy:\n");
         any_why = true;
         std::string text;
         for (const auto& line : s.why) text += (text.empty() ? "" : " ") + line;
-        std::fprintf(out, "  %s: %s\n", s.label.c_str(), text.c_str());
+        appendf(out, "  %s: %s\n", s.label.c_str(), text.c_str());
     }
     for (size_t i = 1; i < summary.steps.size(); ++i) {
         const auto& s = summary.steps[i];
         if (s.kept) continue;
-        std::fprintf(out, "'%s' measured slower than '%s' in the first round and was left out of the steps after it.\n",
+        appendf(out, "'%s' measured slower than '%s' in the first round and was left out of the steps after it.\n",
                      s.label.c_str(), summary.steps[s.reference].label.c_str());
     }
-    std::fprintf(out, "\n%s\n", summary.recommendation.c_str());
+    appendf(out, "\n%s\n", summary.recommendation.c_str());
+    return out;
+}
+
+void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
+    std::fputs(ladderSummaryText(summary).c_str(), out);
 }
 
 void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
@@ -109,9 +125,9 @@ void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSumma
         const double t = run ? run->train_time_s.value_or(0.0) : 0.0;
         if (i == 0) base_time = t;
         std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), step.label.c_str(),
-                     static_cast<long long>(id), peak > 0 ? formatBytes(peak).c_str() : "-", change.c_str(),
-                     m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
-                     m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), formatDuration(t).c_str(),
+                     static_cast<long long>(id), peak > 0 ? report::formatBytes(peak).c_str() : "-", change.c_str(),
+                     m.device.empty() ? "-" : report::formatBytes(m.activations_bytes).c_str(),
+                     m.device.empty() ? "-" : report::formatBytes(m.gradients_bytes).c_str(), report::formatDuration(t).c_str(),
                      t > 0 && base_time > 0 ? t / base_time : 0.0,
                      done ? number(run->test_accuracy.value_or(0.0), "%.4f").c_str() : "-");
         previous_peak = peak;

@@ -18,6 +18,7 @@ void printLadderPlan(std::FILE* out, const std::vector<LadderRung>& rungs, const
                      const LadderPlan& plan);
 
 void printLadderSummary(std::FILE* out, const LadderSummary& summary);
+std::string ladderSummaryText(const LadderSummary& summary);
 
 // The memory ladder: each step's peak and what its toggle changed against the step before.
 void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary);

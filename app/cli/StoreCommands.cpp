@@ -1,5 +1,6 @@
 #include "StoreCommands.h"
 
+#include "LadderTable.h"
 #include "ReportSamples.h"
 
 #include "engine/run/ModelExport.h"
@@ -129,6 +130,16 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
     std::vector<report::StoredRun> runs;
     for (const auto& r : o.runs) runs.push_back(report::loadRun(*store, resolve(*store, r)));
     *context.out << report::comparisonText(runs);
+    // The runs of one speed ladder: that ladder judged over all its repeats.
+    const auto& first = runs.front().summary;
+    const bool one_ladder = first.sweep_id && first.sweep_kind == "ladder" &&
+                            std::all_of(runs.begin(), runs.end(), [&](const report::StoredRun& r) {
+                                return r.summary.sweep_id == first.sweep_id;
+                            });
+    if (one_ladder) {
+        *context.out << "\nThe ladder (sweep #" << *first.sweep_id << "), judged over every repeat:\n"
+                     << ladderSummaryText(summarizeLadder(*store, *first.sweep_id));
+    }
 }
 
 // Writes a report page as HTML, or prints it to PDF with a headless browser.

@@ -22,6 +22,10 @@ SpeedChange compareSpeeds(const Spread& step, const Spread& reference) {
     if (step.n == 0 || reference.n == 0 || reference.median <= 0.0) return SpeedChange::Unknown;
     if (step.n >= 2 && reference.n >= 2) {
         if (step.min <= reference.max && reference.min <= step.max) return SpeedChange::NoMeasurableChange;
+        // Apart, but by less than either step's own spread: three runs each fall apart by chance
+        // one time in ten, so the gap must also exceed the noise the runs showed.
+        if (std::abs(step.median - reference.median) < std::max(step.max - step.min, reference.max - reference.min))
+            return SpeedChange::NoMeasurableChange;
         return step.median > reference.median ? SpeedChange::Faster : SpeedChange::Slower;
     }
     const double ratio = step.median / reference.median;
@@ -33,6 +37,8 @@ AccuracyChange compareAccuracies(const Spread& step, const Spread& reference) {
     if (step.n == 0 || reference.n == 0) return AccuracyChange::Unknown;
     if (step.n >= 2 && reference.n >= 2) {
         if (step.min <= reference.max && reference.min <= step.max) return AccuracyChange::Same;
+        if (std::abs(step.median - reference.median) < std::max(step.max - step.min, reference.max - reference.min))
+            return AccuracyChange::Same;
     } else if (std::abs(step.median - reference.median) < kSingleRunAccuracyNoise) {
         return AccuracyChange::Same;
     }

@@ -1,9 +1,10 @@
 #pragma once
 // LadderVerdict: what a ladder's repeated runs say, and no more. Each step's speed is the median
 // of its runs with their min-max; a step whose range overlaps its reference's reads "no measurable
-// change" rather than "1.03x" (with one run each, a change inside the 5% a single run can be off
-// by stands in for the range); an accuracy difference inside the run-to-run spread is neither a
-// gain nor a loss. The recommendation is the fastest step measurably faster than the baseline
+// change" rather than "1.03x", and so does one whose ranges are apart by less than either range's
+// width (with three runs each, ranges fall apart by chance one time in ten); with one run each, a
+// change inside the 5% a single run can be off by stands in for the range. An accuracy difference
+// inside the run-to-run spread is neither a gain nor a loss. The recommendation is the fastest step measurably faster than the baseline
 // whose accuracy is not measurably lower. Torch-free (hearth_engine_api): the CLI, the workbench
 // and the reports judge a stored ladder with it.
 

@@ -6,6 +6,7 @@
 // each run's step-time and memory breakdown. Readable with 2 or 100 runs. No Qt.
 
 #include "storage/RunStore.h"
+#include "storage/report/LadderSummary.h"
 
 #include <cstdint>
 #include <map>
@@ -32,6 +33,9 @@ struct ComparisonPage {
     int64_t baseline_id = 0;            // speedups are against this run
     int point_cap = 0;                  // the most points a run's curve keeps
     std::string generated_from;         // the database path
+    // The runs are one speed ladder's: it judged over its repeats (ranges, verdicts, why-lines,
+    // the recommendation).
+    std::optional<LadderSummary> ladder;
 };
 
 // The most points a run's curves keep in a comparison page: 10,000 up to 40 runs, fewer beyond

@@ -149,6 +149,37 @@ std::string settings(const ComparisonPage& page) {
     return html::section("settings", "Settings that differ", body);
 }
 
+// The ladder judged over its repeats: each step's median (min-max), verdicts, why, and the
+// recommendation (as `hearth-cli sweep` prints it).
+std::string ladderJudged(const ComparisonPage& page) {
+    if (!page.ladder) return "";
+    const LadderSummary& l = *page.ladder;
+    html::Table t({"step", "runs", l.steady ? "samples/s (steady)" : "fit time", "speed-up", "vs baseline",
+                   "test accuracy", "accuracy", "why"},
+                  "num", "ladder-judged");
+    for (size_t i = 0; i < l.steps.size(); ++i) {
+        const auto& s = l.steps[i];
+        std::string why;
+        for (const auto& line : s.why) why += (why.empty() ? "" : " ") + line;
+        t.rows.push_back({escape(s.label) + (s.kept ? "" : " (left out)"),
+                          std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size()),
+                          escape(ladderSpeedCell(s.verdict.speed, l.steady)),
+                          i == 0 ? "-" : escape(speedupText(s.verdict.change, s.verdict.speedup)),
+                          i == 0 ? "-" : escape(speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline)),
+                          escape(ladderAccuracyCell(s.verdict.accuracy)),
+                          i == 0 ? "-" : escape(accuracyChangeName(s.verdict.accuracy_change)), escape(why)});
+        t.row_classes.push_back(l.recommended && *l.recommended == i ? "best" : "");
+    }
+    const std::string note = "<p class=\"sub\">" + std::to_string(l.repeats) + " run(s) per step, " +
+                             (l.order == "alone" ? "each rung alone against the baseline" : "each rung added to the step before") +
+                             "; median (min-max). A range that overlaps the other step's, or lies apart by less than the ranges' width, reads "
+                             "\"no measurable change\"; "
+                             "an accuracy inside the run-to-run spread is \"same\".</p>\n";
+    return html::section("ladder", "The ladder, judged over its repeats",
+                         note + "<div class=\"scroll\">" + html::render(t) + "</div>\n<p id=\"recommendation\"><b>" +
+                             escape(l.recommendation) + "</b></p>\n");
+}
+
 std::string breakdowns(const ComparisonPage& page) {
     const std::string height = std::to_string(90 + 24 * page.runs.size()) + "px";
     return html::section(
@@ -163,8 +194,8 @@ std::string breakdowns(const ComparisonPage& page) {
 
 std::string comparisonPageHtml(const ComparisonPage& page) {
     std::string out = html::documentStart(page.title, {false, true});
-    out += header(page) + html::missingNotice(comparisonMissing(page)) + figure(page) + runTable(page) + curves() +
-           settings(page) + breakdowns(page);
+    out += header(page) + html::missingNotice(comparisonMissing(page)) + figure(page) + ladderJudged(page) +
+           runTable(page) + curves() + settings(page) + breakdowns(page);
     const std::string footer = "Made by Hearth on " + escape(formatTime(static_cast<double>(std::time(nullptr)))) + " from " +
                                escape(page.generated_from) + ". Charts: " + escape(scripts::librariesLine()) +
                                ", inlined: this file needs no network to open.";

@@ -206,6 +206,11 @@ void CliReportTest::ladderReportDrawsTheStoresSpeedups() {
     QCOMPARE(attribute(page, "curves-box", "data-curves").toInt(), int(runs.size()));
     QCOMPARE(attribute(page, "breakdown-box", "data-bars").toInt(), int(runs.size()));
     QVERIFY(page.contains("<code>trainer.precision</code>"));   // the ladder's first change
+    // The ladder judged: a row per step with its runs, and the recommendation (or keep the baseline).
+    QVERIFY2(page.contains("The ladder, judged over its repeats") && page.contains("id=\"ladder-judged\""),
+             qPrintable(page.left(4000)));
+    QVERIFY(page.contains("Recommended: ") || page.contains("keep '"));
+    QVERIFY(page.contains(">1/1<"));   // one run per step here
     screenshot(html, QStringLiteral("report-ladder-html.png"), 2200);
 }
 

@@ -183,6 +183,10 @@ private Q_SLOTS:
         const CliResult shown = cliOn(database, {"sweep", "--show", "1"});
         QVERIFY2(shown.exit_code == 0 && shown.out.contains("alone, 2 repeats") && shown.out.contains("+ bf16-mixed"),
                  qPrintable(shown.out));
+        const CliResult compared = cliOn(database, {"compare", "1", "2", "3"});
+        QVERIFY2(compared.exit_code == 0 && compared.out.contains("judged over every repeat") &&
+                     compared.out.contains("2/2"),
+                 qPrintable(compared.out));
         QFile file(best);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const auto applied = hearth::configFromJson(file.readAll().toStdString());

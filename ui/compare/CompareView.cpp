@@ -65,11 +65,16 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     profileScroll->setWidgetResizable(true);
     profileScroll->setWidget(m_profile);
     m_panels->addTab(profileScroll, tr("Time && Memory"));
-    // A speed ladder judged over its repeats: shown when the runs are one ladder's.
-    m_ladder = new LadderPanel;
-    m_ladderTab = m_panels->addTab(m_ladder, tr("Ladder"));
-    m_panels->setTabVisible(m_ladderTab, false);
     m_panels->setDocumentMode(true);
+    // Below the curves, where the width is: the runs' table, and when the runs are one speed
+    // ladder's, that ladder judged over its repeats.
+    m_ladder = new LadderPanel;
+    m_tables = new QTabWidget;
+    m_tables->setObjectName(QStringLiteral("compareTables"));
+    m_tables->setDocumentMode(true);
+    m_tables->addTab(m_metrics, tr("Runs"));
+    m_ladderTab = m_tables->addTab(m_ladder, tr("Ladder"));
+    m_tables->setTabVisible(m_ladderTab, false);
 
     // Colouring decides how the legend groups the runs: its choice sits on top of the list.
     auto* legendPane = new QWidget;
@@ -89,7 +94,7 @@ CompareView::CompareView(const QString& dbPath, QWidget* parent)
     m_top->setStretchFactor(1, 2);
     m_top->setStretchFactor(2, 1);
     m_top->setSizes({220, 540, 280});   // until the user's own sizes are restored
-    m_bottom->addWidget(m_metrics);
+    m_bottom->addWidget(m_tables);
     m_bottom->addWidget(m_diff);
     m_bottom->setStretchFactor(0, 3);
     m_bottom->setStretchFactor(1, 2);
@@ -273,10 +278,12 @@ void CompareView::updateHint()
 
 void CompareView::display(CompareData data)
 {
-    m_panels->setTabVisible(m_ladderTab, data.ladder.has_value());
+    m_tables->setTabVisible(m_ladderTab, data.ladder.has_value());
     if (data.ladder) {
         m_ladder->setLadder(*data.ladder);
-        m_panels->setCurrentIndex(m_ladderTab);
+        m_tables->setCurrentIndex(m_ladderTab);
+    } else {
+        m_tables->setCurrentWidget(m_metrics);
     }
     m_runs = std::move(data.runs);
     m_differences = std::move(data.differences);

@@ -64,6 +64,7 @@ public:
     SweepScatter* scatter() const { return m_scatter; }
     ProfileBars* profile() const { return m_profile; }
     LadderPanel* ladderPanel() const { return m_ladder; }   // its tab shows for one speed ladder's runs
+    QTabWidget* tables() const { return m_tables; }          // below the curves: "Runs" and "Ladder"
     // The tabs beside the curves (bars, sweep scatter): further panels go here.
     QTabWidget* panels() const { return m_panels; }
     QTableWidget* metricsTable() const { return m_metrics; }
@@ -117,6 +118,7 @@ private:
     SweepScatter* m_scatter;
     ProfileBars* m_profile = nullptr;
     LadderPanel* m_ladder = nullptr;
+    QTabWidget* m_tables = nullptr;
     int m_ladderTab = -1;
     QTableWidget* m_metrics;
     QTableWidget* m_diff;

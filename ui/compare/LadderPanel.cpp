@@ -7,12 +7,16 @@ namespace {
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
-// Faster green, slower red, no measurable change grey.
+// Faster green, slower red, no measurable change grey and marked "≈".
 QString verdictCell(hearth::SpeedChange change, double speedup) {
+    if (change == hearth::SpeedChange::Unknown || speedup <= 0.0)
+        return QStringLiteral("-");
     const char* colour = change == hearth::SpeedChange::Faster   ? "#1b7f3b"
                          : change == hearth::SpeedChange::Slower ? "#b3261e"
-                                                                 : "#666666";
-    return QStringLiteral("<span style='color:%1'>%2</span>").arg(colour, esc(hearth::speedupText(change, speedup)));
+                                                                 : "#777777";
+    const QString ratio = QString::number(speedup, 'f', 2) + QStringLiteral("×");
+    return QStringLiteral("<span style='color:%1'>%2</span>")
+        .arg(colour, change == hearth::SpeedChange::NoMeasurableChange ? QStringLiteral("≈ ") + ratio : ratio);
 }
 
 }  // namespace
@@ -38,7 +42,8 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
                     .arg(ladder.repeats)
                     .arg(ladder.steady ? tr("Speed: the last epoch's training samples/s (after the first epoch's warm-up).")
                                        : tr("Speed: the whole fit's time (warm-up and validation included)."));
-    h += QStringLiteral("<table cellspacing='0' cellpadding='4' border='1' style='border-collapse:collapse'>"
+    h += QStringLiteral("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse; "
+                        "white-space:nowrap'>"
                         "<tr><th>step</th><th>runs</th><th>precision</th><th>%1</th><th>speed-up</th>"
                         "<th>vs baseline</th><th>test accuracy</th><th>accuracy</th></tr>")
              .arg(ladder.steady ? tr("samples/s") : tr("fit time"));
@@ -64,7 +69,10 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
                  .arg(esc(hearth::ladderAccuracyCell(s.verdict.accuracy)),
                       i == 0 ? QStringLiteral("-") : esc(hearth::accuracyChangeName(s.verdict.accuracy_change)));
     }
-    h += QStringLiteral("</table>");
+    h += QStringLiteral("</table><p style='color:#777777'>%1</p>")
+             .arg(tr("Median (min-max) of each step's runs. ≈: no measurable change (the ranges overlap, or lie apart "
+                     "by less than their width). Speed-up: against the step it built on; accuracy: against the "
+                     "baseline, \"same\" within the run-to-run spread."));
     QString why;
     for (size_t i = 1; i < ladder.steps.size(); ++i) {
         const auto& s = ladder.steps[i];

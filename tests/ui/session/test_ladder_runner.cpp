@@ -181,7 +181,8 @@ private Q_SLOTS:
         ui::CompareView compare(db());
         compare.setRuns(runIds);
         QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
-        QVERIFY(compare.panels()->isTabVisible(compare.panels()->indexOf(compare.ladderPanel())));
+        QVERIFY(compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())));
+        QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
         const QString text = compare.ladderPanel()->toPlainText();
         QVERIFY2(text.contains("+ bf16-mixed") && text.contains("2/2") &&
                      (text.contains("Recommended") || text.contains("keep 'baseline'")),
