@@ -339,10 +339,15 @@ std::vector<LadderStep> buildPlannedLadder(const ExperimentConfig& base, const D
             if (def == defs.end()) {
                 std::string known;
                 for (const auto& d : defs) known += (known.empty() ? "" : ", ") + std::string(d.id);
-                throw ConfigError("rungs", "no rung '" + id + "'; the rungs are " + known);
+                std::string message = "no rung '";
+                message.append(id).append("'; the rungs are ").append(known);
+                throw ConfigError("rungs", message);
             }
-            if (std::string why = def->unavailable(x); !why.empty())
-                throw ConfigError("rungs", "'" + id + "' does not apply here: " + why);
+            if (std::string why = def->unavailable(x); !why.empty()) {
+                std::string message = "'";
+                message.append(id).append("' does not apply here: ").append(why);
+                throw ConfigError("rungs", message);
+            }
             chosen.push_back(id);
         }
     } else {

@@ -17,7 +17,7 @@ namespace hearth::ui {
 
 LadderPlanDialog::LadderPlanDialog(hearth::ExperimentConfig base, hearth::DeviceCapabilities caps,
                                    const QString& dbPath, QWidget* parent)
-    : QDialog(parent), m_base(std::move(base)), m_caps(caps)
+    : QDialog(parent), m_base(std::move(base)), m_caps(std::move(caps))
 {
     setWindowTitle(tr("Technique ladder: plan"));
     setObjectName(QStringLiteral("ladderPlanDialog"));
