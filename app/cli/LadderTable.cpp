@@ -49,9 +49,14 @@ std::string ladderSummaryText(const LadderSummary& summary) {
     std::string out;
     size_t width = 16;
     for (const auto& s : summary.steps) width = std::max(width, s.label.size() + (s.kept ? 0 : 11));
-    const char* speed_head = summary.steady ? "samples/s (steady)" : "fit time";
+    const bool accuracy = summary.goal == "accuracy";
+    const std::string speed_head = accuracy ? (summary.accuracy_target
+                                                   ? "time to val acc " + number(*summary.accuracy_target, "%.4f")
+                                                   : std::string("time to the target"))
+                                   : summary.steady ? "samples/s (steady)"
+                                                    : "fit time";
     appendf(out, "\n%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %9s\n", static_cast<int>(width), "step", "runs",
-                 "precision", speed_head, "speed-up", "vs baseline", "test acc", "acc", "peak memory", "data wait");
+                 "precision", speed_head.c_str(), "speed-up", "vs baseline", "test acc", "acc", "peak memory", "data wait");
     for (const auto& s : summary.steps) {
         std::string precision = "-";
         if (!s.config_json.empty()) {
@@ -62,7 +67,8 @@ std::string ladderSummaryText(const LadderSummary& summary) {
         }
         const bool first = &s == &summary.steps.front();
         const std::string label = s.label + (s.kept ? "" : " (left out)");
-        const std::string runs = std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size());
+        // Accuracy goal: the runs that reached the target, of all.
+        const std::string runs = std::to_string(accuracy ? s.reached : s.completed) + "/" + std::to_string(s.run_ids.size());
         appendf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
                      label.c_str(), runs.c_str(), precision.c_str(), ladderSpeedCell(s.verdict.speed, summary.steady).c_str(),
                      first ? "-" : speedupText(s.verdict.change, s.verdict.speedup).c_str(),
@@ -76,8 +82,10 @@ std::string ladderSummaryText(const LadderSummary& summary) {
                       "range that overlaps the other step's, or lies apart by less than the ranges' width, reads "
                       "\"no measurable change\"; with one run each, a change under 5%% does. acc: test accuracy against the baseline's, \"same\" within the "
                       "run-to-run spread)\n",
-                 summary.steady ? "samples/s of the last epoch, after the first epoch's warm-up"
-                                : "the whole fit's time, warm-up and validation included (2+ epochs give steady speeds)",
+                 accuracy ? "the time until the validation accuracy first reached the baseline's best (runs: those that "
+                            "reached it)"
+                 : summary.steady ? "samples/s of the last epoch, after the first epoch's warm-up"
+                                  : "the whole fit's time, warm-up and validation included (2+ epochs give steady speeds)",
                  summary.order == "alone" ? " (the baseline: each rung ran alone)" : "");
     bool any_why = false;
     for (size_t i = 1; i < summary.steps.size(); ++i) {

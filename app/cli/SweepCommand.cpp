@@ -140,6 +140,14 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
                       "The speed ladder's rungs, by id (comma-separated; --plan lists them): the baseline and these, "
                       "in the ladder's order")
         ->delimiter(',');
+    sweep->add_option("--measure", options.measure,
+                      "epochs (default): each step trains the experiment's epochs, its speed the last epoch's "
+                      "samples/s; accuracy: each rung trains until it reaches the baseline's best validation "
+                      "accuracy (at most --cap-epochs), its speed the time that took")
+        ->check(CLI::IsMember({"epochs", "accuracy"}));
+    sweep->add_option("--cap-epochs", options.cap_epochs,
+                      "With --measure accuracy: the most epochs a rung trains (default: twice trainer.max_epochs)")
+        ->check(CLI::Range(1, 100000));
     sweep->add_flag("--alone", options.alone, "Run each rung alone against the baseline instead of stacking them");
     sweep->add_option("--repeats", options.repeats,
                       "Runs per step, the steps alternating round by round (default 3 for the speed ladder, 1 for "
@@ -185,6 +193,8 @@ int sweepCommand(const SweepCommandOptions& options) {
             if (!options.rungs.empty() || options.alone)
                 throw ConfigError(options.alone ? "alone" : "rungs", "plans the speed ladder; the memory ladder turns "
                                                                      "every memory toggle on, one at a time");
+            if (options.measure != "epochs")
+                throw ConfigError("measure", "applies to the speed ladder; the memory ladder measures peaks");
             if (options.repeats.value_or(1) != 1)
                 throw ConfigError("repeats", "applies to the speed ladder: a memory ladder's peaks do not vary from "
                                              "run to run");
@@ -197,6 +207,8 @@ int sweepCommand(const SweepCommandOptions& options) {
             plan.repeats = options.repeats.value_or(3);
             plan.target_batch = options.target_batch;
             plan.loader_workers = options.workers;
+            plan.goal = ladderGoalFromName(options.measure).value_or(LadderGoal::Epochs);
+            plan.cap_epochs = options.cap_epochs;
             steps = buildPlannedLadder(*base, caps, plan);
         }
     } catch (const ConfigError& e) {
@@ -278,6 +290,17 @@ int sweepCommand(const SweepCommandOptions& options) {
                                      static_cast<long long>(step.run_id), i + 1, e.what());
                     }
                 }
+            }
+            if (!memory && round == 0 && i == 0 && plan.goal == LadderGoal::Accuracy &&
+                step.outcome.status == RunStatus::Completed && step.finished) {
+                // The target every later step trains to: the baseline's best validation accuracy.
+                aimLadderAtAccuracy(steps, plan, step.finished->best_val_accuracy);
+                std::fprintf(stderr, "Target: validation accuracy %.4f (the baseline's best); each rung trains until "
+                                     "it reaches it, for at most %lld epochs.\n",
+                             *plan.accuracy_target, static_cast<long long>(steps.size() > 1
+                                                                               ? steps[1].config.trainer.max_epochs
+                                                                               : 0));
+                if (const auto writer = openWriter(db_path)) writer->setSweepPlan(sweep_id, ladderPlanJson(plan, steps));
             }
             if (!memory && round == 0 && step.outcome.status == RunStatus::Completed) {
                 first_round.push_back(step);

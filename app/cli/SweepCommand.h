@@ -25,6 +25,8 @@ struct SweepCommandOptions {
     bool plan_only = false;                // --plan
     std::string apply_best;                // --apply-best FILE
     std::optional<int64_t> show;           // --show SWEEP_ID
+    std::string measure = "epochs";        // --measure epochs | accuracy
+    int64_t cap_epochs = 0;                // --cap-epochs (accuracy; 0: twice max_epochs)
 };
 
 // `db_path` is the global --db value, read when the command runs (after parsing).

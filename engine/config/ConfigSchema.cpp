@@ -356,6 +356,10 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.early_stopping.min_delta", T::Double, "Optimization", "Minimum improvement",
                       "A change smaller than this does not count as an improvement.",
                       HEARTH_FIELD(trainer.early_stopping.min_delta)).atLeast(0));
+    s.push_back(Entry("trainer.early_stopping.stop_at", T::Double, "Optimization", "Stop once it reaches",
+                      "Stop as soon as the monitored metric reaches this value (val_acc at or above it, val_loss "
+                      "at or below it): the time to an accuracy. Empty: off.",
+                      HEARTH_FIELD(trainer.early_stopping.stop_at)).nullable("off").toggle());
     s.push_back(Entry("trainer.safety_checkpoint.every_n_steps", T::Int, "Optimization", "Save state every (steps)",
                       "Write the whole training state (model, optimizer, scaler, random generators, the position "
                       "in the epoch) every this many optimizer steps, so the run can be resumed "

@@ -106,6 +106,9 @@ struct EarlyStoppingConfig {
     std::string mode = "auto";                        // auto (min for val_loss, max for val_acc) | min | max
     int64_t patience = 3;
     double min_delta = 0.0;
+    // Stop as soon as the monitored value reaches this (val_acc at or above it, val_loss at or
+    // below it): the time to an accuracy, as the ladder measures it. Unset: off.
+    std::optional<double> stop_at;
 };
 
 // Safety checkpoints: the fit's whole training state (model, optimizer, scaler, generators, the

@@ -355,6 +355,9 @@ std::vector<LadderStep> buildPlannedLadder(const ExperimentConfig& base, const D
             if (def.speed && def.unavailable(x).empty()) chosen.emplace_back(def.id);
     }
     if (plan.repeats < 1) throw ConfigError("repeats", "must be at least 1, got " + std::to_string(plan.repeats));
+    if (plan.goal == LadderGoal::Accuracy && !base.data.val_path && base.data.val_fraction <= 0.0)
+        throw ConfigError("measure", "accuracy times each rung to the baseline's validation accuracy, and this "
+                                     "experiment has no validation split (data.val_fraction > 0 or data.val_path)");
 
     std::vector<LadderStep> steps{baselineStep(x)};
     const ExperimentConfig baseline = steps.front().config;   // a copy: steps grows
@@ -378,6 +381,20 @@ std::vector<LadderStep> buildPlannedLadder(const ExperimentConfig& base, const D
         steps.push_back(std::move(step));
     }
     return steps;
+}
+
+void aimLadderAtAccuracy(std::vector<LadderStep>& steps, LadderPlan& plan, double target) {
+    plan.accuracy_target = target;
+    for (size_t i = 1; i < steps.size(); ++i) {
+        TrainerConfig& t = steps[i].config.trainer;
+        const int64_t cap = plan.cap_epochs > 0 ? plan.cap_epochs : 2 * steps.front().config.trainer.max_epochs;
+        t.max_epochs = cap;
+        t.early_stopping.monitor = "val_acc";
+        t.early_stopping.mode = "max";
+        t.early_stopping.patience = 1000;   // the target or the cap ends it, never patience
+        t.early_stopping.min_delta = 0.0;
+        t.early_stopping.stop_at = target;
+    }
 }
 
 }  // namespace hearth

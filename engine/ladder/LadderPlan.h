@@ -25,6 +25,9 @@ struct LadderRung {
 };
 
 enum class LadderOrder { Cumulative, Alone };
+// What a step's speed is: its training over the experiment's epochs (the steady epoch's
+// samples/s), or the time it takes to reach the baseline's best validation accuracy.
+enum class LadderGoal { Epochs, Accuracy };
 
 struct LadderPlan {
     // Chosen rung ids; nullopt: every rung that applies and is on by default. Order does not
@@ -34,7 +37,17 @@ struct LadderPlan {
     int64_t repeats = 1;                    // runs per step, the steps alternating round by round
     std::optional<int64_t> target_batch;    // the accumulation rung's effective batch
     int64_t loader_workers = 2;             // the workers rung's loader workers
+    LadderGoal goal = LadderGoal::Epochs;
+    int64_t cap_epochs = 0;                 // Accuracy: the most epochs a rung trains (0: twice max_epochs)
+    std::optional<double> accuracy_target;  // Accuracy: the baseline's best val accuracy, once it ran
 };
+
+// Accuracy goal, once the baseline's first run set `target`: every later step trains until its
+// validation accuracy reaches it (trainer.early_stopping.stop_at), for at most the plan's cap.
+void aimLadderAtAccuracy(std::vector<LadderStep>& steps, LadderPlan& plan, double target);
+// The seconds until a run's validation accuracy first reached `target` (its epochs' times summed
+// up to that epoch); nullopt when it never did.
+std::optional<double> timeToAccuracy(const std::vector<EpochMetrics>& epochs, double target);
 
 // Every rung, in the ladder's order, with whether it applies to `base` on `caps` under `plan`'s
 // target batch and workers.
@@ -47,6 +60,9 @@ std::vector<LadderRung> ladderRungs(const ExperimentConfig& base, const DeviceCa
 std::vector<LadderStep> buildPlannedLadder(const ExperimentConfig& base, const DeviceCapabilities& caps,
                                            const LadderPlan& plan);
 
+// "epochs" / "accuracy"; nullopt for anything else.
+std::optional<LadderGoal> ladderGoalFromName(const std::string& name);
+std::string ladderGoalName(LadderGoal goal);
 // "cumulative" / "alone"; nullopt for anything else.
 std::optional<LadderOrder> ladderOrderFromName(const std::string& name);
 std::string ladderOrderName(LadderOrder order);

@@ -16,6 +16,25 @@ size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k) {
     return ref;
 }
 
+std::optional<LadderGoal> ladderGoalFromName(const std::string& name) {
+    if (name == "epochs") return LadderGoal::Epochs;
+    if (name == "accuracy") return LadderGoal::Accuracy;
+    return std::nullopt;
+}
+
+std::string ladderGoalName(LadderGoal goal) {
+    return goal == LadderGoal::Accuracy ? "accuracy" : "epochs";
+}
+
+std::optional<double> timeToAccuracy(const std::vector<EpochMetrics>& epochs, double target) {
+    double seconds = 0.0;
+    for (const auto& e : epochs) {
+        seconds += e.epoch_time_s;
+        if (e.val_accuracy >= target) return seconds;
+    }
+    return std::nullopt;
+}
+
 std::optional<LadderOrder> ladderOrderFromName(const std::string& name) {
     if (name == "cumulative") return LadderOrder::Cumulative;
     if (name == "alone") return LadderOrder::Alone;
@@ -33,6 +52,9 @@ std::string ladderPlanJson(const LadderPlan& plan, const std::vector<LadderStep>
     j["rungs"] = plan.rungs ? nlohmann::json(*plan.rungs) : nlohmann::json(nullptr);
     j["target_batch"] = plan.target_batch ? nlohmann::json(*plan.target_batch) : nlohmann::json(nullptr);
     j["loader_workers"] = plan.loader_workers;
+    j["goal"] = ladderGoalName(plan.goal);
+    j["cap_epochs"] = plan.cap_epochs;
+    j["accuracy_target"] = plan.accuracy_target ? nlohmann::json(*plan.accuracy_target) : nlohmann::json(nullptr);
     auto& list = j["steps"] = nlohmann::json::array();
     for (const auto& s : steps)
         list.push_back({{"label", s.label}, {"short_name", s.short_name}, {"change", s.change},
@@ -49,6 +71,10 @@ StoredLadderPlan ladderPlanFromJson(const std::string& text) {
         if (!j.at("rungs").is_null()) out.plan.rungs = j.at("rungs").get<std::vector<std::string>>();
         if (!j.at("target_batch").is_null()) out.plan.target_batch = j.at("target_batch").get<int64_t>();
         out.plan.loader_workers = j.value("loader_workers", int64_t(2));
+        out.plan.goal = ladderGoalFromName(j.value("goal", std::string("epochs"))).value_or(LadderGoal::Epochs);
+        out.plan.cap_epochs = j.value("cap_epochs", int64_t(0));
+        if (j.contains("accuracy_target") && !j.at("accuracy_target").is_null())
+            out.plan.accuracy_target = j.at("accuracy_target").get<double>();
         for (const auto& s : j.at("steps")) {
             LadderStep step;
             step.label = s.at("label").get<std::string>();

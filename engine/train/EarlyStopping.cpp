@@ -31,6 +31,9 @@ EarlyStopping::EarlyStopping(EarlyStoppingConfig config) : config_(std::move(con
 std::optional<std::string> EarlyStopping::observe(double value, int64_t epoch) {
     if (!std::isfinite(value))
         return "early stopping: " + config_.monitor + " is " + number(value) + " at epoch " + std::to_string(epoch + 1);
+    if (config_.stop_at && (lower_is_better_ ? value <= *config_.stop_at : value >= *config_.stop_at))
+        return "reached " + config_.monitor + " " + number(value) + " (trainer.early_stopping.stop_at " +
+               number(*config_.stop_at) + ") at epoch " + std::to_string(epoch + 1);
     const bool improved = !best_ || (lower_is_better_ ? value < *best_ - config_.min_delta
                                                       : value > *best_ + config_.min_delta);
     if (improved) {

@@ -154,7 +154,10 @@ std::string settings(const ComparisonPage& page) {
 std::string ladderJudged(const ComparisonPage& page) {
     if (!page.ladder) return "";
     const LadderSummary& l = *page.ladder;
-    html::Table t({"step", "runs", l.steady ? "samples/s (steady)" : "fit time", "speed-up", "vs baseline",
+    const bool accuracy = l.goal == "accuracy";
+    html::Table t({"step", accuracy ? "reached" : "runs",
+                   accuracy ? "time to the baseline's accuracy" : l.steady ? "samples/s (steady)" : "fit time",
+                   "speed-up", "vs baseline",
                    "test accuracy", "accuracy", "why"},
                   "num", "ladder-judged");
     for (size_t i = 0; i < l.steps.size(); ++i) {
@@ -162,7 +165,7 @@ std::string ladderJudged(const ComparisonPage& page) {
         std::string why;
         for (const auto& line : s.why) why += (why.empty() ? "" : " ") + line;
         t.rows.push_back({escape(s.label) + (s.kept ? "" : " (left out)"),
-                          std::to_string(s.completed) + "/" + std::to_string(s.run_ids.size()),
+                          std::to_string(accuracy ? s.reached : s.completed) + "/" + std::to_string(s.run_ids.size()),
                           escape(ladderSpeedCell(s.verdict.speed, l.steady)),
                           i == 0 ? "-" : escape(speedupText(s.verdict.change, s.verdict.speedup)),
                           i == 0 ? "-" : escape(speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline)),

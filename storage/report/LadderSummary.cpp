@@ -89,6 +89,8 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         }
         out.order = ladderOrderName(plan.plan.order);
         out.repeats = plan.plan.repeats;
+        out.goal = ladderGoalName(plan.plan.goal);
+        if (plan.plan.goal == LadderGoal::Accuracy) out.accuracy_target = plan.plan.accuracy_target;
         plan_steps = plan.steps;
         step_runs.resize(plan_steps.size());
         for (const auto& r : record->runs)
@@ -116,7 +118,18 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
             if (r.steady <= 0.0) steady = false;
         }
     }
-    out.steady = steady && completed_runs > 0;
+    out.steady = steady && completed_runs > 0 && out.goal == "epochs";
+    // The speed of a completed run: steady samples/s, 1 / the fit's seconds, or (accuracy goal)
+    // 1 / the seconds to the target; nullopt: a run that never reached the target.
+    const auto speedOf = [&](const RunRead& r) -> std::optional<double> {
+        if (out.goal == "accuracy") {
+            if (!out.accuracy_target) return std::nullopt;
+            const auto t = timeToAccuracy(r.epochs, *out.accuracy_target);
+            return t && *t > 0.0 ? std::optional<double>(1.0 / *t) : std::nullopt;
+        }
+        const double fit = r.summary->train_time_s.value_or(0.0);
+        return out.steady ? r.steady : (fit > 0.0 ? 1.0 / fit : 0.0);
+    };
 
     std::vector<StepRuns> judged(plan_steps.size());
     std::vector<std::string> labels;
@@ -136,7 +149,10 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
             if (!r.completed) continue;
             ++s.completed;
             const double fit = r.summary->train_time_s.value_or(0.0);
-            s.speeds.push_back(out.steady ? r.steady : (fit > 0.0 ? 1.0 / fit : 0.0));
+            if (const auto speed = speedOf(r)) {
+                s.speeds.push_back(*speed);
+                ++s.reached;
+            }
             s.accuracies.push_back(r.summary->test_accuracy.value_or(0.0));
             fits.push_back(fit);
             peaks.push_back(static_cast<double>(r.summary->peak_memory_bytes.value_or(0)));
@@ -162,9 +178,9 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         const double median = verdict.steps[i].speed.median;
         for (const RunRead& r : reads[i]) {
             if (!r.completed) continue;
-            const double fit = r.summary->train_time_s.value_or(0.0);
-            const double speed = out.steady ? r.steady : (fit > 0.0 ? 1.0 / fit : 0.0);
-            const double gap = std::abs(speed - median);
+            const auto speed = speedOf(r);
+            if (!speed) continue;
+            const double gap = std::abs(*speed - median);
             if (!best || gap < best_gap) {
                 best = &r;
                 best_gap = gap;

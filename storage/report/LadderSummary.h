@@ -21,6 +21,7 @@ struct LadderStepSummary {
     size_t reference = 0;           // the step it is judged against
     std::vector<int64_t> run_ids;   // every repeat's run, in the order they ran
     int64_t completed = 0;          // of those, completed
+    int64_t reached = 0;            // accuracy goal: of those, the ones that reached the target
     std::string config_json;        // the step's config (its first run's)
     std::vector<double> speeds, accuracies;   // the completed runs'
     Spread fit_s;                   // whole-fit seconds (warm-up and validation included)
@@ -37,6 +38,10 @@ struct LadderSummary {
     // true: speeds are the last epoch's training samples/s (every run had 2+ epochs, the first
     // carrying the warm-up); false: 1 / the whole fit's seconds.
     bool steady = false;
+    // "accuracy": a speed is 1 / the seconds until the validation accuracy first reached
+    // `accuracy_target` (the baseline's best); runs that never did have no speed.
+    std::string goal = "epochs";
+    std::optional<double> accuracy_target;
     std::vector<LadderStepSummary> steps;
     std::optional<size_t> recommended;
     std::string recommendation;

@@ -201,6 +201,18 @@ private Q_SLOTS:
         const CliResult none = cliOn(database, {"sweep", "--show", "99"});
         QVERIFY2(none.exit_code == 3 && none.out.contains("No sweep #99"), qPrintable(none.out));
         QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{6});   // nothing added
+
+        // Time to accuracy: the rung trains until it reaches the baseline's best, at most the cap.
+        const QString timed = m_dir.filePath("ladder-to-accuracy.sqlite");
+        const CliResult acc = cliOn(timed, QStringList{"sweep", "--ladder", "--measure", "accuracy", "--rungs", "mixed",
+                                                       "--repeats", "1", "--cap-epochs", "3", "-q"} + base,
+                                    300000);
+        QVERIFY2(acc.exit_code == 0 && acc.out.contains("Target: validation accuracy") &&
+                     acc.out.contains("time to val acc"),
+                 qPrintable(acc.out));
+        const auto rung = hearth::configFromJson(hearth::RunStore(timed.toStdString()).run(2)->config_json);
+        QCOMPARE(rung.trainer.max_epochs, int64_t(3));
+        QVERIFY(rung.trainer.early_stopping.stop_at.has_value());
     }
 
     // Early stopping from the command line: the run completes and is tested, and the reason is

@@ -388,6 +388,23 @@ private Q_SLOTS:
         const auto stop = nan.observe(std::nan(""), 0);
         QVERIFY(stop && stop->find("is nan") != std::string::npos);
 
+        // A target: stop as soon as it is reached, however the epochs before went.
+        EarlyStoppingConfig target;
+        target.monitor = "val_acc";
+        target.patience = 1000;
+        target.stop_at = 0.8;
+        EarlyStopping to(target);
+        QVERIFY(!to.observe(0.5, 0));
+        QVERIFY(!to.observe(0.79, 1));
+        const auto reached = to.observe(0.81, 2);
+        QVERIFY(reached && reached->find("reached val_acc 0.81 (trainer.early_stopping.stop_at 0.8) at epoch 3") !=
+                               std::string::npos);
+        target.monitor = "val_loss";
+        target.stop_at = 0.3;
+        EarlyStopping down(target);
+        QVERIFY(!down.observe(0.5, 0));
+        QVERIFY(down.observe(0.3, 1).has_value());
+
         c.mode = "min";
         QVERIFY(EarlyStopping(c).lowerIsBetter());
         c.mode = "sideways";

@@ -40,13 +40,18 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
                     .arg(ladder.order == "alone" ? tr("each rung alone against the baseline")
                                                  : tr("each rung added to the step before"))
                     .arg(ladder.repeats)
-                    .arg(ladder.steady ? tr("Speed: the last epoch's training samples/s (after the first epoch's warm-up).")
-                                       : tr("Speed: the whole fit's time (warm-up and validation included)."));
+                    .arg(ladder.goal == "accuracy"
+                             ? tr("Speed: the time until the validation accuracy first reached the baseline's best "
+                                  "(%1); runs: those that reached it.")
+                                   .arg(ladder.accuracy_target ? QString::number(*ladder.accuracy_target, 'f', 4)
+                                                               : tr("not known yet"))
+                         : ladder.steady ? tr("Speed: the last epoch's training samples/s (after the first epoch's warm-up).")
+                                         : tr("Speed: the whole fit's time (warm-up and validation included)."));
     h += QStringLiteral("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse; "
                         "white-space:nowrap'>"
                         "<tr><th>step</th><th>runs</th><th>precision</th><th>%1</th><th>speed-up</th>"
                         "<th>vs baseline</th><th>test accuracy</th><th>accuracy</th></tr>")
-             .arg(ladder.steady ? tr("samples/s") : tr("fit time"));
+             .arg(ladder.goal == "accuracy" ? tr("time to accuracy") : ladder.steady ? tr("samples/s") : tr("fit time"));
     for (size_t i = 0; i < ladder.steps.size(); ++i) {
         const auto& s = ladder.steps[i];
         QString precision = QStringLiteral("-");
@@ -59,7 +64,7 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
         h += QStringLiteral("<tr%1><td>%2%3</td><td>%4/%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td>")
                  .arg(recommended ? QStringLiteral(" style='background:#e6f4ea'") : QString())
                  .arg(esc(s.label), s.kept ? QString() : tr(" (left out)"))
-                 .arg(s.completed)
+                 .arg(ladder.goal == "accuracy" ? s.reached : s.completed)
                  .arg(s.run_ids.size())
                  .arg(precision.toHtmlEscaped(), esc(hearth::ladderSpeedCell(s.verdict.speed, ladder.steady)),
                       i == 0 ? QStringLiteral("-") : verdictCell(s.verdict.change, s.verdict.speedup),

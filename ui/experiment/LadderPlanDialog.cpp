@@ -3,6 +3,7 @@
 #include "ui/session/StoreLoader.h"
 #include "ui/widgets/Format.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -61,6 +62,17 @@ LadderPlanDialog::LadderPlanDialog(hearth::ExperimentConfig base, hearth::Device
     m_workers->setRange(1, 64);
     m_workers->setValue(2);
     form->addRow(tr("Loader workers in the workers rung:"), m_workers);
+    m_measure = new QComboBox(this);
+    m_measure->setObjectName(QStringLiteral("ladderMeasure"));
+    m_measure->addItem(tr("Speed over the experiment's epochs (the last epoch's samples/s)"), QStringLiteral("epochs"));
+    m_measure->addItem(tr("Time to the baseline's best validation accuracy"), QStringLiteral("accuracy"));
+    form->addRow(tr("Measure:"), m_measure);
+    m_capEpochs = new QSpinBox(this);
+    m_capEpochs->setRange(0, 100000);
+    m_capEpochs->setSpecialValueText(tr("twice the experiment's epochs"));
+    m_capEpochs->setToolTip(tr("The most epochs a rung trains while it has not reached the baseline's accuracy."));
+    m_capEpochs->setEnabled(false);
+    form->addRow(tr("At most (epochs):"), m_capEpochs);
     layout->addLayout(form);
 
     m_steps = new QLabel(this);
@@ -85,6 +97,10 @@ LadderPlanDialog::LadderPlanDialog(hearth::ExperimentConfig base, hearth::Device
     connect(m_repeats, &QSpinBox::valueChanged, this, [this] { refresh(); });
     connect(m_targetBatch, &QSpinBox::valueChanged, this, [this] { fillRungs(); });
     connect(m_workers, &QSpinBox::valueChanged, this, [this] { fillRungs(); });
+    connect(m_measure, &QComboBox::currentIndexChanged, this, [this] {
+        m_capEpochs->setEnabled(m_measure->currentData().toString() == QLatin1String("accuracy"));
+        refresh();
+    });
     resize(720, 640);
 
     if (!dbPath.isEmpty()) {
@@ -146,6 +162,9 @@ hearth::LadderPlan LadderPlanDialog::plan() const
     if (m_targetBatch->value() > 0)
         plan.target_batch = m_targetBatch->value();
     plan.loader_workers = m_workers->value();
+    plan.goal = hearth::ladderGoalFromName(m_measure->currentData().toString().toStdString())
+                    .value_or(hearth::LadderGoal::Epochs);
+    plan.cap_epochs = m_capEpochs->value();
     return plan;
 }
 

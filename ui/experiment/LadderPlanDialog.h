@@ -15,6 +15,7 @@
 #include <optional>
 #include <utility>
 
+class QComboBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
@@ -52,6 +53,8 @@ private:
     QSpinBox* m_repeats = nullptr;
     QSpinBox* m_targetBatch = nullptr;
     QSpinBox* m_workers = nullptr;
+    QComboBox* m_measure = nullptr;
+    QSpinBox* m_capEpochs = nullptr;
     QLabel* m_steps = nullptr;
     QLabel* m_summary = nullptr;
     QPushButton* m_start = nullptr;

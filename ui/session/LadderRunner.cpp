@@ -119,6 +119,7 @@ void LadderRunner::startStep()
     m_waitingForRun = true;
     m_epochs.clear();
     m_fitSeconds = 0.0;
+    m_bestValAccuracy = 0.0;
     // Each round its own seed: the repeats of a step then differ as runs of the experiment do.
     hearth::ExperimentConfig config = step.config;
     config.seed += static_cast<uint64_t>(m_round);
@@ -176,8 +177,10 @@ void LadderRunner::onEvents(const std::vector<hearth::Event>& batch)
     for (const auto& event : batch) {
         if (const auto* epoch = std::get_if<hearth::EpochMetrics>(&event))
             m_epochs.push_back(*epoch);
-        else if (const auto* finished = std::get_if<hearth::RunFinished>(&event))
+        else if (const auto* finished = std::get_if<hearth::RunFinished>(&event)) {
             m_fitSeconds = finished->train_time_s;
+            m_bestValAccuracy = finished->best_val_accuracy;
+        }
     }
 }
 
@@ -186,6 +189,19 @@ void LadderRunner::settleStep()
     const size_t index = static_cast<size_t>(m_next - 1);
     if (m_round > 0)
         return;   // the first round settles which rungs stay
+    if (index == 0 && m_speed && m_plan.goal == hearth::LadderGoal::Accuracy) {
+        // Every later step trains until it reaches the baseline's best validation accuracy.
+        hearth::aimLadderAtAccuracy(m_steps, m_plan, m_bestValAccuracy);
+        if (m_sweepId) {
+            submitToWriter(
+                *m_session->writer(), this,
+                [sweep = *m_sweepId, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
+                    hearth::runedits::setSweepPlan(db, sweep, plan);
+                    return true;
+                },
+                [](bool) {}, [](const QString&) {});
+        }
+    }
     m_measures.push_back(hearth::ladderMeasureOf(m_fitSeconds, m_epochs));
     if (!m_speed || m_measures.size() != index + 1 || hearth::settleLadderStep(m_steps, index, m_measures))
         return;

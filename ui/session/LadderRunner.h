@@ -75,6 +75,7 @@ private:
     std::vector<hearth::LadderMeasure> m_measures;        // the finished steps'
     std::vector<hearth::EpochMetrics> m_epochs;           // the current step's, as its events came
     double m_fitSeconds = 0.0;                            // the current step's, from its RunFinished
+    double m_bestValAccuracy = 0.0;                       // the current step's, from its RunFinished
     bool m_speed = true;
     hearth::LadderPlan m_plan;                            // repeats 1 for the memory ladder
     std::optional<int64_t> m_sweepId;

@@ -517,6 +517,43 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ladderPlanFromJson("{\"order\": 1}"));
     }
 
+    // Time to accuracy: once the baseline ran, every later step trains until its validation
+    // accuracy reaches the baseline's best, for at most the cap; the plan keeps the target.
+    void accuracyGoalAimsEveryRungAtTheBaselinesAccuracy() {
+        LadderPlan plan;
+        plan.goal = LadderGoal::Accuracy;
+        ExperimentConfig base;
+        base.trainer.max_epochs = 3;
+        auto steps = buildPlannedLadder(base, DeviceCapabilities{}, plan);
+        aimLadderAtAccuracy(steps, plan, 0.8812);
+        QCOMPARE(plan.accuracy_target.value_or(0), 0.8812);
+        QCOMPARE(steps[0].config.trainer.max_epochs, int64_t(3));   // the baseline as it ran
+        QVERIFY(!steps[0].config.trainer.early_stopping.stop_at);
+        for (size_t i = 1; i < steps.size(); ++i) {
+            const auto& t = steps[i].config.trainer;
+            QCOMPARE(t.max_epochs, int64_t(6));   // the cap: twice max_epochs
+            QCOMPARE(QString::fromStdString(t.early_stopping.monitor), QString("val_acc"));
+            QCOMPARE(t.early_stopping.stop_at.value_or(0), 0.8812);
+            QVERIFY2(validate(steps[i].config, DeviceCapabilities{}).empty(), steps[i].label.c_str());
+        }
+        const StoredLadderPlan back = ladderPlanFromJson(ladderPlanJson(plan, steps));
+        QVERIFY(back.plan.goal == LadderGoal::Accuracy);
+        QCOMPARE(back.plan.accuracy_target.value_or(0), 0.8812);
+        // The time to a target: the epochs' times summed until the first epoch that reached it.
+        std::vector<EpochMetrics> epochs(3);
+        epochs[0].epoch_time_s = 10;
+        epochs[0].val_accuracy = 0.80;
+        epochs[1].epoch_time_s = 9;
+        epochs[1].val_accuracy = 0.8812;
+        epochs[2].epoch_time_s = 9;
+        epochs[2].val_accuracy = 0.90;
+        QCOMPARE(timeToAccuracy(epochs, 0.8812).value_or(0), 19.0);
+        QVERIFY(!timeToAccuracy(epochs, 0.95));
+        // No validation split: nothing to time against.
+        base.data.val_fraction = 0.0;
+        QVERIFY_THROWS_EXCEPTION(ConfigError, buildPlannedLadder(base, DeviceCapabilities{}, plan));
+    }
+
     void stepNamesAreDistinct() {
         const auto steps = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{});
         QVERIFY(steps[0].config.name != steps[1].config.name);

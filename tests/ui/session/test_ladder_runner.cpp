@@ -11,6 +11,7 @@
 #include "ui/session/LadderRunner.h"
 #include "ui/session/TrainingSession.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -141,7 +142,11 @@ private Q_SLOTS:
         mixed->setCheckState(Qt::Unchecked);
         checkpointing->setCheckState(Qt::Checked);
         QCOMPARE(dialog.stepLabels(), (QStringList{"baseline", "+ workers", "+ activation checkpointing"}));
+        auto* measure = dialog.findChild<QComboBox*>(QStringLiteral("ladderMeasure"));
+        QVERIFY(measure);
+        measure->setCurrentIndex(measure->findData(QStringLiteral("accuracy")));
         const LadderPlan plan = dialog.plan();
+        QVERIFY(plan.goal == LadderGoal::Accuracy);
         QCOMPARE(plan.repeats, int64_t(3));
         QCOMPARE(*plan.rungs, (std::vector<std::string>{"workers", "checkpointing"}));
     }
@@ -156,6 +161,8 @@ private Q_SLOTS:
         LadderPlan plan;
         plan.rungs = std::vector<std::string>{"mixed"};
         plan.repeats = 2;
+        plan.goal = LadderGoal::Accuracy;   // the rung trains to the baseline's best val accuracy
+        plan.cap_epochs = 2;
         QString error;
         QVERIFY2(ladder.start(test::tinyExperiment("repeated-ladder"), plan, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
@@ -175,7 +182,12 @@ private Q_SLOTS:
             QCOMPARE(sweep->runs[i].repeat, int64_t(i / 2));
             QCOMPARE(configFromJson(store.run(runIds[i])->config_json).seed, uint64_t(42 + i / 2));
         }
+        const auto rung = configFromJson(store.run(runIds[1])->config_json).trainer;
+        QCOMPARE(rung.max_epochs, int64_t(2));
+        QVERIFY(rung.early_stopping.stop_at.has_value());
+        QCOMPARE(*rung.early_stopping.stop_at, *store.run(runIds[0])->best_val_accuracy);
         const LadderSummary summary = summarizeLadder(store, *run->sweep_id);
+        QCOMPARE(QString::fromStdString(summary.goal), QString("accuracy"));
         QCOMPARE(summary.steps.size(), size_t(2));
         QCOMPARE(summary.steps[1].completed, int64_t(2));
         ui::CompareView compare(db());
@@ -184,7 +196,7 @@ private Q_SLOTS:
         QVERIFY(compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())));
         QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
         const QString text = compare.ladderPanel()->toPlainText();
-        QVERIFY2(text.contains("+ bf16-mixed") && text.contains("2/2") &&
+        QVERIFY2(text.contains("+ bf16-mixed") && text.contains("/2") && text.contains("time to accuracy") &&
                      (text.contains("Recommended") || text.contains("keep 'baseline'")),
                  qPrintable(text));
     }
