@@ -15,10 +15,9 @@ namespace hearth {
 struct WhyEvidence {
     std::string rung;                    // the step's short name: "bf16-mixed", "workers", "ddp", ...
     SpeedChange change = SpeedChange::Unknown;   // against its reference step
-    double speedup = 0.0;
     StepBreakdown step, reference;       // per micro-batch, the steady epoch's (profiled 0: none)
     MemoryBreakdown memory, reference_memory;   // device empty: none
-    double gpu_busy = -1.0, reference_gpu_busy = -1.0;   // mean utilisation 0..1 (-1: unknown)
+    double gpu_busy = -1.0;              // the step's mean GPU utilisation 0..1 (-1: unknown)
     int64_t device_total_bytes = 0;      // the device's memory (GPU) or the machine's RAM; 0: unknown
 };
 

@@ -199,13 +199,11 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         WhyEvidence why;
         why.rung = s.short_name;
         why.change = s.verdict.change;
-        why.speedup = s.verdict.speedup;
         why.step = e.breakdown;
         why.reference = r.breakdown;
         why.memory = e.memory;
         why.reference_memory = r.memory;
         why.gpu_busy = e.gpu_busy;
-        why.reference_gpu_busy = r.gpu_busy;
         why.device_total_bytes = std::max(e.device_total, r.device_total);
         s.why = whyLines(why);
     }

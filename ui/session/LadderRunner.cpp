@@ -37,32 +37,14 @@ bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::Lad
         plan.loader_workers = options.loader_workers;
         return start(base, plan, error);
     }
-    if (!canBegin(error))
-        return false;
-    try {
-        m_steps = hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options);
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromStdString(e.what());
-        return false;
-    }
-    m_plan = hearth::LadderPlan{};
-    return begin(base, true);
+    return begin(base, hearth::LadderPlan{}, true, error,
+                 [&] { return hearth::buildTechniqueLadder(base, DeviceProbe::instance().capabilities(), options); });
 }
 
 bool LadderRunner::start(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, QString* error)
 {
-    if (!canBegin(error))
-        return false;
-    try {
-        m_steps = hearth::buildPlannedLadder(base, DeviceProbe::instance().capabilities(), plan);
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromStdString(e.what());
-        return false;
-    }
-    m_plan = plan;
-    return begin(base, false);
+    return begin(base, plan, false, error,
+                 [&] { return hearth::buildPlannedLadder(base, DeviceProbe::instance().capabilities(), plan); });
 }
 
 bool LadderRunner::canBegin(QString* error) const
@@ -82,8 +64,19 @@ bool LadderRunner::canBegin(QString* error) const
     return true;
 }
 
-bool LadderRunner::begin(const hearth::ExperimentConfig& base, bool memory)
+bool LadderRunner::begin(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, bool memory,
+                         QString* error, const std::function<std::vector<hearth::LadderStep>()>& build)
 {
+    if (!canBegin(error))
+        return false;
+    try {
+        m_steps = build();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_plan = plan;
     m_runIds.clear();
     m_measures.clear();
     m_speed = !memory;
@@ -192,32 +185,29 @@ void LadderRunner::settleStep()
     if (index == 0 && m_speed && m_plan.goal == hearth::LadderGoal::Accuracy) {
         // Every later step trains until it reaches the baseline's best validation accuracy.
         hearth::aimLadderAtAccuracy(m_steps, m_plan, m_bestValAccuracy);
-        if (m_sweepId) {
-            submitToWriter(
-                *m_session->writer(), this,
-                [sweep = *m_sweepId, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
-                    hearth::runedits::setSweepPlan(db, sweep, plan);
-                    return true;
-                },
-                [](bool) {}, [](const QString&) {});
-        }
+        storePlan();
     }
     m_measures.push_back(hearth::ladderMeasureOf(m_fitSeconds, m_epochs));
     if (!m_speed || m_measures.size() != index + 1 || hearth::settleLadderStep(m_steps, index, m_measures))
         return;
-    if (m_sweepId) {
-        submitToWriter(
-            *m_session->writer(), this,
-            [sweep = *m_sweepId, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
-                hearth::runedits::setSweepPlan(db, sweep, plan);
-                return true;
-            },
-            [](bool) {}, [](const QString&) {});
-    }
+    storePlan();
     const size_t reference = hearth::ladderReferenceStep(m_steps, index);
     Q_EMIT stepLeftOut(static_cast<int>(index), QString::fromStdString(m_steps[index].label),
                        QString::fromStdString(m_steps[reference].label),
                        QString::fromStdString(hearth::ladderSpeedupText(m_measures[index], m_measures[reference])));
+}
+
+void LadderRunner::storePlan()
+{
+    if (!m_sweepId)
+        return;
+    submitToWriter(
+        *m_session->writer(), this,
+        [sweep = *m_sweepId, plan = hearth::ladderPlanJson(m_plan, m_steps)](hearth::sqlite::Connection& db) {
+            hearth::runedits::setSweepPlan(db, sweep, plan);
+            return true;
+        },
+        [](bool) {}, [](const QString&) {});   // the runs are stored either way
 }
 
 void LadderRunner::onRunEnded(qint64 runId, int status)

@@ -15,6 +15,7 @@
 #include <QList>
 #include <QObject>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -60,7 +61,10 @@ Q_SIGNALS:
 
 private:
     bool canBegin(QString* error) const;
-    bool begin(const hearth::ExperimentConfig& base, bool memory);
+    // Builds the steps (a ConfigError becomes `error`), then asks for the sweep and starts.
+    bool begin(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, bool memory, QString* error,
+               const std::function<std::vector<hearth::LadderStep>()>& build);
+    void storePlan();   // the plan as it now stands (left-out rungs, the accuracy target), by a writer job
     void startStep();
     void onStepRunStarted(qint64 runId);
     void onRunEnded(qint64 runId, int status);

@@ -194,8 +194,6 @@ private Q_SLOTS:
         const auto lines = whyLines(e);
         QCOMPARE(lines.size(), size_t(1));
         QVERIFY(mentions(lines, "No step-time breakdown was recorded"));
-        // Every rule has a name and both functions: the table is what the docs list.
-        for (const auto& rule : whyRules()) QVERIFY(rule.name && rule.holds && rule.say);
     }
 };
 
