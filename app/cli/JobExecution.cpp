@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 namespace hearth::cli {
 namespace {
@@ -309,53 +311,39 @@ JobStart startJob(const ExperimentConfig& config, const std::string& command, co
     return start;
 }
 
-StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
-                       const std::function<void(const std::string&)>& on_line) {
-    StoredRun result;
-    result.outcome = RunOutcome{RunStatus::Failed, FailureKind::Training, ""};
+ChildConfigFile::ChildConfigFile(const ExperimentConfig& config) {
+    const int fd = mkstemps(path_, 5);
+    if (fd < 0) return;
+    close(fd);
+    std::ofstream file(path_);
+    file << configToJson(config) << "\n";
+    ok_ = static_cast<bool>(file);
+}
+
+ChildConfigFile::~ChildConfigFile() {
+    std::remove(path_);
+}
+
+int runChild(const std::vector<std::string>& arguments, const std::function<void(const std::string&)>& on_line,
+             int stderr_fd) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        result.outcome.message = "cannot open a pipe to the job's process";
-        std::fprintf(stderr, "error: %s\n", result.outcome.message.c_str());
-        return result;
-    }
+    if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot open a pipe to the job's process");
     const std::string self = selfExecutable();
     std::vector<std::string> argv{self};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     pid_t child = 0;
     try {
-        child = spawnChild(self, argv, childEnvironment(), fds[1]);
-    } catch (const std::exception& e) {
+        child = spawnChild(self, argv, childEnvironment(), fds[1], stderr_fd);
+    } catch (const std::exception&) {
         close(fds[0]);
         close(fds[1]);
-        result.outcome.message = e.what();
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return result;
+        throw;
     }
     close(fds[1]);
-
-    ProgressPrinter printer(quiet ? nullptr : stderr, isatty(STDERR_FILENO) != 0);
-    EpochTally tally;
-    std::optional<RunOutcome> verdict;
     g_child_signal.store(0);
     const auto previous_int = std::signal(SIGINT, onChildJobSignal);
     const auto previous_term = std::signal(SIGTERM, onChildJobSignal);
-    followLines(fds[0], child, [&](const std::string& line) {
-        if (on_line) on_line(line);
-        if (const auto id = eventjson::runIdFromLine(line)) {
-            result.run_id = *id;
-            return;
-        }
-        const auto event = eventjson::fromLine(line);
-        if (!event) return;
-        printer.onEvent(*event);
-        tally.onEvent(*event);
-        if (const auto* done = std::get_if<RunFinished>(&*event))
-            verdict = RunOutcome{done->status == "stopped" ? RunStatus::Stopped : RunStatus::Completed,
-                                 FailureKind::Training, ""};
-        else if (const auto* failed = std::get_if<RunFailed>(&*event))
-            verdict = RunOutcome{RunStatus::Failed, failed->kind, failed->message};
-    });
+    followLines(fds[0], child, on_line);
     close(fds[0]);
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -363,7 +351,39 @@ StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
     }
     std::signal(SIGINT, previous_int);
     std::signal(SIGTERM, previous_term);
-    const int code = exitCodeOf(status);
+    return exitCodeOf(status);
+}
+
+StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
+                       const std::function<void(const std::string&)>& on_line) {
+    StoredRun result;
+    result.outcome = RunOutcome{RunStatus::Failed, FailureKind::Training, ""};
+    ProgressPrinter printer(quiet ? nullptr : stderr, isatty(STDERR_FILENO) != 0);
+    EpochTally tally;
+    std::optional<RunOutcome> verdict;
+    int code = 0;
+    try {
+        code = runChild(arguments, [&](const std::string& line) {
+            if (on_line) on_line(line);
+            if (const auto id = eventjson::runIdFromLine(line)) {
+                result.run_id = *id;
+                return;
+            }
+            const auto event = eventjson::fromLine(line);
+            if (!event) return;
+            printer.onEvent(*event);
+            tally.onEvent(*event);
+            if (const auto* done = std::get_if<RunFinished>(&*event))
+                verdict = RunOutcome{done->status == "stopped" ? RunStatus::Stopped : RunStatus::Completed,
+                                     FailureKind::Training, ""};
+            else if (const auto* failed = std::get_if<RunFailed>(&*event))
+                verdict = RunOutcome{RunStatus::Failed, failed->kind, failed->message};
+        });
+    } catch (const std::exception& e) {
+        result.outcome.message = e.what();
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return result;
+    }
 
     result.finished = printer.finished();
     result.test = printer.testReport();

@@ -83,4 +83,25 @@ JobStart startJob(const ExperimentConfig& config, const std::string& command, co
 StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
                        const std::function<void(const std::string&)>& on_line = {});
 
+// A config written to a file of its own under /tmp for a child process (--config), removed with it.
+class ChildConfigFile {
+public:
+    explicit ChildConfigFile(const ExperimentConfig& config);
+    ~ChildConfigFile();
+    ChildConfigFile(const ChildConfigFile&) = delete;
+    ChildConfigFile& operator=(const ChildConfigFile&) = delete;
+    bool ok() const { return ok_; }   // false: it could not be written
+    std::string path() const { return path_; }
+
+private:
+    char path_[40] = "/tmp/hearth-job-XXXXXX.json";
+    bool ok_ = false;
+};
+
+// Runs `hearth-cli <arguments>` as a child in its own process group, every line of its standard
+// output to `on_line` (its standard error to stderr_fd, or this process's), Ctrl+C and SIGTERM
+// passed on once; returns its exit status. Throws std::runtime_error when it cannot start.
+int runChild(const std::vector<std::string>& arguments, const std::function<void(const std::string&)>& on_line,
+             int stderr_fd = -1);
+
 }  // namespace hearth::cli

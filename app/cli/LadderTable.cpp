@@ -45,10 +45,47 @@ void printLadderPlan(std::FILE* out, const std::vector<LadderRung>& rungs, const
         std::fprintf(out, "  %2zu. %s: %s\n", i + 1, steps[i].label.c_str(), steps[i].change.c_str());
 }
 
+namespace {
+
+// Predict, then measure: each step's footprint predicted before its first run against what that
+// run measured; the steps not run, with why. Empty when no step has a prediction.
+std::string predictionText(const LadderSummary& summary) {
+    bool any = false;
+    size_t width = 16;
+    for (const auto& s : summary.steps) {
+        any = any || s.prediction || !s.not_run.empty();
+        width = std::max(width, s.label.size());
+    }
+    if (!any) return {};
+    std::string out;
+    appendf(out, "\nPredicted before each step's first run, then measured (predicted / measured (error)):\n");
+    appendf(out, "%-*s %-38s %-32s %s\n", static_cast<int>(width), "step", "peak memory", "optimizer step", "activations");
+    for (const auto& s : summary.steps) {
+        if (!s.not_run.empty()) {
+            appendf(out, "%-*s not run: %s\n", static_cast<int>(width), s.label.c_str(), s.not_run.c_str());
+            continue;
+        }
+        if (!s.prediction) {
+            appendf(out, "%-*s -\n", static_cast<int>(width), s.label.c_str());
+            continue;
+        }
+        std::string activations = report::formatBytes(s.prediction->memory.activations_bytes);
+        if (s.check && s.check->activations_error)
+            activations += " (" + footprintErrorText(s.check->activations_error) + ")";
+        appendf(out, "%-*s %-38s %-32s %s\n", static_cast<int>(width), s.label.c_str(),
+                ladderPeakPredictionCell(s).c_str(), ladderStepPredictionCell(s).c_str(), activations.c_str());
+    }
+    appendf(out, "(predicted from a probe of a few steps at a quarter and half of each step's batch; measured: its "
+                 "first run's peak and its last epoch's step time)\n");
+    return out;
+}
+
+}  // namespace
+
 std::string ladderSummaryText(const LadderSummary& summary) {
     std::string out;
     size_t width = 16;
-    for (const auto& s : summary.steps) width = std::max(width, s.label.size() + (s.kept ? 0 : 11));
+    for (const auto& s : summary.steps) width = std::max(width, s.label.size() + (s.kept ? 0 : 11));  // " (left out)"/" (not run)"
     const bool accuracy = summary.goal == "accuracy";
     const std::string speed_head = accuracy ? (summary.accuracy_target
                                                    ? "time to val acc " + number(*summary.accuracy_target, "%.4f")
@@ -66,7 +103,7 @@ std::string ladderSummaryText(const LadderSummary& summary) {
             }
         }
         const bool first = &s == &summary.steps.front();
-        const std::string label = s.label + (s.kept ? "" : " (left out)");
+        const std::string label = s.label + (!s.not_run.empty() ? " (not run)" : s.kept ? "" : " (left out)");
         // Accuracy goal: the runs that reached the target, of all.
         const std::string runs = std::to_string(accuracy ? s.reached : s.completed) + "/" + std::to_string(s.run_ids.size());
         appendf(out, "%-*s %5s %-11s %-26s %-28s %-12s %-26s %-6s %11s %8.1f%%\n", static_cast<int>(width),
@@ -99,10 +136,11 @@ std::string ladderSummaryText(const LadderSummary& summary) {
     }
     for (size_t i = 1; i < summary.steps.size(); ++i) {
         const auto& s = summary.steps[i];
-        if (s.kept) continue;
+        if (s.kept || !s.not_run.empty()) continue;
         appendf(out, "'%s' measured slower than '%s' in the first round and was left out of the steps after it.\n",
                      s.label.c_str(), summary.steps[s.reference].label.c_str());
     }
+    out += predictionText(summary);
     appendf(out, "\n%s\n", summary.recommendation.c_str());
     return out;
 }
@@ -142,6 +180,7 @@ void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSumma
     }
     std::fprintf(out, "(peak: %s; time: training time relative to the baseline)\n",
                  gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit");
+    std::fputs(predictionText(summary).c_str(), out);
 }
 
 }  // namespace hearth::cli

@@ -5,6 +5,7 @@
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/events/EventJson.h"
+#include "engine/config/ByteSize.h"
 #include "engine/ladder/LadderPlan.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
@@ -33,27 +34,104 @@ std::vector<LadderMeasure> measuresOf(const std::vector<StoredRun>& runs) {
 // the child's first line, never from a look at the store.
 StoredRun trainStep(const ExperimentConfig& config, const std::string& db_path, int64_t sweep_id, bool quiet,
                     bool events) {
-    char path[] = "/tmp/hearth-ladder-XXXXXX.json";
-    const int fd = mkstemps(path, 5);
-    if (fd < 0) {
+    const ChildConfigFile file(config);
+    if (!file.ok()) {
         StoredRun failed;
         failed.outcome = RunOutcome{RunStatus::Failed, FailureKind::Data, "cannot write the step's config to /tmp"};
         std::fprintf(stderr, "error: %s\n", failed.outcome.message.c_str());
         return failed;
     }
-    close(fd);
-    std::ofstream(path) << configToJson(config) << "\n";
-    const std::vector<std::string> args{"--db", db_path, "run", "--config", path, "--sweep", std::to_string(sweep_id),
-                                        "--events"};
-    StoredRun run = trainInChild(args, quiet, [events](const std::string& line) {
+    const std::vector<std::string> args{"--db", db_path, "run", "--config", file.path(), "--sweep",
+                                        std::to_string(sweep_id), "--events"};
+    return trainInChild(args, quiet, [events](const std::string& line) {
         if (!events) return;
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);
     });
-    std::remove(path);
-    return run;
 }
 
+// Predict, then measure: the step's footprint from `hearth-cli tune --footprint --json` in a child
+// process (a probe at a quarter and half the step's batch), before its first run.
+struct StepProbe {
+    std::optional<FootprintPrediction> prediction;
+    std::string failure;       // why there is no prediction (the probe's last error line)
+    bool out_of_memory = false;  // the probe itself ran out of memory: the step would too
+};
+StepProbe probeStep(const ExperimentConfig& config, const std::string& db_path, const std::string& device_memory) {
+    StepProbe probe;
+    const ChildConfigFile file(config);
+    char log_path[] = "/tmp/hearth-probe-XXXXXX.log";
+    const int log = mkstemps(log_path, 4);
+    if (!file.ok() || log < 0) {
+        if (log >= 0) close(log);
+        probe.failure = "cannot write the probe's files to /tmp";
+        return probe;
+    }
+    std::vector<std::string> args{"--db", db_path, "tune", "--footprint", "--json", "--config", file.path()};
+    if (!device_memory.empty()) args.insert(args.end(), {"--device-memory", device_memory});
+    std::string json;
+    int code = 0;
+    try {
+        code = runChild(args, [&json](const std::string& line) {
+            if (!line.empty() && line.front() == '{') json = line;
+        }, log);
+    } catch (const std::exception& e) {
+        probe.failure = e.what();
+    }
+    close(log);
+    if (code == kExitOk && !json.empty()) {
+        try {
+            probe.prediction = footprintFromJson(json);
+        } catch (const std::invalid_argument& e) {
+            probe.failure = e.what();
+        }
+    } else if (probe.failure.empty()) {
+        std::ifstream text(log_path);
+        for (std::string line; std::getline(text, line);)
+            if (line.rfind("error: ", 0) == 0) probe.failure = line.substr(7);
+        if (probe.failure.empty()) probe.failure = "the probe exited with " + std::to_string(code);
+        probe.out_of_memory = probe.failure.find("ran out of memory") != std::string::npos;
+    }
+    std::remove(log_path);
+    return probe;
+}
+
+enum class ProbeOutcome { Run, Skipped, Refused };
+
+// Before step i's first run: its footprint predicted (kept in the step, for the plan). A step
+// predicted not to fit, or whose probe ran out of memory, is not run: a speed rung is left out of
+// the steps after it; a memory step's toggles stay (the next one may fit); a speed ladder whose
+// baseline does not fit cannot be measured at all (Refused). A probe that failed otherwise leaves
+// the step to run and report its own error.
+ProbeOutcome predictStep(std::vector<LadderStep>& steps, size_t i, bool memory_ladder, const std::string& db_path,
+                         const std::string& device_memory) {
+    const StepProbe probe = probeStep(steps[i].config, db_path, device_memory);
+    LadderStep& step = steps[i];
+    if (probe.prediction) {
+        step.prediction = probe.prediction;
+        const FootprintPrediction& p = *probe.prediction;
+        std::fprintf(stderr, "Predicted (probe at batch %lld and %lld, %.1f s): peak %s (activations %s), step %.1f ms; %s\n",
+                     static_cast<long long>(p.probes.front().batch_size), static_cast<long long>(p.probes.back().batch_size),
+                     p.probe_s, formatBytes(p.memory.peak_bytes).c_str(),
+                     formatBytes(p.memory.activations_bytes).c_str(), p.step_ms,
+                     p.fits ? ("fits " + p.capacity).c_str() : "does not fit");
+        if (p.fits) return ProbeOutcome::Run;
+        step.not_run = footprintVerdict(p);
+    } else if (probe.out_of_memory) {
+        step.not_run = probe.failure;
+    } else {
+        std::fprintf(stderr, "warning: no prediction for '%s': %s\n", step.label.c_str(), probe.failure.c_str());
+        return ProbeOutcome::Run;
+    }
+    std::fprintf(stderr, "Not run: %s.\n", step.not_run.c_str());
+    if (i == 0 && !memory_ladder) {
+        std::fprintf(stderr, "error: the baseline is predicted not to fit, so the ladder has nothing to measure against: "
+                             "a smaller trainer.batch_size, or the memory ladder (--ladder memory)\n");
+        return ProbeOutcome::Refused;
+    }
+    if (!memory_ladder) leaveOutLadderStep(steps, i);
+    return ProbeOutcome::Skipped;
+}
 
 // A run's expected time from the store: the newest completed run of this experiment's baseline
 // (an earlier ladder's) or of the experiment itself. nullopt when there is none.
@@ -153,6 +231,12 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
                       "Runs per step, the steps alternating round by round (default 3 for the speed ladder, 1 for "
                       "the memory ladder)")
         ->check(CLI::Range(1, 100));
+    sweep->add_flag("!--no-predict", options.predict,
+                    "Run no footprint probe before each step (by default each step's peak memory and step time are "
+                    "predicted first, and a step predicted not to fit is not run)");
+    sweep->add_option("--device-memory", options.device_memory,
+                      "The memory each step must fit into, e.g. 16GiB (default: the device's; CPU: the RAM): plans a "
+                      "ladder for a smaller device");
     sweep->add_flag("--plan", options.plan_only, "Print the rungs that apply here, the steps and an estimate; run nothing");
     sweep->add_option("--apply-best", options.apply_best,
                       "Write the recommended step's config (the fastest at the same accuracy) to this JSON file");
@@ -215,6 +299,18 @@ int sweepCommand(const SweepCommandOptions& options) {
         std::fprintf(stderr, "error: --%s\n", e.what());
         return kExitBadConfig;
     }
+    if (!options.device_memory.empty()) {
+        const auto bytes = parseByteSize(options.device_memory);
+        if (!bytes || *bytes <= 0) {
+            std::fprintf(stderr, "error: --device-memory: '%s' is not a size (e.g. 16GiB, 512MiB)\n",
+                         options.device_memory.c_str());
+            return kExitBadConfig;
+        }
+        if (!options.predict) {
+            std::fprintf(stderr, "error: --device-memory: needs the footprint probe (drop --no-predict)\n");
+            return kExitBadConfig;
+        }
+    }
     const std::string db_path = resolveDbPath(options.run);
     const size_t total_runs = steps.size() * static_cast<size_t>(plan.repeats);
     if (options.plan_only) {
@@ -272,6 +368,20 @@ int sweepCommand(const SweepCommandOptions& options) {
                          plan.repeats > 1 ? (", round " + std::to_string(round + 1) + "/" + std::to_string(plan.repeats)).c_str()
                                           : "",
                          steps[i].label.c_str(), steps[i].change.c_str());
+            if (!steps[i].not_run.empty()) continue;   // predicted not to fit in round 1
+            if (round == 0 && options.predict) {
+                const ProbeOutcome probed = predictStep(steps, i, memory, db_path, options.device_memory);
+                if (const auto writer = openWriter(db_path)) writer->setSweepPlan(sweep_id, ladderPlanJson(plan, steps));
+                if (probed == ProbeOutcome::Refused) {
+                    printStored();
+                    return kExitTrainingFailed;
+                }
+                if (probed == ProbeOutcome::Skipped) {
+                    first_round.emplace_back();   // keeps first_round's steps aligned with `steps`
+                    first_round_ids.push_back(0);
+                    continue;
+                }
+            }
             const auto started = std::chrono::steady_clock::now();
             // Each round its own seed (initialisation, shuffling, dropout): the runs of a step then
             // differ as runs of the experiment do, and their accuracies give the run-to-run spread.
@@ -338,7 +448,8 @@ int sweepCommand(const SweepCommandOptions& options) {
                             "hearth-cli compare",
                  static_cast<long long>(sweep_id), db_path.c_str(), static_cast<long long>(sweep_id),
                  static_cast<long long>(sweep_id), plan.repeats > 1 ? "first round's " : "");
-    for (const int64_t id : first_round_ids) std::fprintf(table_out, " %lld", static_cast<long long>(id));
+    for (const int64_t id : first_round_ids)
+        if (id != 0) std::fprintf(table_out, " %lld", static_cast<long long>(id));
     std::fprintf(table_out, "\n");
     if (!options.apply_best.empty()) {
         if (memory) {

@@ -27,6 +27,8 @@ struct SweepCommandOptions {
     std::optional<int64_t> show;           // --show SWEEP_ID
     std::string measure = "epochs";        // --measure epochs | accuracy
     int64_t cap_epochs = 0;                // --cap-epochs (accuracy; 0: twice max_epochs)
+    bool predict = true;                   // false: --no-predict (no footprint probe before each step)
+    std::string device_memory;             // --device-memory SIZE: what each step must fit into
 };
 
 // `db_path` is the global --db value, read when the command runs (after parsing).

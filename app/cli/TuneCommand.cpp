@@ -6,9 +6,11 @@
 #include "engine/config/DeviceInfo.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/run/FinderJson.h"
+#include "engine/metrics/RunProfile.h"
 #include "engine/run/Finders.h"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -23,6 +25,10 @@ struct TuneOptions {
     RunCommandOptions config;  // --config and --set, as `run` reads them
     bool batch_size = false;
     bool lr = false;
+    bool footprint = false;
+    std::string device_memory;
+    bool json = false;
+    std::optional<int64_t> probe_batch;   // --probe-batch: one footprint probe, in this process
     std::string memory_limit;
     int64_t max_batch = 0;
     int64_t start_batch = 2;
@@ -198,21 +204,141 @@ int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config)
     return applyTo(options, config, assignment);
 }
 
+// Each probe size in a fresh process of its own (`tune --footprint --probe-batch B --json`): a probe
+// after another runs in a heap the first one shaped, and its peak says more of that than of its batch.
+FootprintPrediction probeInFreshProcesses(const TuneOptions& options, const ExperimentConfig& config,
+                                          const FootprintOptions& probe) {
+    const auto started = std::chrono::steady_clock::now();
+    const ChildConfigFile file(config);
+    if (!file.ok()) throw FinderError(FailureKind::Data, "cannot write the probe's config to /tmp");
+    const std::vector<int64_t> sizes = footprintProbeSizes(config.trainer.batch_size);
+    std::vector<FootprintProbe> probes;
+    std::optional<FootprintPrediction> last;
+    for (size_t i = 0; i < sizes.size() && !g_tune_stop.load(); ++i) {
+        if (probe.on_progress)
+            probe.on_progress(static_cast<double>(i) / static_cast<double>(sizes.size()),
+                              "probe " + std::to_string(i + 1) + ": batch " + std::to_string(sizes[i]));
+        std::vector<std::string> args{"--db", resolveDbPath(options.config), "tune", "--footprint", "--json",
+                                      "--config", file.path(), "--probe-batch", std::to_string(sizes[i]),
+                                      "--steps", std::to_string(probe.steps_per_probe)};
+        if (!options.device_memory.empty()) args.insert(args.end(), {"--device-memory", options.device_memory});
+        std::string json;
+        int code = 0;
+        try {
+            code = runChild(args, [&json](const std::string& line) {
+                if (!line.empty() && line.front() == '{') json = line;
+            });
+        } catch (const std::exception& e) {
+            throw FinderError(FailureKind::Training, e.what());
+        }
+        if (code == kExitStopped) break;
+        if (code != kExitOk || json.empty())
+            throw FinderError(code == kExitBadConfig ? FailureKind::Config
+                              : code == kExitBadData ? FailureKind::Data
+                                                     : FailureKind::Training,
+                              "the probe at batch " + std::to_string(sizes[i]) + " failed (exit status " +
+                                  std::to_string(code) + ")");
+        try {
+            last = footprintFromJson(json);
+        } catch (const std::invalid_argument& e) {
+            throw FinderError(FailureKind::Training, e.what());
+        }
+        if (!last->probes.empty()) probes.push_back(last->probes.front());
+    }
+    if (probes.empty() || !last) throw FinderError(FailureKind::Training, "the probe was stopped before it measured anything");
+    if (probe.on_progress) probe.on_progress(1.0, "done");
+    FootprintBase base;
+    base.device = last->device;
+    base.parameters_bytes = last->memory.parameters_bytes;
+    base.gradients_bytes = last->memory.gradients_bytes;
+    base.optimizer_state_bytes = last->memory.optimizer_state_bytes;
+    base.other_bytes = last->memory.other_bytes;
+    base.capacity_bytes = last->capacity_bytes;
+    base.capacity = last->capacity;
+    FootprintPrediction p = extrapolateFootprint(base, probes, config.trainer.batch_size, last->accumulate);
+    p.world_size = last->world_size;
+    p.probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return p;
+}
+
+int tuneFootprint(const TuneOptions& options, const ExperimentConfig& config) {
+    std::FILE* out = options.json ? stderr : reportOut(options);
+    FootprintOptions probe;
+    if (options.steps) probe.steps_per_probe = *options.steps;
+    if (!options.device_memory.empty()) {
+        const auto bytes = parseByteSize(options.device_memory);
+        if (!bytes || *bytes <= 0) {
+            std::fprintf(stderr, "error: --device-memory: '%s' is not a size (e.g. 16GiB, 512MiB)\n",
+                         options.device_memory.c_str());
+            return kExitBadConfig;
+        }
+        probe.capacity_bytes = *bytes;
+    }
+    probe.on_log = logTo(options.events);
+    if (options.probe_batch) {
+        // One probe, the prediction as JSON alone: how the footprint probes each size afresh.
+        probe.batch_sizes = {*options.probe_batch};
+        std::printf("%s\n", footprintJson(predictFootprint(config, probe, g_tune_stop)).c_str());
+        std::fflush(stdout);
+        return g_tune_stop.load() ? kExitStopped : kExitOk;
+    }
+    probe.on_progress = terminalProgress(options.events);
+    const std::vector<int64_t> sizes = footprintProbeSizes(config.trainer.batch_size);
+    std::fprintf(out, "Footprint probe: %s, precision %s, batch %lld, probed at batch", config.name.c_str(),
+                 config.trainer.precision.c_str(), static_cast<long long>(config.trainer.batch_size));
+    for (size_t i = 0; i < sizes.size(); ++i)
+        std::fprintf(out, "%s %lld", i == 0 ? "" : (i + 1 == sizes.size() ? " and" : ","), static_cast<long long>(sizes[i]));
+    std::fprintf(out, " (%lld steps each, the first a warm-up)\n", static_cast<long long>(probe.steps_per_probe));
+    std::fflush(out);
+    const FootprintPrediction p = probeInFreshProcesses(options, config, probe);
+    std::fprintf(out, "  %8s  %12s  %12s  %12s  %10s\n", "batch", "peak", "activations", "workspace", "step");
+    for (const auto& probed : p.probes)
+        std::fprintf(out, "  %8lld  %12s  %12s  %12s  %7.1f ms\n", static_cast<long long>(probed.batch_size),
+                     formatBytes(probed.peak_bytes).c_str(), formatBytes(probed.activations_bytes).c_str(),
+                     formatBytes(probed.workspace_bytes).c_str(), probed.step_ms);
+    std::fprintf(out, "Predicted at batch %lld on %s:\n", static_cast<long long>(p.batch_size), p.device.c_str());
+    for (const auto& part : memoryParts(p.memory))
+        if (part.value > 0.0)
+            std::fprintf(out, "  %-18s %12s\n", part.label.c_str(), formatBytes(static_cast<int64_t>(part.value)).c_str());
+    std::fprintf(out, "  %-18s %12s  %s\n", "peak", formatBytes(p.memory.peak_bytes).c_str(),
+                 p.fits ? ("fits " + p.capacity).c_str() : ("does not fit: " + footprintVerdict(p)).c_str());
+    std::fprintf(out, "  %-18s %9.1f ms  (%lld micro-batch%s)\n", "optimizer step", p.step_ms,
+                 static_cast<long long>(p.accumulate), p.accumulate == 1 ? "" : "es");
+    std::fprintf(out, "Probe took %.1f s (each size in a process of its own).\n", p.probe_s);
+    if (options.json) {
+        std::printf("%s\n", footprintJson(p).c_str());
+        std::fflush(stdout);
+    }
+    return g_tune_stop.load() ? kExitStopped : kExitOk;
+}
+
 int tuneCommand(TuneOptions options) {
-    if (options.batch_size == options.lr) {
-        std::fprintf(stderr, "error: tune needs exactly one of --batch-size and --lr\n");
+    if (int(options.batch_size) + int(options.lr) + int(options.footprint) != 1) {
+        std::fprintf(stderr, "error: tune needs exactly one of --batch-size, --lr and --footprint\n");
+        return kExitBadConfig;
+    }
+    if (options.probe_batch && !options.footprint) {
+        std::fprintf(stderr, "error: --probe-batch: belongs to --footprint\n");
+        return kExitBadConfig;
+    }
+    if (options.json && !options.footprint) {
+        std::fprintf(stderr, "error: --json: prints --footprint's prediction (the finders have --events)\n");
         return kExitBadConfig;
     }
     const auto loaded = prepareConfig(options.config);
     if (!loaded) return kExitBadConfig;
-    if (const auto launched = launchRanksIfAsked(options, *loaded)) return *launched;
+    // The footprint's probes each run as a job of their own (which launches its ranks).
+    if (!options.footprint || options.probe_batch)
+        if (const auto launched = launchRanksIfAsked(options, *loaded)) return *launched;
     const ExperimentConfig& config = *loaded;
     g_tune_stop.store(false);
     std::signal(SIGINT, onTuneInterrupt);
     std::signal(SIGTERM, onTuneInterrupt);
     int code = kExitOk;
     try {
-        code = options.batch_size ? tuneBatchSize(options, config) : tuneLearningRate(options, config);
+        code = options.footprint    ? tuneFootprint(options, config)
+               : options.batch_size ? tuneBatchSize(options, config)
+                                    : tuneLearningRate(options, config);
     } catch (const FinderError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         if (options.events) emit(finderjson::Failure{e.kind(), e.what()});
@@ -227,13 +353,26 @@ int tuneCommand(TuneOptions options) {
 
 void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_code) {
     auto options = std::make_shared<TuneOptions>();
-    auto* tune = app.add_subcommand("tune", "Find the largest batch size that fits, or a learning rate, for an experiment");
+    auto* tune = app.add_subcommand("tune", "Find the largest batch size that fits or a learning rate, or predict a "
+                                            "run's memory and step time, for an experiment");
     tune->add_option("-c,--config", options->config.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
     tune->add_option("-s,--set", options->config.overrides, "Override a config key, e.g. trainer.precision=bf16-mixed")
         ->allow_extra_args(false);
     tune->add_flag("--batch-size", options->batch_size,
                    "Batch-size finder: double the batch until a trial runs out of memory, then bisect");
     tune->add_flag("--lr", options->lr, "Learning-rate finder: an exponential LR sweep and its steepest descent");
+    tune->add_flag("--footprint", options->footprint,
+                   "Predict the run's peak memory by category and its step time from a short probe at a quarter and "
+                   "half its batch, and whether it fits the device (or --device-memory)");
+    tune->add_option("--device-memory", options->device_memory,
+                     "With --footprint: the memory the run must fit into, e.g. 16GiB (default: the device's; CPU: RAM)");
+    tune->add_option("--probe-batch", options->probe_batch,
+                     "With --footprint: probe this one micro-batch size in this process and print what it measured "
+                     "as JSON (how --footprint probes each size in a fresh process)")
+        ->check(CLI::PositiveNumber);
+    tune->add_flag("--json", options->json,
+                   "With --footprint: print the prediction as one JSON object on standard output (the report goes to "
+                   "standard error)");
     tune->add_option("--memory-limit", options->memory_limit,
                      "Memory a trial may use, e.g. 4GiB (required on CPU: peak RSS; optional on CUDA: peak reserved)");
     tune->add_option("--max-batch", options->max_batch, "Largest batch size to try (default: the training split)")
@@ -241,7 +380,8 @@ void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_co
     tune->add_option("--start-batch", options->start_batch, "First batch size tried (default 2)")
         ->check(CLI::PositiveNumber);
     tune->add_option("--steps", options->steps,
-                     "Training steps per batch-size trial (default 3), or of the LR sweep (default 100)")
+                     "Training steps per batch-size trial (default 3), footprint probe (default 5) or of the LR sweep "
+                     "(default 100)")
         ->check(CLI::PositiveNumber);
     tune->add_option("--min-lr", options->min_lr, "First learning rate of the sweep (default 1e-7)");
     tune->add_option("--max-lr", options->max_lr, "Last learning rate of the sweep (default 1)");

@@ -56,9 +56,13 @@ std::string ladderPlanJson(const LadderPlan& plan, const std::vector<LadderStep>
     j["cap_epochs"] = plan.cap_epochs;
     j["accuracy_target"] = plan.accuracy_target ? nlohmann::json(*plan.accuracy_target) : nlohmann::json(nullptr);
     auto& list = j["steps"] = nlohmann::json::array();
-    for (const auto& s : steps)
-        list.push_back({{"label", s.label}, {"short_name", s.short_name}, {"change", s.change},
-                        {"optional", s.optional}, {"alone", s.alone}, {"kept", s.kept}});
+    for (const auto& s : steps) {
+        nlohmann::json step{{"label", s.label}, {"short_name", s.short_name}, {"change", s.change},
+                            {"optional", s.optional}, {"alone", s.alone}, {"kept", s.kept}};
+        if (s.prediction) step["prediction"] = nlohmann::json::parse(footprintJson(*s.prediction));
+        if (!s.not_run.empty()) step["not_run"] = s.not_run;
+        list.push_back(std::move(step));
+    }
     return j.dump();
 }
 
@@ -83,6 +87,8 @@ StoredLadderPlan ladderPlanFromJson(const std::string& text) {
             step.optional = s.value("optional", false);
             step.alone = s.value("alone", false);
             step.kept = s.value("kept", true);
+            if (s.contains("prediction")) step.prediction = footprintFromJson(s.at("prediction").dump());
+            step.not_run = s.value("not_run", std::string());
             out.steps.push_back(std::move(step));
         }
     } catch (const nlohmann::json::exception& e) {

@@ -140,6 +140,13 @@ bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vecto
     if (k == 0 || k >= steps.size() || k >= measures.size() || !steps[k].optional) return true;
     const size_t ref = ladderReferenceStep(steps, k);
     if (!ladderRungSlower(measures[k], measures[ref])) return true;
+    leaveOutLadderStep(steps, k);
+    return false;
+}
+
+void leaveOutLadderStep(std::vector<LadderStep>& steps, size_t k) {
+    if (k == 0 || k >= steps.size()) return;
+    const size_t ref = ladderReferenceStep(steps, k);
     steps[k].kept = false;
 
     // The keys this rung changed (step k is its reference step's config plus this rung: earlier
@@ -162,7 +169,6 @@ bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vecto
         }
         later.name = nameWithout(later.name, steps[k].short_name);
     }
-    return false;
 }
 
 }  // namespace hearth

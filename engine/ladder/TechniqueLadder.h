@@ -14,6 +14,7 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
+#include "engine/run/Footprint.h"
 
 #include <optional>
 #include <string>
@@ -31,6 +32,10 @@ struct LadderStep {
     bool optional = false;
     bool kept = true;          // false once settleLadderStep found it slower than the step it built on
     bool alone = false;        // tried alone on the baseline (LadderOrder::Alone): the baseline is its reference
+    // Its peak memory and step time, predicted by a short probe before its first run.
+    std::optional<FootprintPrediction> prediction{};
+    // Why it was not run ("predicted peak ... > the memory of cuda:0 (...)"); empty: it ran.
+    std::string not_run{};
 };
 
 // How fast a finished step trained: its whole fit (validation included), and with two or more
@@ -64,6 +69,9 @@ size_t ladderReferenceStep(const std::vector<LadderStep>& steps, size_t k);
 // changed goes back to the reference step's value unless a later rung sets that key itself; run
 // names lose its short name). Returns the step's `kept`.
 bool settleLadderStep(std::vector<LadderStep>& steps, size_t k, const std::vector<LadderMeasure>& measures);
+// Marks step k not kept and rewrites every later step to leave its change out, as above (a rung
+// that did not help, or that was not run because it was predicted not to fit).
+void leaveOutLadderStep(std::vector<LadderStep>& steps, size_t k);
 
 enum class LadderKind { Speed, Memory };
 

@@ -1,12 +1,15 @@
 #include "engine/run/FinderSteps.h"
 
 #include "engine/data/Loader.h"
+#include "engine/monitor/CpuTensorMemory.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/ProcessMemory.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/optim/Optimizers.h"
+#include "engine/train/MemoryAccounting.h"
 #include "engine/train/Task.h"
 #include "engine/train/TrainerParts.h"
+#include "engine/train/TrainingError.h"
 
 #include <algorithm>
 #include <chrono>
@@ -264,6 +267,151 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
                                                                                         : " (peak reserved on the device)")
                        : "the device's memory (out-of-memory errors)";
     return result;
+}
+
+namespace {
+
+// What the device (CUDA: allocated bytes) or the process (CPU: RSS, and the counted tensor bytes)
+// holds now, and its peaks since the last reset.
+struct MemoryReading {
+    int64_t held = 0, tensors = 0, peak = 0, tensor_peak = 0, reserved_peak = 0;
+};
+
+MemoryReading readMemory(torch::Device device) {
+    MemoryReading r;
+    if (device.is_cuda()) {
+#ifdef HEARTH_WITH_CUDA
+        const CudaMemoryStats s = cudaMemoryStats(device.index());
+        r.held = r.tensors = s.allocated_bytes;
+        r.peak = r.tensor_peak = s.allocated_peak_bytes;
+        r.reserved_peak = s.reserved_peak_bytes;
+#endif
+        return r;
+    }
+    const ProcessMemory p = readProcessMemory();
+    const CpuTensorMemoryStats t = cpuTensorMemory();
+    r.held = p.rss_bytes;
+    r.peak = r.reserved_peak = p.peak_rss_bytes;
+    r.tensors = t.counting ? t.current_bytes : -1;
+    r.tensor_peak = t.counting ? t.peak_bytes : -1;
+    return r;
+}
+
+double medianOf(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& options, const std::atomic<bool>& stop) {
+    const ExperimentConfig& config = run.config;
+    const TrainerConfig& trainer = config.trainer;
+    auto strategy = createStrategy(trainer, run.device);
+    strategy->setupModel(*run.model, trainer.channels_last);
+    const ClassificationTask task;
+    const bool cpu = !run.device.is_cuda();
+    if (cpu) installCpuTensorCounting();  // as the run's monitor does: tensors from here on are counted
+    PeakMemory memory(run.device, 0, strategy->worldSize() > 1);
+    memory.releaseFreed();
+    const MemoryReading before = readMemory(run.device);
+
+    FootprintBase base;
+    base.device = run.device.str();
+    int64_t total = 0;
+    if (cpu) {
+        total = readProcessMemory().total_ram_bytes;
+        base.capacity = "this machine's RAM (" + formatBytes(total) + ")";
+    } else {
+#ifdef HEARTH_WITH_CUDA
+        total = cudaMemoryStats(run.device.index()).total_bytes;
+#endif
+        base.capacity = "the memory of " + base.device + " (" + formatBytes(total) + ")";
+    }
+    base.capacity_bytes = total;
+    if (options.capacity_bytes > 0) {
+        base.capacity_bytes = options.capacity_bytes;
+        base.capacity = "the memory given (" + formatBytes(options.capacity_bytes) + ")";
+    }
+
+    const std::vector<int64_t> sizes =
+        options.batch_sizes.empty() ? footprintProbeSizes(trainer.batch_size) : options.batch_sizes;
+    const int64_t k = std::max<int64_t>(trainer.accumulate_grad_batches, 1);
+    const int64_t steps = std::max<int64_t>(options.steps_per_probe, 2);
+    std::vector<FootprintProbe> probes;
+    HeldBytes held;
+    for (size_t i = 0; i < sizes.size() && !stop.load(); ++i) {
+        const int64_t b = sizes[i];
+        if (options.on_progress)
+            options.on_progress(static_cast<double>(i) / static_cast<double>(sizes.size()),
+                                "probe " + std::to_string(i + 1) + ": batch " + std::to_string(b));
+        ExperimentConfig probe_config = config;
+        probe_config.trainer.batch_size = b;
+        memory.reset();
+        if (cpu) resetCpuTensorPeak();
+        std::vector<double> step_ms;
+        try {
+            LoaderOptions loader = trainLoaderOptions(probe_config, *strategy);
+            loader.drop_last = true;
+            BatchCycle batches(run.splits.train, loader, *strategy);
+            auto optimizer = strategy->setupOptimizer(config.optimizer, *run.model);
+            run.model->train();
+            for (int64_t s = 0; s < steps && !stop.load(); ++s) {
+                const auto started = std::chrono::steady_clock::now();
+                TrainingStep step(*strategy, *run.model, task);
+                MetricsLogger metrics;
+                for (int64_t micro = 0; micro < k; ++micro) step.microBatch(batches.next(), k, micro + 1 == k, metrics);
+                // The gradients before the optimizer step frees or zeroes them; its state after it
+                // (created lazily), as the run's monitor counts them.
+                if (s == 0) held = measureHeldBytes(*run.model, *optimizer);
+                step.optimizerStep(*optimizer, trainer.gradient_clip_val);
+                if (s == 0) {
+                    const HeldBytes after = measureHeldBytes(*run.model, *optimizer);
+                    held.optimizer_state = after.optimizer_state;
+                    held.offloaded = after.offloaded;
+                }
+                metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
+                if (s > 0)
+                    step_ms.push_back(
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+            }
+            strategy->zeroGrad(*optimizer);
+        } catch (const c10::Error& e) {
+            if (!isOutOfMemoryMessage(e.what_without_backtrace())) throw;
+            throw TrainingError("the probe at batch " + std::to_string(b) + " ran out of memory: the run at batch " +
+                                    std::to_string(trainer.batch_size) + " will not fit",
+                                "a smaller trainer.batch_size, 16-mixed or bf16-mixed, activation checkpointing");
+        }
+        const MemoryReading at = readMemory(run.device);
+        FootprintProbe probe;
+        probe.batch_size = b;
+        probe.peak_bytes = at.peak;
+        probe.step_ms = medianOf(step_ms);
+        const int64_t held_bytes = held.gradients + held.optimizer_state;
+        if (cpu && at.tensor_peak >= 0 && before.tensors >= 0) {
+            // As the run's breakdown: activations from the counted tensors, the peak RSS beyond them
+            // the workspace.
+            const int64_t growth = std::max<int64_t>(0, at.tensor_peak - before.tensors);
+            probe.activations_bytes = std::max<int64_t>(0, growth - held_bytes);
+            probe.workspace_bytes = std::max<int64_t>(0, at.peak - before.held - std::max(growth, held_bytes));
+        } else {
+            probe.activations_bytes = std::max<int64_t>(0, at.peak - before.held - held_bytes);
+            probe.workspace_bytes = cpu ? 0 : std::max<int64_t>(0, at.reserved_peak - at.peak);
+        }
+        probes.push_back(probe);
+        memory.releaseFreed();
+    }
+    if (probes.empty()) throw TrainingError("the probe was stopped before it measured anything", "");
+    base.parameters_bytes = held.parameters;
+    base.gradients_bytes = held.gradients;
+    base.optimizer_state_bytes = held.optimizer_state;
+    base.other_bytes = std::max<int64_t>(0, before.held - held.parameters);
+    if (options.on_progress) options.on_progress(1.0, "done");
+    FootprintPrediction prediction = extrapolateFootprint(base, probes, trainer.batch_size, k);
+    prediction.world_size = strategy->worldSize();
+    return prediction;
 }
 
 LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& options, const std::atomic<bool>& stop) {

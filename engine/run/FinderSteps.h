@@ -43,6 +43,7 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
 // are restored before they return or throw.
 BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& options,
                                 const std::atomic<bool>& stop);
+FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& options, const std::atomic<bool>& stop);
 LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& options, const std::atomic<bool>& stop);
 
 }  // namespace hearth

@@ -11,6 +11,7 @@
 #include "engine/train/TrainingError.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace hearth {
@@ -131,6 +132,18 @@ LrFinderResult findLearningRate(const ExperimentConfig& config, const LrFinderOp
     return guarded<LrFinderResult>([&] {
         PreparedRun run = prepareRun(config, options.on_log);
         return sweepLearningRate(run, options, stop);
+    });
+}
+
+FootprintPrediction predictFootprint(const ExperimentConfig& config, const FootprintOptions& options,
+                                     const std::atomic<bool>& stop) {
+    countTrainingJob();
+    return guarded<FootprintPrediction>([&] {
+        const auto start = std::chrono::steady_clock::now();
+        PreparedRun run = prepareRun(config, options.on_log);
+        FootprintPrediction prediction = probeFootprint(run, options, stop);
+        prediction.probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return prediction;
     });
 }
 

@@ -8,6 +8,7 @@
 #include "engine/config/ByteSize.h"   // sizes in the finders' options and messages
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
+#include "engine/run/Footprint.h"
 
 #include <atomic>
 #include <cstdint>
@@ -104,6 +105,26 @@ struct LrFinderResult {
 // Throws FinderError.
 LrFinderResult findLearningRate(const ExperimentConfig& config, const LrFinderOptions& options,
                                 const std::atomic<bool>& stop);
+
+// ---- Footprint (predict, then measure) ---------------------------------------------------------
+
+struct FootprintOptions {
+    int64_t steps_per_probe = 5;   // optimizer steps at each probed batch size; the first is warm-up
+    int64_t capacity_bytes = 0;    // what the run must fit into; 0: the device's memory (CPU: the RAM)
+    // The micro-batch sizes probed, one after the other in this process (empty: footprintProbeSizes).
+    // A later probe runs in a heap the earlier ones shaped; `hearth-cli tune --footprint` probes each
+    // size in a fresh process of its own.
+    std::vector<int64_t> batch_sizes;
+    FinderProgress on_progress;
+    std::function<void(const std::string&)> on_log;
+};
+
+// Probes the config's model at two micro-batch sizes below its batch (footprintProbeSizes), a few
+// real training steps each at the config's precision, strategy and accumulation, and predicts the
+// run's peak memory by category and its step time at its own batch (extrapolateFootprint).
+// Throws FinderError (a probe that runs out of memory is a Training failure: the run would too).
+FootprintPrediction predictFootprint(const ExperimentConfig& config, const FootprintOptions& options,
+                                     const std::atomic<bool>& stop);
 
 // The index of the steepest descent: the most negative gradient of the smoothed loss against
 // log10(lr) (central differences, as numpy.gradient), ignoring skip_begin points at the start and

@@ -2,7 +2,8 @@
 # The launch plan is torch-free: hearth_engine_api (the workbench and hearth-cli decide with it).
 target_sources(hearth_engine_api PRIVATE
   run/LaunchPlan.cpp
-  run/FinderJson.cpp)
+  run/FinderJson.cpp
+  run/Footprint.cpp)
 target_sources(hearth_engine PRIVATE
   run/RunSetup.cpp
   run/RunController.cpp

@@ -158,26 +158,31 @@ std::string ladderJudged(const ComparisonPage& page) {
     html::Table t({"step", accuracy ? "reached" : "runs",
                    accuracy ? "time to the baseline's accuracy" : l.steady ? "samples/s (steady)" : "fit time",
                    "speed-up", "vs baseline",
-                   "test accuracy", "accuracy", "why"},
+                   "test accuracy", "accuracy", "peak memory: predicted / measured",
+                   "optimizer step: predicted / measured", "why"},
                   "num", "ladder-judged");
     for (size_t i = 0; i < l.steps.size(); ++i) {
         const auto& s = l.steps[i];
         std::string why;
         for (const auto& line : s.why) why += (why.empty() ? "" : " ") + line;
-        t.rows.push_back({escape(s.label) + (s.kept ? "" : " (left out)"),
+        if (!s.not_run.empty()) why = "Not run: " + s.not_run + ".";
+        t.rows.push_back({escape(s.label) + (!s.not_run.empty() ? " (not run)" : s.kept ? "" : " (left out)"),
                           std::to_string(accuracy ? s.reached : s.completed) + "/" + std::to_string(s.run_ids.size()),
                           escape(ladderSpeedCell(s.verdict.speed, l.steady)),
                           i == 0 ? "-" : escape(speedupText(s.verdict.change, s.verdict.speedup)),
                           i == 0 ? "-" : escape(speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline)),
                           escape(ladderAccuracyCell(s.verdict.accuracy)),
-                          i == 0 ? "-" : escape(accuracyChangeName(s.verdict.accuracy_change)), escape(why)});
+                          i == 0 ? "-" : escape(accuracyChangeName(s.verdict.accuracy_change)),
+                          escape(ladderPeakPredictionCell(s)), escape(ladderStepPredictionCell(s)), escape(why)});
         t.row_classes.push_back(l.recommended && *l.recommended == i ? "best" : "");
     }
     const std::string note = "<p class=\"sub\">" + std::to_string(l.repeats) + " run(s) per step, " +
                              (l.order == "alone" ? "each rung alone against the baseline" : "each rung added to the step before") +
                              "; median (min-max). A range that overlaps the other step's, or lies apart by less than the ranges' width, reads "
                              "\"no measurable change\"; "
-                             "an accuracy inside the run-to-run spread is \"same\".</p>\n";
+                             "an accuracy inside the run-to-run spread is \"same\". Predicted: from a probe of a few "
+                             "steps at a quarter and half of the step's batch before its first run; measured: that "
+                             "run's peak and its last epoch's step time (error in brackets).</p>\n";
     return html::section("ladder", "The ladder, judged over its repeats",
                          note + "<div class=\"scroll\">" + html::render(t) + "</div>\n<p id=\"recommendation\"><b>" +
                              escape(l.recommendation) + "</b></p>\n");

@@ -1,5 +1,6 @@
 #include "storage/report/LadderSummary.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/ladder/LadderPlan.h"
 #include "engine/ladder/LadderWhy.h"
 #include "storage/RunReport.h"
@@ -143,6 +144,16 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         s.alone = p.alone;
         s.reference = record->plan_json.empty() ? (i == 0 ? 0 : i - 1) : ladderReferenceStep(plan_steps, i);
         s.run_ids = step_runs[i];
+        s.prediction = p.prediction;
+        s.not_run = p.not_run;
+        if (s.prediction) {
+            // Against the first completed run: the one the prediction was made for (round 1).
+            for (const RunRead& r : reads[i]) {
+                if (!r.completed) continue;
+                s.check = checkFootprint(*s.prediction, store.memoryBreakdown(r.id).value_or(MemoryBreakdown{}), r.epochs);
+                break;
+            }
+        }
         std::vector<double> fits, peaks, waits;
         for (const RunRead& r : reads[i]) {
             if (s.config_json.empty() && r.summary) s.config_json = r.summary->config_json;
@@ -234,6 +245,22 @@ std::string ladderSpeedCell(const Spread& s, bool steady) {
     if (s.n == 1) return one(s.median);
     // As a fit time the fastest run has the shortest time: the range reads from min time to max.
     return one(s.median) + " (" + one(steady ? s.min : s.max) + "-" + one(steady ? s.max : s.min) + ")";
+}
+
+std::string ladderPeakPredictionCell(const LadderStepSummary& step) {
+    if (!step.prediction) return "-";
+    std::string predicted = formatBytes(step.prediction->memory.peak_bytes);
+    if (!step.check || step.check->measured_peak_bytes <= 0) return predicted;
+    return predicted + " / " + formatBytes(step.check->measured_peak_bytes) + " (" +
+           footprintErrorText(step.check->peak_error) + ")";
+}
+
+std::string ladderStepPredictionCell(const LadderStepSummary& step) {
+    if (!step.prediction || step.prediction->step_ms <= 0.0) return "-";
+    std::string predicted = number(step.prediction->step_ms, "%.1f ms");
+    if (!step.check || step.check->measured_step_ms <= 0.0) return predicted;
+    return predicted + " / " + number(step.check->measured_step_ms, "%.1f ms") + " (" +
+           footprintErrorText(step.check->step_error) + ")";
 }
 
 std::string ladderAccuracyCell(const Spread& s) {

@@ -6,6 +6,7 @@
 // recommendation. `hearth-cli sweep` prints it; Compare and the reports read the same summary.
 
 #include "engine/ladder/LadderVerdict.h"
+#include "engine/run/Footprint.h"
 #include "storage/RunStore.h"
 
 #include <optional>
@@ -28,6 +29,11 @@ struct LadderStepSummary {
     Spread peak_bytes, data_wait_share;
     StepVerdict verdict;
     std::vector<std::string> why;
+    // Predict, then measure: the step's footprint predicted before its first run, and that
+    // prediction against the first completed run's memory breakdown and step time.
+    std::optional<FootprintPrediction> prediction;
+    std::optional<FootprintCheck> check;
+    std::string not_run;            // why the step was not run (predicted not to fit); empty: it ran
 };
 
 struct LadderSummary {
@@ -55,5 +61,9 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id);
 // accuracy as "0.8257 (0.8037-0.8275)"; one run: the value alone; none: "-".
 std::string ladderSpeedCell(const Spread& speed, bool steady);
 std::string ladderAccuracyCell(const Spread& accuracy);
+// The prediction's cells: "331.7 MiB / 333.5 MiB (-0.5%)" (predicted / measured (error)), the
+// predicted value alone before a run measured it, "-" without a prediction.
+std::string ladderPeakPredictionCell(const LadderStepSummary& step);
+std::string ladderStepPredictionCell(const LadderStepSummary& step);
 
 }  // namespace hearth

@@ -1,6 +1,8 @@
 // hearth-cli run as a user drives it: good and bad configs, broken data files, Ctrl+C.
 // Each bad input must give its exit code and a message naming the problem, never a crash.
 #include "CliTestSupport.h"
+
+#include "storage/report/LadderSummary.h"
 #include "RawDb.h"
 
 #include "engine/config/ExperimentConfig.h"
@@ -14,6 +16,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
 
 #include <algorithm>
 #include <csignal>
@@ -163,13 +167,22 @@ private Q_SLOTS:
                                               "--apply-best", best, "-q"} + base,
                                   400000);
         QVERIFY2(r.exit_code == 0, qPrintable(r.out));
-        for (const char* part : {"samples/s (steady)", "2/2", "round 2/2", "Why:", "+ workers:", "Sweep #1 stored"})
+        for (const char* part : {"samples/s (steady)", "2/2", "round 2/2", "Why:", "+ workers:", "Sweep #1 stored",
+                                 "Predicted (probe at batch 16 and 32", "Predicted before each step's first run"})
             QVERIFY2(r.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, r.out)));
         QVERIFY2(r.out.contains("Recommended: ") || r.out.contains("keep 'baseline'"), qPrintable(r.out));
         hearth::RunStore store(database.toStdString());
         const auto sweep = store.sweep(1);
         QVERIFY(sweep && !sweep->plan_json.empty());
         QCOMPARE(sweep->runs.size(), size_t{6});
+        // Every step was predicted before its first run, and the prediction is set against that run.
+        const hearth::LadderSummary judged = hearth::summarizeLadder(store, 1);
+        for (const auto& step : judged.steps) {
+            QVERIFY2(step.prediction && step.check && step.check->peak_error, step.label.c_str());
+            QVERIFY(step.prediction->memory.activations_bytes > 0 && step.prediction->step_ms > 0.0);
+            QVERIFY2(std::abs(*step.check->activations_error) < 0.15,
+                     qPrintable(QString::fromStdString(hearth::footprintErrorText(step.check->activations_error))));
+        }
         for (size_t i = 0; i < sweep->runs.size(); ++i) {
             const auto& run = sweep->runs[i];
             QCOMPARE(run.step, static_cast<int64_t>(i % 3));   // round by round: 0 1 2 0 1 2
@@ -217,6 +230,31 @@ private Q_SLOTS:
 
     // Early stopping from the command line: the run completes and is tested, and the reason is
     // printed, stored and shown.
+    // A step predicted not to fit the memory given is not run, and the plan says why; a speed
+    // ladder whose baseline does not fit is refused; bad sizes are refused before anything runs.
+    void stepsPredictedNotToFitAreNotRun() {
+        const QString database = m_dir.filePath("not-fit.sqlite");
+        const QStringList base{"--set", "data.limit=300", "--set", "trainer.max_epochs=1", "--set",
+                               "trainer.accelerator=cpu", "-q"};
+        const CliResult memory = cliOn(database, QStringList{"sweep", "--ladder=memory", "--device-memory", "1MiB"} + base);
+        QVERIFY2(memory.exit_code == 0 && memory.out.contains("Not run: predicted peak") &&
+                     memory.out.contains("> the memory given (1.0 MiB)"),
+                 qPrintable(memory.out));
+        QVERIFY(hearth::RunStore(database.toStdString()).listRuns().empty());   // nothing trained
+        const CliResult shown = cliOn(database, {"sweep", "--show", "1"});
+        QVERIFY2(shown.exit_code == 0 && shown.out.contains("not run: predicted peak"), qPrintable(shown.out));
+
+        const CliResult speed = cliOn(database, QStringList{"sweep", "--ladder", "--device-memory", "1MiB"} + base);
+        QVERIFY2(speed.exit_code == 4 && speed.out.contains("the baseline is predicted not to fit"), qPrintable(speed.out));
+        QVERIFY(hearth::RunStore(database.toStdString()).listRuns().empty());
+
+        const CliResult bad = cliOn(database, QStringList{"sweep", "--ladder", "--device-memory", "lots"} + base);
+        QVERIFY2(bad.exit_code == 2 && bad.out.contains("'lots' is not a size"), qPrintable(bad.out));
+        const CliResult blind =
+            cliOn(database, QStringList{"sweep", "--ladder", "--no-predict", "--device-memory", "1GiB"} + base);
+        QVERIFY2(blind.exit_code == 2 && blind.out.contains("--no-predict"), qPrintable(blind.out));
+    }
+
     void earlyStoppingIsStoredAndShown() {
         const QString database = m_dir.filePath("early.sqlite");
         const CliResult r = cliOn(database, {"run", "--set", "data.limit=400", "--set", "trainer.max_epochs=6", "--set",

@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -119,6 +120,35 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("--memory-limit") && r.out.contains("CPU"), qPrintable(r.out));
     }
 
+    // The footprint: a probe at a quarter and half the batch, each in a process of its own, the
+    // prediction by category in the report and as JSON; a capacity it does not fit says so.
+    void footprintPredictsByCategory() {
+        const CliResult r = cli(QStringList{"tune", "--footprint", "--json", "--set", "trainer.batch_size=64"} + small());
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        for (const char* part : {"probed at batch 16 and 32", "Predicted at batch 64 on cpu", "Activations",
+                                 "Optimizer state", "fits this machine's RAM", "optimizer step"})
+            QVERIFY2(r.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, r.out)));
+        const QString line = r.out.split('\n').filter(QRegularExpression("^\\{")).value(0);
+        const QJsonObject json = QJsonDocument::fromJson(line.toUtf8()).object();
+        QCOMPARE(json.value("batch_size").toInt(), 64);
+        QCOMPARE(json.value("probes").toArray().size(), 2);
+        QVERIFY(json.value("fits").toBool());
+        const QJsonObject memory = json.value("memory").toObject();
+        QVERIFY(memory.value("activations_bytes").toDouble() > 0);
+        QCOMPARE(memory.value("gradients_bytes").toDouble(), memory.value("parameters_bytes").toDouble());
+        QVERIFY(json.value("step_ms").toDouble() > 0);
+
+        const CliResult small_device =
+            cli(QStringList{"tune", "--footprint", "--device-memory", "1MiB"} + small());
+        QVERIFY2(small_device.exit_code == 0 && small_device.out.contains("does not fit: predicted peak") &&
+                     small_device.out.contains("the memory given (1.0 MiB)"),
+                 qPrintable(small_device.out));
+        const CliResult bad = cli(QStringList{"tune", "--footprint", "--device-memory", "lots"} + small());
+        QVERIFY2(bad.exit_code == 2 && bad.out.contains("'lots' is not a size"), qPrintable(bad.out));
+        const CliResult stray = cli(QStringList{"tune", "--lr", "--probe-batch", "4"} + small());
+        QVERIFY2(stray.exit_code == 2 && stray.out.contains("--probe-batch"), qPrintable(stray.out));
+    }
+
     void badInputsGiveTheirExitCodes() {
         CliResult r = cli(QStringList{"tune", "--batch-size", "--memory-limit", "lots"} + small());
         QCOMPARE(r.exit_code, 2);
@@ -128,7 +158,8 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("trainer.batch_size"), qPrintable(r.out));
         r = cli({"tune"});
         QCOMPARE(r.exit_code, 2);
-        QVERIFY2(r.out.contains("--batch-size") && r.out.contains("--lr"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("--batch-size") && r.out.contains("--lr") && r.out.contains("--footprint"),
+                 qPrintable(r.out));
         r = cli({"tune", "--lr", "--min-lr", "1", "--max-lr", "0.1"});
         QCOMPARE(r.exit_code, 2);
         r = cli(QStringList{"tune", "--lr"} + small() + QStringList{"--set", "data.path=" + m_dir.filePath("none")});

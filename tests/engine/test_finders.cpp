@@ -253,6 +253,41 @@ private Q_SLOTS:
         QCOMPARE(formatBytes(int64_t{3} << 29), std::string("1.50 GiB"));
     }
 
+    // The footprint probe on a real run: two probes below the batch, the held tensors counted
+    // (gradients as large as the parameters, Adam's two moments), and the run at the batch then
+    // measures the activations the probe predicted (counted tensor bytes: within 15%).
+    void footprintPredictsTheRunsActivations() {
+        requireFashionMnist();
+        ExperimentConfig config = fashionCnn(640);
+        config.trainer.batch_size = 64;
+        std::atomic<bool> stop{false};
+        FootprintOptions options;
+        options.steps_per_probe = 3;
+        const FootprintPrediction p = predictFootprint(config, options, stop);
+        QCOMPARE(p.probes.size(), size_t{2});
+        QCOMPARE(p.probes[0].batch_size, int64_t{16});
+        QCOMPARE(p.probes[1].batch_size, int64_t{32});
+        QVERIFY(p.probes[1].activations_bytes > p.probes[0].activations_bytes);
+        QVERIFY(p.memory.parameters_bytes > 0);
+        QCOMPARE(p.memory.gradients_bytes, p.memory.parameters_bytes);
+        QCOMPARE(p.memory.optimizer_state_bytes, 2 * p.memory.parameters_bytes);   // adam: two moments
+        QVERIFY(p.memory.activations_bytes > p.probes[1].activations_bytes);
+        QVERIFY(p.fits && p.step_ms > 0.0 && p.probe_s > 0.0);
+
+        testing::RecordingSink sink;
+        QCOMPARE(runExperiment(config, RunOptions{}, sink, stop).status, RunStatus::Completed);
+        const FootprintCheck check =
+            checkFootprint(p, sink.all<RunFinished>().back().memory, sink.all<EpochMetrics>());
+        QVERIFY(check.activations_error);
+        QVERIFY2(std::abs(*check.activations_error) < 0.15, qPrintable(QString::fromStdString(
+                                                                footprintErrorText(check.activations_error))));
+
+        options.capacity_bytes = int64_t{1} << 20;
+        const FootprintPrediction tiny = predictFootprint(config, options, stop);
+        QVERIFY(!tiny.fits);
+        QVERIFY(QString::fromStdString(footprintVerdict(tiny)).contains("the memory given (1.0 MiB)"));
+    }
+
     // A finder run between two trainings leaves nothing behind: the second training's losses equal
     // the first's, and the process's random stream continues where it was.
     void trainingAfterFindersMatchesTrainingAlone() {

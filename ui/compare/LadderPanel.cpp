@@ -50,7 +50,8 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
     h += QStringLiteral("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse; "
                         "white-space:nowrap'>"
                         "<tr><th>step</th><th>runs</th><th>precision</th><th>%1</th><th>speed-up</th>"
-                        "<th>vs baseline</th><th>test accuracy</th><th>accuracy</th></tr>")
+                        "<th>vs baseline</th><th>test accuracy</th><th>accuracy</th>"
+                        "<th>peak memory: predicted / measured</th><th>step: predicted / measured</th></tr>")
              .arg(ladder.goal == "accuracy" ? tr("time to accuracy") : ladder.steady ? tr("samples/s") : tr("fit time"));
     for (size_t i = 0; i < ladder.steps.size(); ++i) {
         const auto& s = ladder.steps[i];
@@ -63,24 +64,31 @@ QString LadderPanel::html(const hearth::LadderSummary& ladder)
         const bool recommended = ladder.recommended && *ladder.recommended == i;
         h += QStringLiteral("<tr%1><td>%2%3</td><td>%4/%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td>")
                  .arg(recommended ? QStringLiteral(" style='background:#e6f4ea'") : QString())
-                 .arg(esc(s.label), s.kept ? QString() : tr(" (left out)"))
+                 .arg(esc(s.label), !s.not_run.empty() ? tr(" (not run)") : s.kept ? QString() : tr(" (left out)"))
                  .arg(ladder.goal == "accuracy" ? s.reached : s.completed)
                  .arg(s.run_ids.size())
                  .arg(precision.toHtmlEscaped(), esc(hearth::ladderSpeedCell(s.verdict.speed, ladder.steady)),
                       i == 0 ? QStringLiteral("-") : verdictCell(s.verdict.change, s.verdict.speedup),
                       i == 0 ? QStringLiteral("-")
                              : verdictCell(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline));
-        h += QStringLiteral("<td>%1</td><td>%2</td></tr>")
+        h += QStringLiteral("<td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
                  .arg(esc(hearth::ladderAccuracyCell(s.verdict.accuracy)),
-                      i == 0 ? QStringLiteral("-") : esc(hearth::accuracyChangeName(s.verdict.accuracy_change)));
+                      i == 0 ? QStringLiteral("-") : esc(hearth::accuracyChangeName(s.verdict.accuracy_change)),
+                      esc(hearth::ladderPeakPredictionCell(s)), esc(hearth::ladderStepPredictionCell(s)));
     }
     h += QStringLiteral("</table><p style='color:#777777'>%1</p>")
              .arg(tr("Median (min-max) of each step's runs. ≈: no measurable change (the ranges overlap, or lie apart "
                      "by less than their width). Speed-up: against the step it built on; accuracy: against the "
-                     "baseline, \"same\" within the run-to-run spread."));
+                     "baseline, \"same\" within the run-to-run spread. Predicted: from a probe of a few steps at a "
+                     "quarter and half of the step's batch before its first run, against that run (error in "
+                     "brackets)."));
     QString why;
     for (size_t i = 1; i < ladder.steps.size(); ++i) {
         const auto& s = ladder.steps[i];
+        if (!s.not_run.empty()) {
+            why += QStringLiteral("<li><b>%1</b>: %2</li>").arg(esc(s.label), tr("Not run: %1.").arg(esc(s.not_run)));
+            continue;
+        }
         if (s.why.empty())
             continue;
         QString text;

@@ -1,0 +1,170 @@
+#include "engine/run/Footprint.h"
+
+#include "engine/config/ByteSize.h"
+#include "engine/events/FieldJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace hearth {
+namespace {
+
+using nlohmann::json;
+
+// The value at `x` on the line through (x0, y0) and (x1, y1); y0 scaled by x / x0 with one point.
+double along(double x0, double y0, double x1, double y1, double x) {
+    if (x1 == x0) return x0 > 0.0 ? y0 * x / x0 : y0;
+    return y0 + (y1 - y0) / (x1 - x0) * (x - x0);
+}
+
+int64_t nonNegative(double bytes) {
+    return bytes > 0.0 ? static_cast<int64_t>(std::llround(bytes)) : 0;
+}
+
+std::optional<double> relativeError(double predicted, double measured) {
+    if (!(measured > 0.0)) return std::nullopt;
+    return (predicted - measured) / measured;
+}
+
+}  // namespace
+
+std::vector<int64_t> footprintProbeSizes(int64_t batch) {
+    batch = std::max<int64_t>(batch, 1);
+    if (batch == 1) return {1};
+    const int64_t low = std::max<int64_t>(batch / 4, 1);
+    const int64_t high = std::max<int64_t>(batch / 2, low + 1);
+    return {low, std::min(high, batch)};
+}
+
+FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::vector<FootprintProbe>& probes,
+                                         int64_t batch, int64_t accumulate) {
+    if (probes.empty()) throw std::invalid_argument("a footprint needs at least one probe");
+    std::vector<FootprintProbe> sorted = probes;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const FootprintProbe& a, const FootprintProbe& b) { return a.batch_size < b.batch_size; });
+    const FootprintProbe& hi = sorted.back();
+    const FootprintProbe& lo = sorted.size() > 1 ? sorted[sorted.size() - 2] : hi;
+    const auto x0 = static_cast<double>(lo.batch_size), x1 = static_cast<double>(hi.batch_size);
+    const auto x = static_cast<double>(batch);
+
+    FootprintPrediction p;
+    p.device = base.device;
+    p.batch_size = batch;
+    p.accumulate = std::max<int64_t>(accumulate, 1);
+    p.probes = sorted;
+    MemoryBreakdown& m = p.memory;
+    m.device = base.device;
+    m.parameters_bytes = base.parameters_bytes;
+    m.gradients_bytes = base.gradients_bytes;
+    m.optimizer_state_bytes = base.optimizer_state_bytes;
+    m.other_bytes = base.other_bytes;
+    m.activations_bytes = nonNegative(along(x0, static_cast<double>(lo.activations_bytes), x1,
+                                            static_cast<double>(hi.activations_bytes), x));
+    m.reserved_unused_bytes = nonNegative(along(x0, static_cast<double>(lo.workspace_bytes), x1,
+                                                static_cast<double>(hi.workspace_bytes), x));
+    m.peak_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_state_bytes + m.activations_bytes +
+                   m.other_bytes;
+    // The host's peak RSS holds the workspace (the heap's slack, oneDNN's scratchpads) inside it;
+    // a GPU's allocated peak does not (the reserve beyond it is the caching allocator's).
+    const bool host = base.device.rfind("cuda", 0) != 0;
+    if (host) m.peak_bytes += m.reserved_unused_bytes;
+    p.capacity_bytes = base.capacity_bytes;
+    p.capacity = base.capacity;
+    const int64_t needed = host ? m.peak_bytes : m.peak_bytes + m.reserved_unused_bytes;
+    p.fits = base.capacity_bytes <= 0 || needed <= base.capacity_bytes;
+    const double micro_ms = along(x0, lo.step_ms, x1, hi.step_ms, x);
+    p.step_ms = std::max(micro_ms, 0.0) * static_cast<double>(p.accumulate);
+    return p;
+}
+
+std::string footprintVerdict(const FootprintPrediction& p) {
+    if (p.fits) return {};
+    const bool host = p.device.rfind("cuda", 0) != 0;
+    const int64_t needed = host ? p.memory.peak_bytes : p.memory.peak_bytes + p.memory.reserved_unused_bytes;
+    return "predicted peak " + formatBytes(needed) + " (activations " + formatBytes(p.memory.activations_bytes) +
+           " at batch " + std::to_string(p.batch_size) + ") > " +
+           (p.capacity.empty() ? formatBytes(p.capacity_bytes) : p.capacity);
+}
+
+FootprintCheck checkFootprint(const FootprintPrediction& p, const MemoryBreakdown& measured,
+                              const std::vector<EpochMetrics>& epochs) {
+    FootprintCheck c;
+    c.measured_peak_bytes = measured.peak_bytes;
+    if (!epochs.empty() && epochs.back().samples_per_sec > 0.0) {
+        const double samples = static_cast<double>(std::max<int64_t>(p.batch_size, 1) * p.accumulate *
+                                                   std::max<int64_t>(p.world_size, 1));
+        c.measured_step_ms = 1000.0 * samples / epochs.back().samples_per_sec;
+    }
+    if (!measured.device.empty()) {
+        c.peak_error = relativeError(static_cast<double>(p.memory.peak_bytes), static_cast<double>(measured.peak_bytes));
+        c.activations_error = relativeError(static_cast<double>(p.memory.activations_bytes),
+                                            static_cast<double>(measured.activations_bytes));
+    }
+    if (p.step_ms > 0.0) c.step_error = relativeError(p.step_ms, c.measured_step_ms);
+    return c;
+}
+
+std::string footprintErrorText(const std::optional<double>& error) {
+    if (!error) return "—";
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", 100.0 * *error);
+    return text;
+}
+
+std::string footprintJson(const FootprintPrediction& p) {
+    json probes = json::array();
+    for (const auto& probe : p.probes)
+        probes.push_back({{"batch_size", probe.batch_size},
+                          {"peak_bytes", probe.peak_bytes},
+                          {"activations_bytes", probe.activations_bytes},
+                          {"workspace_bytes", probe.workspace_bytes},
+                          {"step_ms", probe.step_ms}});
+    return json{{"device", p.device},
+                {"batch_size", p.batch_size},
+                {"accumulate", p.accumulate},
+                {"world_size", p.world_size},
+                {"memory", fields::toJson(fields::memoryFields(), p.memory)},
+                {"capacity_bytes", p.capacity_bytes},
+                {"capacity", p.capacity},
+                {"fits", p.fits},
+                {"step_ms", p.step_ms},
+                {"probes", std::move(probes)},
+                {"probe_s", p.probe_s}}
+        .dump();
+}
+
+FootprintPrediction footprintFromJson(const std::string& text) {
+    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) throw std::invalid_argument("a footprint prediction is a JSON object");
+    try {
+        FootprintPrediction p;
+        p.device = j.value("device", "");
+        p.batch_size = j.value("batch_size", int64_t{0});
+        p.accumulate = j.value("accumulate", int64_t{1});
+        p.world_size = j.value("world_size", int64_t{1});
+        if (j.contains("memory")) fields::fromJson(fields::memoryFields(), j.at("memory"), p.memory);
+        p.capacity_bytes = j.value("capacity_bytes", int64_t{0});
+        p.capacity = j.value("capacity", "");
+        p.fits = j.value("fits", true);
+        p.step_ms = j.value("step_ms", 0.0);
+        p.probe_s = j.value("probe_s", 0.0);
+        for (const auto& probe : j.value("probes", json::array())) {
+            FootprintProbe f;
+            f.batch_size = probe.value("batch_size", int64_t{0});
+            f.peak_bytes = probe.value("peak_bytes", int64_t{0});
+            f.activations_bytes = probe.value("activations_bytes", int64_t{0});
+            f.workspace_bytes = probe.value("workspace_bytes", int64_t{0});
+            f.step_ms = probe.value("step_ms", 0.0);
+            p.probes.push_back(f);
+        }
+        return p;
+    } catch (const json::exception& e) {
+        throw std::invalid_argument(std::string("a footprint prediction: ") + e.what());
+    }
+}
+
+}  // namespace hearth
