@@ -58,13 +58,31 @@ void WorkbenchController::connectLadder()
         if (index == 0)
             m_ladderLeftOut.clear();
         QString text = tr("Technique ladder: step %1 of %2 (%3)").arg(index + 1).arg(count).arg(label);
+        if (!m_ladderPrediction.isEmpty())
+            text += QStringLiteral("; ") + m_ladderPrediction;
+        m_ladderPrediction.clear();
         if (!m_ladderLeftOut.isEmpty())
-            text += tr("; left out as slower: %1").arg(m_ladderLeftOut.join(QStringLiteral(", ")));
+            text += tr("; left out: %1").arg(m_ladderLeftOut.join(QStringLiteral(", ")));
         Q_EMIT statusMessage(text, 0);
+    });
+    connect(m_ladder, &LadderRunner::stepProbing, this, [this](int index, int count, const QString& label) {
+        Q_EMIT statusMessage(tr("Technique ladder: step %1 of %2 (%3): predicting its memory and step time (a short "
+                                "probe)")
+                                 .arg(index + 1)
+                                 .arg(count)
+                                 .arg(label),
+                             0);
+    });
+    connect(m_ladder, &LadderRunner::stepPredicted, this,
+            [this](int, const QString&, const QString& text, bool predicted) {
+                m_ladderPrediction = predicted ? tr("predicted %1").arg(text) : tr("no prediction: %1").arg(text);
+            });
+    connect(m_ladder, &LadderRunner::stepNotRun, this, [this](int, const QString& label, const QString& reason) {
+        m_ladderLeftOut << tr("%1 (not run: %2)").arg(label, reason);
     });
     connect(m_ladder, &LadderRunner::stepLeftOut, this,
             [this](int, const QString& label, const QString&, const QString& speedups) {
-                m_ladderLeftOut << tr("%1 (%2)").arg(label, speedups);
+                m_ladderLeftOut << tr("%1 (slower: %2)").arg(label, speedups);
             });
     connect(m_ladder, &LadderRunner::failed, this, [this](const QString& message) {
         m_views.live->showProblem(tr("The technique ladder could not go on"), message);

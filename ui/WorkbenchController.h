@@ -97,7 +97,8 @@ private:
     WorkbenchViews m_views;
     StoreLoader* m_loader = nullptr;   // created at the first resume
     std::optional<ResumeHistory> m_resumed;
-    QStringList m_ladderLeftOut;       // the running ladder's rungs left out as slower, "label (steady 1.02x, whole fit 0.43x)"
+    QStringList m_ladderLeftOut;       // the running ladder's rungs left out: "label (slower: steady 1.02x, ...)", "label (not run: ...)"
+    QString m_ladderPrediction;   // the step about to run: its predicted footprint, for the status line
 };
 
 }  // namespace hearth::ui

@@ -3,6 +3,7 @@
 #include "LocalLauncher.h"
 #include "ProgressPrinter.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/events/EventJson.h"
 #include "engine/train/StateFiles.h"
@@ -309,6 +310,13 @@ JobStart startJob(const ExperimentConfig& config, const std::string& command, co
         start.exit_code = kExitTrainingFailed;
     }
     return start;
+}
+
+std::optional<int64_t> deviceMemoryBytes(const std::string& text) {
+    const auto bytes = parseByteSize(text);
+    if (bytes && *bytes > 0) return bytes;
+    std::fprintf(stderr, "error: --device-memory: '%s' is not a size (e.g. 16GiB, 512MiB)\n", text.c_str());
+    return std::nullopt;
 }
 
 ChildConfigFile::ChildConfigFile(const ExperimentConfig& config) {

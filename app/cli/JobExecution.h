@@ -83,6 +83,9 @@ JobStart startJob(const ExperimentConfig& config, const std::string& command, co
 StoredRun trainInChild(const std::vector<std::string>& arguments, bool quiet,
                        const std::function<void(const std::string&)>& on_line = {});
 
+// --device-memory SIZE ("16GiB"): its bytes; nullopt, with the error printed, when it is not a size.
+std::optional<int64_t> deviceMemoryBytes(const std::string& text);
+
 // A config written to a file of its own under /tmp for a child process (--config), removed with it.
 class ChildConfigFile {
 public:

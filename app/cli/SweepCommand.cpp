@@ -300,12 +300,7 @@ int sweepCommand(const SweepCommandOptions& options) {
         return kExitBadConfig;
     }
     if (!options.device_memory.empty()) {
-        const auto bytes = parseByteSize(options.device_memory);
-        if (!bytes || *bytes <= 0) {
-            std::fprintf(stderr, "error: --device-memory: '%s' is not a size (e.g. 16GiB, 512MiB)\n",
-                         options.device_memory.c_str());
-            return kExitBadConfig;
-        }
+        if (!deviceMemoryBytes(options.device_memory)) return kExitBadConfig;
         if (!options.predict) {
             std::fprintf(stderr, "error: --device-memory: needs the footprint probe (drop --no-predict)\n");
             return kExitBadConfig;

@@ -266,12 +266,8 @@ int tuneFootprint(const TuneOptions& options, const ExperimentConfig& config) {
     FootprintOptions probe;
     if (options.steps) probe.steps_per_probe = *options.steps;
     if (!options.device_memory.empty()) {
-        const auto bytes = parseByteSize(options.device_memory);
-        if (!bytes || *bytes <= 0) {
-            std::fprintf(stderr, "error: --device-memory: '%s' is not a size (e.g. 16GiB, 512MiB)\n",
-                         options.device_memory.c_str());
-            return kExitBadConfig;
-        }
+        const auto bytes = deviceMemoryBytes(options.device_memory);
+        if (!bytes) return kExitBadConfig;
         probe.capacity_bytes = *bytes;
     }
     probe.on_log = logTo(options.events);

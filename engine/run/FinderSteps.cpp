@@ -350,8 +350,22 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         ExperimentConfig probe_config = config;
         probe_config.trainer.batch_size = b;
         memory.reset();
-        if (cpu) resetCpuTensorPeak();
         std::vector<double> step_ms;
+        // The tensor peak of each phase of a step (absolute bytes, the largest over the steps): the
+        // forward and backward passes grow with the batch, the optimizer step's temporaries do not.
+        int64_t pass_peak = -1, optimizer_peak = -1, reserved_peak = 0;
+        const auto phasePeak = [&] {
+            const MemoryReading r = readMemory(run.device);
+            reserved_peak = std::max(reserved_peak, r.reserved_peak);
+            if (cpu) {
+                resetCpuTensorPeak();
+            } else {
+#ifdef HEARTH_WITH_CUDA
+                resetCudaPeakStats(run.device.index());
+#endif
+            }
+            return r.tensor_peak;
+        };
         try {
             LoaderOptions loader = trainLoaderOptions(probe_config, *strategy);
             loader.drop_last = true;
@@ -362,7 +376,9 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 const auto started = std::chrono::steady_clock::now();
                 TrainingStep step(*strategy, *run.model, task);
                 MetricsLogger metrics;
+                phasePeak();
                 for (int64_t micro = 0; micro < k; ++micro) step.microBatch(batches.next(), k, micro + 1 == k, metrics);
+                pass_peak = std::max(pass_peak, phasePeak());
                 // The gradients before the optimizer step frees or zeroes them; its state after it
                 // (created lazily), as the run's monitor counts them.
                 if (s == 0) held = measureHeldBytes(*run.model, *optimizer);
@@ -373,6 +389,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                     held.offloaded = after.offloaded;
                 }
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
+                optimizer_peak = std::max(optimizer_peak, phasePeak());
                 if (s > 0)
                     step_ms.push_back(
                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
@@ -387,18 +404,22 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         const MemoryReading at = readMemory(run.device);
         FootprintProbe probe;
         probe.batch_size = b;
-        probe.peak_bytes = at.peak;
         probe.step_ms = medianOf(step_ms);
         const int64_t held_bytes = held.gradients + held.optimizer_state;
-        if (cpu && at.tensor_peak >= 0 && before.tensors >= 0) {
-            // As the run's breakdown: activations from the counted tensors, the peak RSS beyond them
-            // the workspace.
-            const int64_t growth = std::max<int64_t>(0, at.tensor_peak - before.tensors);
+        const int64_t tensor_peak = std::max(pass_peak, optimizer_peak);
+        probe.peak_bytes = cpu ? at.peak : tensor_peak;
+        if (tensor_peak >= 0 && before.tensors >= 0) {
+            // As the run's breakdown: activations from the counted tensors beyond the held ones, the
+            // rest of the peak (RSS on a host, the caching allocator's reserve on a GPU) the workspace.
+            const int64_t growth = std::max<int64_t>(0, tensor_peak - before.tensors);
             probe.activations_bytes = std::max<int64_t>(0, growth - held_bytes);
-            probe.workspace_bytes = std::max<int64_t>(0, at.peak - before.held - std::max(growth, held_bytes));
+            probe.pass_bytes = std::max<int64_t>(0, pass_peak - before.tensors - held_bytes);
+            probe.optimizer_bytes = std::max<int64_t>(0, optimizer_peak - before.tensors - held_bytes);
+            probe.workspace_bytes = cpu ? std::max<int64_t>(0, at.peak - before.held - std::max(growth, held_bytes))
+                                        : std::max<int64_t>(0, reserved_peak - tensor_peak);
         } else {
+            // A host whose tensors could not be counted: the peak RSS alone.
             probe.activations_bytes = std::max<int64_t>(0, at.peak - before.held - held_bytes);
-            probe.workspace_bytes = cpu ? 0 : std::max<int64_t>(0, at.reserved_peak - at.peak);
         }
         probes.push_back(probe);
         memory.releaseFreed();

@@ -15,10 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-// The value at `x` on the line through (x0, y0) and (x1, y1); y0 scaled by x / x0 with one point.
+// The value at `x` on the line through (x0, y0) and (x1, y1), x0 < x1, for a quantity that does
+// not shrink as the batch grows: beyond x1 never below y1 (a falling line is the probes' noise).
+// With one point (x0 == x1), y1 scaled by x / x1.
 double along(double x0, double y0, double x1, double y1, double x) {
-    if (x1 == x0) return x0 > 0.0 ? y0 * x / x0 : y0;
-    return y0 + (y1 - y0) / (x1 - x0) * (x - x0);
+    if (x1 == x0) return x1 > 0.0 ? y1 * x / x1 : y1;
+    const double y = y0 + (y1 - y0) / (x1 - x0) * (x - x0);
+    return x >= x1 ? std::max(y, y1) : y;
 }
 
 int64_t nonNegative(double bytes) {
@@ -62,8 +65,15 @@ FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::v
     m.gradients_bytes = base.gradients_bytes;
     m.optimizer_state_bytes = base.optimizer_state_bytes;
     m.other_bytes = base.other_bytes;
-    m.activations_bytes = nonNegative(along(x0, static_cast<double>(lo.activations_bytes), x1,
-                                            static_cast<double>(hi.activations_bytes), x));
+    double activations = along(x0, static_cast<double>(lo.activations_bytes), x1,
+                               static_cast<double>(hi.activations_bytes), x);
+    if (hi.pass_bytes > 0) {
+        double optimizer = 0.0;
+        for (const auto& probe : sorted) optimizer = std::max(optimizer, static_cast<double>(probe.optimizer_bytes));
+        activations = std::max(optimizer, along(x0, static_cast<double>(lo.pass_bytes), x1,
+                                                static_cast<double>(hi.pass_bytes), x));
+    }
+    m.activations_bytes = nonNegative(activations);
     m.reserved_unused_bytes = nonNegative(along(x0, static_cast<double>(lo.workspace_bytes), x1,
                                                 static_cast<double>(hi.workspace_bytes), x));
     m.peak_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_state_bytes + m.activations_bytes +
@@ -76,7 +86,10 @@ FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::v
     p.capacity = base.capacity;
     const int64_t needed = host ? m.peak_bytes : m.peak_bytes + m.reserved_unused_bytes;
     p.fits = base.capacity_bytes <= 0 || needed <= base.capacity_bytes;
-    const double micro_ms = along(x0, lo.step_ms, x1, hi.step_ms, x);
+    // A step takes no less at a larger batch; where the probes' times fall (one of them noisy),
+    // the larger probe's time per sample.
+    const double micro_ms = hi.step_ms > lo.step_ms || x <= x1 ? along(x0, lo.step_ms, x1, hi.step_ms, x)
+                                                              : along(x1, hi.step_ms, x1, hi.step_ms, x);
     p.step_ms = std::max(micro_ms, 0.0) * static_cast<double>(p.accumulate);
     return p;
 }
@@ -122,6 +135,8 @@ std::string footprintJson(const FootprintPrediction& p) {
                           {"peak_bytes", probe.peak_bytes},
                           {"activations_bytes", probe.activations_bytes},
                           {"workspace_bytes", probe.workspace_bytes},
+                          {"pass_bytes", probe.pass_bytes},
+                          {"optimizer_bytes", probe.optimizer_bytes},
                           {"step_ms", probe.step_ms}});
     return json{{"device", p.device},
                 {"batch_size", p.batch_size},
@@ -158,6 +173,8 @@ FootprintPrediction footprintFromJson(const std::string& text) {
             f.peak_bytes = probe.value("peak_bytes", int64_t{0});
             f.activations_bytes = probe.value("activations_bytes", int64_t{0});
             f.workspace_bytes = probe.value("workspace_bytes", int64_t{0});
+            f.pass_bytes = probe.value("pass_bytes", int64_t{0});
+            f.optimizer_bytes = probe.value("optimizer_bytes", int64_t{0});
             f.step_ms = probe.value("step_ms", 0.0);
             p.probes.push_back(f);
         }

@@ -28,6 +28,10 @@ struct FootprintProbe {
     int64_t activations_bytes = 0;  // at the peak, as MemoryBreakdown counts them
     int64_t workspace_bytes = 0;    // MemoryBreakdown's reserved_unused at this probe
     double step_ms = 0.0;           // median optimizer step, the first (warm-up) step left out
+    // The activations of each phase of a step (as activations_bytes counts them, which is the
+    // larger): forward and backward, and the optimizer step's temporaries. 0: not measured.
+    int64_t pass_bytes = 0;
+    int64_t optimizer_bytes = 0;
 };
 
 // What the probe measured that does not depend on the batch.
@@ -61,7 +65,13 @@ std::vector<int64_t> footprintProbeSizes(int64_t batch);
 
 // The prediction at micro-batch `batch` (accumulate per optimizer step) from the probes (two or
 // more; with one, activations and workspace scale with the batch). Activations and workspace
-// follow the line through the two largest probes, never below zero; step time too, per micro-batch.
+// follow the line through the two largest probes, beyond them never below the larger probe's value
+// (nor zero); step time too, per micro-batch (where the probes' times fall, noise, the larger
+// probe's time per sample scaled to the batch).
+// With the phases measured, the activations at the peak are the larger of the forward and backward
+// passes' (along their line) and the optimizer step's temporaries (which do not grow with the
+// batch): at small batches the peak can be the optimizer step (Adam over a large embedding), flat
+// from one probe to the next, until the passes outgrow it.
 FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::vector<FootprintProbe>& probes,
                                          int64_t batch, int64_t accumulate);
 

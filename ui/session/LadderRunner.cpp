@@ -1,10 +1,14 @@
 #include "ui/session/LadderRunner.h"
 
+#include "engine/config/ByteSize.h"
 #include "storage/RunEdits.h"
+#include "ui/session/CliProcess.h"
 #include "ui/session/DeviceProbe.h"
 #include "ui/session/TrainingSession.h"
 #include "ui/session/WriterJobs.h"
 
+#include <QDir>
+#include <QTemporaryFile>
 #include <QTimer>
 
 namespace hearth::ui {
@@ -21,6 +25,8 @@ LadderRunner::LadderRunner(TrainingSession* session, QObject* parent) : QObject(
     connect(m_session, &TrainingSession::runEnded, this,
             [this](qint64 runId, hearth::RunStatus status, const QString&) { onRunEnded(runId, static_cast<int>(status)); });
 }
+
+LadderRunner::~LadderRunner() = default;
 
 bool LadderRunner::start(const hearth::ExperimentConfig& base, std::optional<int64_t> targetBatch, QString* error)
 {
@@ -79,6 +85,7 @@ bool LadderRunner::begin(const hearth::ExperimentConfig& base, const hearth::Lad
     m_plan = plan;
     m_runIds.clear();
     m_measures.clear();
+    m_probed = -1;
     m_speed = !memory;
     m_sweepId.reset();
     m_next = 0;
@@ -105,6 +112,129 @@ bool LadderRunner::begin(const hearth::ExperimentConfig& base, const hearth::Lad
 }
 
 void LadderRunner::startStep()
+{
+    const int count = static_cast<int>(m_steps.size());
+    for (;;) {
+        if (m_next >= count) {
+            if (m_round + 1 >= m_plan.repeats) {
+                end(true);
+                return;
+            }
+            ++m_round;   // the steps after the last one run were not run: the next round
+            m_next = 0;
+            continue;
+        }
+        if (m_steps[static_cast<size_t>(m_next)].not_run.empty())
+            break;
+        ++m_next;   // predicted not to fit in the first round
+    }
+    if (m_round == 0 && m_probed != m_next && !m_steps[static_cast<size_t>(m_next)].prediction)
+        probeStep();
+    else
+        runStep();
+}
+
+void LadderRunner::probeStep()
+{
+    m_probed = m_next;
+    const auto& step = m_steps[static_cast<size_t>(m_next)];
+    m_probeConfig = std::make_unique<QTemporaryFile>(QDir::tempPath() + QStringLiteral("/hearth-probe-XXXXXX.json"));
+    if (!m_probeConfig->open() ||
+        m_probeConfig->write(QByteArray::fromStdString(hearth::configToJson(step.config))) < 0 ||
+        !m_probeConfig->flush()) {
+        Q_EMIT stepPredicted(m_next, QString::fromStdString(step.label), tr("cannot write the probe's config"), false);
+        runStep();
+        return;
+    }
+    if (!m_probe) {
+        m_probe = new CliProcess(this);
+        connect(m_probe, &CliProcess::lineRead, this, [this](const QByteArray& line) {
+            if (line.startsWith('{'))
+                m_probeJson = line;
+        });
+        connect(m_probe, &CliProcess::finished, this, &LadderRunner::onProbeEnded);
+    }
+    m_probeJson.clear();
+    QString error;
+    const QStringList args{QStringLiteral("--db"), m_session->dbPath(), QStringLiteral("tune"),
+                           QStringLiteral("--footprint"), QStringLiteral("--json"), QStringLiteral("--config"),
+                           m_probeConfig->fileName()};
+    Q_EMIT stepProbing(m_next, static_cast<int>(m_steps.size()), QString::fromStdString(step.label));
+    if (!m_probe->start(args, tr("The footprint probe"), &error)) {
+        Q_EMIT stepPredicted(m_next, QString::fromStdString(step.label), error, false);
+        runStep();
+    }
+}
+
+void LadderRunner::onProbeEnded(int exitCode, bool crashed)
+{
+    if (m_done)
+        return;
+    if (m_stopRequested) {
+        end(false);
+        return;
+    }
+    auto& step = m_steps[static_cast<size_t>(m_next)];
+    const QString label = QString::fromStdString(step.label);
+    if (exitCode == 0 && !crashed && !m_probeJson.isEmpty()) {
+        try {
+            step.prediction = hearth::footprintFromJson(m_probeJson.toStdString());
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    if (step.prediction && step.prediction->fits) {
+        const auto& p = *step.prediction;
+        storePlan();
+        Q_EMIT stepPredicted(m_next, label,
+                             tr("peak %1 (activations %2), step %3 ms")
+                                 .arg(QString::fromStdString(hearth::formatBytes(p.memory.peak_bytes)),
+                                      QString::fromStdString(hearth::formatBytes(p.memory.activations_bytes)))
+                                 .arg(p.step_ms, 0, 'f', 1),
+                             true);
+        runStep();
+        return;
+    }
+    if (step.prediction) {
+        step.not_run = hearth::footprintVerdict(*step.prediction);
+    } else {
+        const QString why = m_probe->failureText(exitCode, crashed);
+        if (!why.contains(QStringLiteral("ran out of memory"))) {
+            Q_EMIT stepPredicted(m_next, label, why, false);   // no prediction: the step runs and reports its own error
+            runStep();
+            return;
+        }
+        step.not_run = why.toStdString();
+    }
+    const QString reason = QString::fromStdString(step.not_run);
+    if (m_next == 0 && m_speed) {
+        storePlan();
+        fail(tr("The baseline is predicted not to fit, so the ladder has nothing to measure against: %1. Try a "
+                "smaller batch size, or the memory ladder.")
+                 .arg(reason));
+        return;
+    }
+    if (m_speed)
+        hearth::leaveOutLadderStep(m_steps, static_cast<size_t>(m_next));
+    m_measures.emplace_back();   // keeps m_measures aligned with the steps (settleStep)
+    storePlan();
+    Q_EMIT stepNotRun(m_next, label, reason);
+    ++m_next;
+    startStepLater();
+}
+
+void LadderRunner::startStepLater()
+{
+    QTimer::singleShot(0, this, [this] {
+        if (m_done)
+            return;
+        if (m_stopRequested)
+            end(false);
+        else
+            startStep();   // fails the ladder itself when the step cannot start
+    });
+}
+
+void LadderRunner::runStep()
 {
     const auto& step = m_steps[static_cast<size_t>(m_next)];
     ++m_next;
@@ -146,6 +276,8 @@ void LadderRunner::stop()
     if (m_done)
         return;
     m_stopRequested = true;
+    if (m_probe && m_probe->isRunning())
+        m_probe->stop();   // its end ends the ladder
     m_session->stop();   // also a step whose run is still being created
 }
 
@@ -227,14 +359,7 @@ void LadderRunner::onRunEnded(qint64 runId, int status)
     }
     // The next step starts once this run's end has reached every receiver (the window shows the
     // ended run's status and report first), not from inside the signal that announces it.
-    QTimer::singleShot(0, this, [this] {
-        if (m_done)
-            return;
-        if (m_stopRequested)
-            end(false);
-        else
-            startStep();   // fails the ladder itself when the step cannot start
-    });
+    startStepLater();
 }
 
 }  // namespace hearth::ui

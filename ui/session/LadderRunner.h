@@ -6,21 +6,28 @@
 // view. The sweep, each run and its place in the sweep are created by writer jobs: nothing here
 // waits on the database. Each speed step's fit time and epochs come from its events; in the first
 // round a rung that trained slower than the step it built on is left out of the steps after it
-// (hearth::settleLadderStep), as in the CLI.
+// (hearth::settleLadderStep), as in the CLI. Before a step's first run its footprint is predicted
+// by a child `hearth-cli tune --footprint --json` (a short probe at a quarter and half its batch):
+// a step predicted not to fit is not run (the plan keeps why), as `hearth-cli sweep` does.
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/ladder/LadderPlan.h"
 #include "engine/ladder/TechniqueLadder.h"
 
+#include <QByteArray>
 #include <QList>
 #include <QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
+class QTemporaryFile;
+
 namespace hearth::ui {
 
+class CliProcess;
 class TrainingSession;
 
 class LadderRunner final : public QObject {
@@ -29,6 +36,7 @@ class LadderRunner final : public QObject {
 
 public:
     explicit LadderRunner(TrainingSession* session, QObject* parent = nullptr);
+    ~LadderRunner() override;
 
     // Builds the steps for `base` on this machine, then asks for the sweep and starts the first
     // step once it exists. False with `error` set when nothing started (e.g. a run is in
@@ -58,6 +66,13 @@ Q_SIGNALS:
     // A speed rung trained slower than `reference` ("steady 1.02x, whole fit 0.43x"): the next
     // steps leave it out.
     void stepLeftOut(int index, const QString& label, const QString& reference, const QString& speedups);
+    // The footprint probe of a step is running (before its first run).
+    void stepProbing(int index, int count, const QString& label);
+    // Its prediction: "peak 331.7 MiB (activations 48.3 MiB), step 61.8 ms"; or, when the probe
+    // failed for another reason than memory, why there is none (`predicted` false; the step runs).
+    void stepPredicted(int index, const QString& label, const QString& text, bool predicted);
+    // Predicted not to fit (or its probe ran out of memory): the step is not run.
+    void stepNotRun(int index, const QString& label, const QString& reason);
 
 private:
     bool canBegin(QString* error) const;
@@ -65,7 +80,11 @@ private:
     bool begin(const hearth::ExperimentConfig& base, const hearth::LadderPlan& plan, bool memory, QString* error,
                const std::function<std::vector<hearth::LadderStep>()>& build);
     void storePlan();   // the plan as it now stands (left-out rungs, the accuracy target), by a writer job
-    void startStep();
+    void startStep();   // the step at m_next, probed first in the first round; skips steps not run
+    void runStep();
+    void startStepLater();   // startStep from the event loop (not inside the signal that ended a step)
+    void probeStep();
+    void onProbeEnded(int exitCode, bool crashed);
     void onStepRunStarted(qint64 runId);
     void onRunEnded(qint64 runId, int status);
     void onEvents(const std::vector<hearth::Event>& batch);
@@ -88,6 +107,10 @@ private:
     bool m_done = true;
     bool m_waitingForRun = false;         // a step was asked of the session; its run not started yet
     bool m_stopRequested = false;
+    CliProcess* m_probe = nullptr;                        // the current footprint probe, once one ran
+    std::unique_ptr<QTemporaryFile> m_probeConfig;        // its step's config
+    QByteArray m_probeJson;                               // its prediction line
+    int m_probed = -1;                                    // the step last probed (a failed probe is not retried)
 };
 
 }  // namespace hearth::ui

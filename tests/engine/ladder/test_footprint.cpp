@@ -66,11 +66,28 @@ private Q_SLOTS:
         QCOMPARE(k4.memory.peak_bytes, p.memory.peak_bytes);
     }
 
-    void aShrinkingPartNeverGoesBelowZero() {
-        const std::vector<FootprintProbe> falling{{16, 0, 12 * MiB, 30 * MiB, 15.0}, {32, 0, 24 * MiB, 10 * MiB, 30.0}};
+    // Probes whose numbers fall as the batch grows (noise: the heap's slack, a slow first timing)
+    // predict no less than the larger probe measured; a falling step time scales that probe's time
+    // per sample to the batch.
+    void aFallingLineStaysAtTheLargerProbe() {
+        const std::vector<FootprintProbe> falling{{16, 0, 12 * MiB, 30 * MiB, 31.0}, {32, 0, 24 * MiB, 10 * MiB, 30.0}};
         const FootprintPrediction p = extrapolateFootprint(hostBase(), falling, 128, 1);
-        QCOMPARE(p.memory.reserved_unused_bytes, int64_t{0});
+        QCOMPARE(p.memory.reserved_unused_bytes, 10 * MiB);
         QCOMPARE(p.memory.activations_bytes, 96 * MiB);
+        QCOMPARE(p.step_ms, 120.0);
+        QVERIFY(p.step_ms > 0.0);
+    }
+
+    // Probes whose peak was the optimizer step's temporaries (flat from one to the next): the
+    // prediction is the larger of those and the forward and backward passes' line at the batch.
+    void optimizerBoundProbesGiveWayToThePasses() {
+        std::vector<FootprintProbe> flat{{8, 0, 16 * MiB, 0, 4.0}, {16, 0, 16 * MiB, 0, 8.0}};
+        flat[0].pass_bytes = 5 * MiB;
+        flat[0].optimizer_bytes = 16 * MiB;
+        flat[1].pass_bytes = 10 * MiB;
+        flat[1].optimizer_bytes = 16 * MiB;
+        QCOMPARE(extrapolateFootprint(hostBase(), flat, 24, 1).memory.activations_bytes, 16 * MiB);   // still the optimizer's
+        QCOMPARE(extrapolateFootprint(hostBase(), flat, 64, 1).memory.activations_bytes, 40 * MiB);   // the passes'
     }
 
     void oneProbeScalesWithTheBatch() {
@@ -141,6 +158,11 @@ private Q_SLOTS:
         QCOMPARE(back.capacity, p.capacity);
         QCOMPARE(back.probes.size(), size_t{2});
         QCOMPARE(back.probes[1].workspace_bytes, 46 * MiB);
+        p.probes[1].pass_bytes = 7 * MiB;
+        p.probes[1].optimizer_bytes = 3 * MiB;
+        const FootprintPrediction phases = footprintFromJson(footprintJson(p));
+        QCOMPARE(phases.probes[1].pass_bytes, 7 * MiB);
+        QCOMPARE(phases.probes[1].optimizer_bytes, 3 * MiB);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("[1, 2]"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("{\"batch_size\": \"many\"}"));
     }

@@ -158,6 +158,7 @@ private Q_SLOTS:
         ui::LadderRunner ladder(&session);
         QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
         QSignalSpy rounds(&ladder, &ui::LadderRunner::roundStarted);
+        QSignalSpy predicted(&ladder, &ui::LadderRunner::stepPredicted);
         LadderPlan plan;
         plan.rungs = std::vector<std::string>{"mixed"};
         plan.repeats = 2;
@@ -190,6 +191,12 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(summary.goal), QString("accuracy"));
         QCOMPARE(summary.steps.size(), size_t(2));
         QCOMPARE(summary.steps[1].completed, int64_t(2));
+        // Each step was probed once, before its first run (not again in the second round), and the
+        // prediction is stored with the plan and set against that run.
+        QCOMPARE(predicted.count(), 2);
+        for (const auto& call : predicted) QVERIFY2(call.at(3).toBool(), qPrintable(call.at(2).toString()));
+        for (const auto& step : summary.steps)
+            QVERIFY2(step.prediction && step.check && step.check->peak_error, step.label.c_str());
         ui::CompareView compare(db());
         compare.setRuns(runIds);
         QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
@@ -197,6 +204,7 @@ private Q_SLOTS:
         QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
         const QString text = compare.ladderPanel()->toPlainText();
         QVERIFY2(text.contains("+ bf16-mixed") && text.contains("/2") && text.contains("time to accuracy") &&
+                     text.contains("peak memory: predicted / measured") && text.contains("MiB / ") &&
                      (text.contains("Recommended") || text.contains("keep 'baseline'")),
                  qPrintable(text));
     }
