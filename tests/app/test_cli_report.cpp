@@ -211,6 +211,10 @@ void CliReportTest::ladderReportDrawsTheStoresSpeedups() {
              qPrintable(page.left(4000)));
     QVERIFY(page.contains("Recommended: ") || page.contains("keep '"));
     QVERIFY(page.contains(">1/1<"));   // one run per step here
+    // Each step's prediction against its run: "295.1 MiB / 301.2 MiB (-2.0%)".
+    QVERIFY(page.contains("peak memory: predicted / measured"));
+    QVERIFY2(QRegularExpression(R"(\d MiB / [\d.]+ MiB \([+-]\d+\.\d%\))").match(page).hasMatch(),
+             qPrintable(page.left(4000)));
     screenshot(html, QStringLiteral("report-ladder-html.png"), 2200);
 }
 
