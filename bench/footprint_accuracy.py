@@ -82,6 +82,7 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--accelerator", default="cpu")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--data", help="Fashion-MNIST's folder for cnn and mlp (default: the config's)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     db = os.path.join(args.out, "footprint.sqlite")
@@ -96,6 +97,8 @@ def main():
     for name in args.models.split(","):
         extra, batches = MODELS[name]
         extra = [a.replace("{images}", images) for a in extra]
+        if args.data and name in ("cnn", "mlp"):
+            extra = extra + ["--set", f"data.path={args.data}"]
         for batch in batches:
             cfg = extra + COMMON + ["--set", f"trainer.batch_size={batch}", "--set",
                                     f"trainer.accelerator={args.accelerator}"]
