@@ -300,7 +300,8 @@ int sweepCommand(const SweepCommandOptions& options) {
         return kExitBadConfig;
     }
     if (!options.device_memory.empty()) {
-        if (!deviceMemoryBytes(options.device_memory)) return kExitBadConfig;
+        plan.device_memory_bytes = deviceMemoryBytes(options.device_memory);
+        if (!plan.device_memory_bytes) return kExitBadConfig;
         if (!options.predict) {
             std::fprintf(stderr, "error: --device-memory: needs the footprint probe (drop --no-predict)\n");
             return kExitBadConfig;

@@ -40,6 +40,9 @@ struct LadderPlan {
     LadderGoal goal = LadderGoal::Epochs;
     int64_t cap_epochs = 0;                 // Accuracy: the most epochs a rung trains (0: twice max_epochs)
     std::optional<double> accuracy_target;  // Accuracy: the baseline's best val accuracy, once it ran
+    // What each step must fit into: the footprint probe's capacity (a step predicted above it is
+    // not run); nullopt: the device's memory (CPU: the RAM).
+    std::optional<int64_t> device_memory_bytes;
 };
 
 // Accuracy goal, once the baseline's first run set `target`: every later step trains until its

@@ -55,6 +55,8 @@ std::string ladderPlanJson(const LadderPlan& plan, const std::vector<LadderStep>
     j["goal"] = ladderGoalName(plan.goal);
     j["cap_epochs"] = plan.cap_epochs;
     j["accuracy_target"] = plan.accuracy_target ? nlohmann::json(*plan.accuracy_target) : nlohmann::json(nullptr);
+    j["device_memory_bytes"] =
+        plan.device_memory_bytes ? nlohmann::json(*plan.device_memory_bytes) : nlohmann::json(nullptr);
     auto& list = j["steps"] = nlohmann::json::array();
     for (const auto& s : steps) {
         nlohmann::json step{{"label", s.label}, {"short_name", s.short_name}, {"change", s.change},
@@ -79,6 +81,8 @@ StoredLadderPlan ladderPlanFromJson(const std::string& text) {
         out.plan.cap_epochs = j.value("cap_epochs", int64_t(0));
         if (j.contains("accuracy_target") && !j.at("accuracy_target").is_null())
             out.plan.accuracy_target = j.at("accuracy_target").get<double>();
+        if (j.contains("device_memory_bytes") && !j.at("device_memory_bytes").is_null())
+            out.plan.device_memory_bytes = j.at("device_memory_bytes").get<int64_t>();
         for (const auto& s : j.at("steps")) {
             LadderStep step;
             step.label = s.at("label").get<std::string>();

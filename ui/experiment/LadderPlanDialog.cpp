@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -73,6 +74,16 @@ LadderPlanDialog::LadderPlanDialog(hearth::ExperimentConfig base, hearth::Device
     m_capEpochs->setToolTip(tr("The most epochs a rung trains while it has not reached the baseline's accuracy."));
     m_capEpochs->setEnabled(false);
     form->addRow(tr("At most (epochs):"), m_capEpochs);
+    m_deviceMemory = new QDoubleSpinBox(this);
+    m_deviceMemory->setObjectName(QStringLiteral("ladderDeviceMemory"));
+    m_deviceMemory->setRange(0.0, 4096.0);
+    m_deviceMemory->setDecimals(1);
+    m_deviceMemory->setSuffix(tr(" GiB"));
+    m_deviceMemory->setSpecialValueText(tr("the device's memory"));
+    m_deviceMemory->setToolTip(tr("Before its first run each step's peak memory is predicted by a short probe (a few "
+                                  "steps at a quarter and half its batch); a step predicted above this is not run. "
+                                  "Plan for a smaller device by giving its memory."));
+    form->addRow(tr("Fit each step into:"), m_deviceMemory);
     layout->addLayout(form);
 
     m_steps = new QLabel(this);
@@ -165,6 +176,8 @@ hearth::LadderPlan LadderPlanDialog::plan() const
     plan.goal = hearth::ladderGoalFromName(m_measure->currentData().toString().toStdString())
                     .value_or(hearth::LadderGoal::Epochs);
     plan.cap_epochs = m_capEpochs->value();
+    if (m_deviceMemory->value() > 0.0)
+        plan.device_memory_bytes = static_cast<int64_t>(m_deviceMemory->value() * 1024.0 * 1024.0 * 1024.0);
     return plan;
 }
 
@@ -197,6 +210,7 @@ void LadderPlanDialog::refresh()
                     .arg(formatDuration(m_lastRun->second));
     else
         text += tr("; no estimate yet: no earlier run of '%1' in the store").arg(QString::fromStdString(m_base.name));
+    text += tr(". Each step's memory and step time are predicted first by a probe of a few seconds");
     m_summary->setText(text + QLatin1Char('.'));
     m_start->setEnabled(true);
 }

@@ -20,6 +20,7 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QRadioButton;
+class QDoubleSpinBox;
 class QSpinBox;
 
 namespace hearth::ui {
@@ -55,6 +56,7 @@ private:
     QSpinBox* m_workers = nullptr;
     QComboBox* m_measure = nullptr;
     QSpinBox* m_capEpochs = nullptr;
+    QDoubleSpinBox* m_deviceMemory = nullptr;   // 0: the device's memory
     QLabel* m_steps = nullptr;
     QLabel* m_summary = nullptr;
     QPushButton* m_start = nullptr;

@@ -156,9 +156,11 @@ void LadderRunner::probeStep()
     }
     m_probeJson.clear();
     QString error;
-    const QStringList args{QStringLiteral("--db"), m_session->dbPath(), QStringLiteral("tune"),
-                           QStringLiteral("--footprint"), QStringLiteral("--json"), QStringLiteral("--config"),
-                           m_probeConfig->fileName()};
+    QStringList args{QStringLiteral("--db"), m_session->dbPath(), QStringLiteral("tune"),
+                     QStringLiteral("--footprint"), QStringLiteral("--json"), QStringLiteral("--config"),
+                     m_probeConfig->fileName()};
+    if (m_plan.device_memory_bytes)
+        args << QStringLiteral("--device-memory") << QString::number(*m_plan.device_memory_bytes);
     Q_EMIT stepProbing(m_next, static_cast<int>(m_steps.size()), QString::fromStdString(step.label));
     if (!m_probe->start(args, tr("The footprint probe"), &error)) {
         Q_EMIT stepPredicted(m_next, QString::fromStdString(step.label), error, false);

@@ -170,12 +170,15 @@ private Q_SLOTS:
     // The sweep's plan keeps each step's prediction and why a step was not run.
     void thePlanKeepsPredictionsAndStepsNotRun() {
         LadderPlan plan;
+        plan.device_memory_bytes = 16 * 1024 * MiB;
         std::vector<LadderStep> steps(2);
         steps[0].label = "baseline";
         steps[0].prediction = extrapolateFootprint(hostBase(), probes(), 64, 1);
         steps[1].label = "+ workers";
         steps[1].not_run = "predicted peak 2.00 GiB > the memory given (1.00 GiB)";
         const StoredLadderPlan back = ladderPlanFromJson(ladderPlanJson(plan, steps));
+        QCOMPARE(back.plan.device_memory_bytes, plan.device_memory_bytes);
+        QVERIFY(!ladderPlanFromJson(ladderPlanJson(LadderPlan{}, steps)).plan.device_memory_bytes);
         QVERIFY(back.steps[0].prediction);
         QCOMPARE(back.steps[0].prediction->memory.peak_bytes, steps[0].prediction->memory.peak_bytes);
         QVERIFY(back.steps[0].not_run.empty());

@@ -12,6 +12,7 @@
 #include "ui/session/TrainingSession.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -149,6 +150,34 @@ private Q_SLOTS:
         QVERIFY(plan.goal == LadderGoal::Accuracy);
         QCOMPARE(plan.repeats, int64_t(3));
         QCOMPARE(*plan.rungs, (std::vector<std::string>{"workers", "checkpointing"}));
+        QVERIFY(!plan.device_memory_bytes);   // the device's memory
+        auto* memory = dialog.findChild<QDoubleSpinBox*>(QStringLiteral("ladderDeviceMemory"));
+        QVERIFY(memory);
+        memory->setValue(2.0);
+        QCOMPARE(dialog.plan().device_memory_bytes, std::optional<int64_t>(int64_t{2} << 30));
+        QVERIFY2(dialog.summaryText().contains("predicted first"), qPrintable(dialog.summaryText()));
+    }
+
+    // A plan for a device too small for the baseline: its probe predicts it does not fit, and the
+    // ladder ends without a run, saying why.
+    void aBaselinePredictedNotToFitRunsNothing() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        QSignalSpy failed(&ladder, &ui::LadderRunner::failed);
+        LadderPlan plan;
+        plan.rungs = std::vector<std::string>{"mixed"};
+        plan.device_memory_bytes = int64_t{1} << 20;
+        QString error;
+        QVERIFY2(ladder.start(test::tinyExperiment("too-small"), plan, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QVERIFY(!finished.at(0).at(1).toBool());
+        QVERIFY(finished.at(0).at(0).value<QList<qint64>>().isEmpty());
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed.at(0).at(0).toString();
+        QVERIFY2(message.contains("predicted not to fit") && message.contains("the memory given (1.0 MiB)"),
+                 qPrintable(message));
+        QVERIFY(!session.isRunning());
     }
 
     // A planned ladder from the workbench: two rounds, each run recorded as its step and repeat
