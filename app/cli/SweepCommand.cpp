@@ -55,7 +55,6 @@ StoredRun trainStep(const ExperimentConfig& config, const std::string& db_path, 
 struct StepProbe {
     std::optional<FootprintPrediction> prediction;
     std::string failure;       // why there is no prediction (the probe's last error line)
-    bool out_of_memory = false;  // the probe itself ran out of memory: the step would too
 };
 StepProbe probeStep(const ExperimentConfig& config, const std::string& db_path, const std::string& device_memory) {
     StepProbe probe;
@@ -90,47 +89,33 @@ StepProbe probeStep(const ExperimentConfig& config, const std::string& db_path, 
         for (std::string line; std::getline(text, line);)
             if (line.rfind("error: ", 0) == 0) probe.failure = line.substr(7);
         if (probe.failure.empty()) probe.failure = "the probe exited with " + std::to_string(code);
-        probe.out_of_memory = probe.failure.find("ran out of memory") != std::string::npos;
     }
     std::remove(log_path);
     return probe;
 }
 
-enum class ProbeOutcome { Run, Skipped, Refused };
-
-// Before step i's first run: its footprint predicted (kept in the step, for the plan). A step
-// predicted not to fit, or whose probe ran out of memory, is not run: a speed rung is left out of
-// the steps after it; a memory step's toggles stay (the next one may fit); a speed ladder whose
-// baseline does not fit cannot be measured at all (Refused). A probe that failed otherwise leaves
-// the step to run and report its own error.
-ProbeOutcome predictStep(std::vector<LadderStep>& steps, size_t i, bool memory_ladder, const std::string& db_path,
-                         const std::string& device_memory) {
-    const StepProbe probe = probeStep(steps[i].config, db_path, device_memory);
-    LadderStep& step = steps[i];
-    if (probe.prediction) {
-        step.prediction = probe.prediction;
-        const FootprintPrediction& p = *probe.prediction;
+// Before step i's first run: its footprint predicted and settled (settleLadderPrediction), what
+// happened said on stderr.
+LadderProbeOutcome predictStep(std::vector<LadderStep>& steps, size_t i, LadderKind kind, const std::string& db_path,
+                               std::optional<int64_t> device_memory) {
+    const StepProbe probe =
+        probeStep(steps[i].config, db_path, device_memory ? std::to_string(*device_memory) : std::string());
+    if (const auto& p = probe.prediction)
         std::fprintf(stderr, "Predicted (probe at batch %lld and %lld, %.1f s): peak %s (activations %s), step %.1f ms; %s\n",
-                     static_cast<long long>(p.probes.front().batch_size), static_cast<long long>(p.probes.back().batch_size),
-                     p.probe_s, formatBytes(p.memory.peak_bytes).c_str(),
-                     formatBytes(p.memory.activations_bytes).c_str(), p.step_ms,
-                     p.fits ? ("fits " + p.capacity).c_str() : "does not fit");
-        if (p.fits) return ProbeOutcome::Run;
-        step.not_run = footprintVerdict(p);
-    } else if (probe.out_of_memory) {
-        step.not_run = probe.failure;
-    } else {
-        std::fprintf(stderr, "warning: no prediction for '%s': %s\n", step.label.c_str(), probe.failure.c_str());
-        return ProbeOutcome::Run;
+                     static_cast<long long>(p->probes.front().batch_size), static_cast<long long>(p->probes.back().batch_size),
+                     p->probe_s, formatBytes(p->memory.peak_bytes).c_str(), formatBytes(p->memory.activations_bytes).c_str(),
+                     p->step_ms, p->fits ? ("fits " + p->capacity).c_str() : "does not fit");
+    const LadderProbeOutcome outcome = settleLadderPrediction(steps, i, kind, probe.prediction, probe.failure);
+    if (outcome == LadderProbeOutcome::Run) {
+        if (!probe.prediction)
+            std::fprintf(stderr, "warning: no prediction for '%s': %s\n", steps[i].label.c_str(), probe.failure.c_str());
+        return outcome;
     }
-    std::fprintf(stderr, "Not run: %s.\n", step.not_run.c_str());
-    if (i == 0 && !memory_ladder) {
+    std::fprintf(stderr, "Not run: %s.\n", steps[i].not_run.c_str());
+    if (outcome == LadderProbeOutcome::Refused)
         std::fprintf(stderr, "error: the baseline is predicted not to fit, so the ladder has nothing to measure against: "
                              "a smaller trainer.batch_size, or the memory ladder (--ladder memory)\n");
-        return ProbeOutcome::Refused;
-    }
-    if (!memory_ladder) leaveOutLadderStep(steps, i);
-    return ProbeOutcome::Skipped;
+    return outcome;
 }
 
 // A run's expected time from the store: the newest completed run of this experiment's baseline
@@ -366,13 +351,14 @@ int sweepCommand(const SweepCommandOptions& options) {
                          steps[i].label.c_str(), steps[i].change.c_str());
             if (!steps[i].not_run.empty()) continue;   // predicted not to fit in round 1
             if (round == 0 && options.predict) {
-                const ProbeOutcome probed = predictStep(steps, i, memory, db_path, options.device_memory);
+                const LadderProbeOutcome probed = predictStep(steps, i, memory ? LadderKind::Memory : LadderKind::Speed,
+                                                              db_path, plan.device_memory_bytes);
                 if (const auto writer = openWriter(db_path)) writer->setSweepPlan(sweep_id, ladderPlanJson(plan, steps));
-                if (probed == ProbeOutcome::Refused) {
+                if (probed == LadderProbeOutcome::Refused) {
                     printStored();
                     return kExitTrainingFailed;
                 }
-                if (probed == ProbeOutcome::Skipped) {
+                if (probed == LadderProbeOutcome::NotRun) {
                     first_round.emplace_back();   // keeps first_round's steps aligned with `steps`
                     first_round_ids.push_back(0);
                     continue;

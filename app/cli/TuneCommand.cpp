@@ -247,15 +247,7 @@ FootprintPrediction probeInFreshProcesses(const TuneOptions& options, const Expe
     }
     if (probes.empty() || !last) throw FinderError(FailureKind::Training, "the probe was stopped before it measured anything");
     if (probe.on_progress) probe.on_progress(1.0, "done");
-    FootprintBase base;
-    base.device = last->device;
-    base.parameters_bytes = last->memory.parameters_bytes;
-    base.gradients_bytes = last->memory.gradients_bytes;
-    base.optimizer_state_bytes = last->memory.optimizer_state_bytes;
-    base.other_bytes = last->memory.other_bytes;
-    base.capacity_bytes = last->capacity_bytes;
-    base.capacity = last->capacity;
-    FootprintPrediction p = extrapolateFootprint(base, probes, config.trainer.batch_size, last->accumulate);
+    FootprintPrediction p = extrapolateFootprint(footprintBaseOf(*last), probes, config.trainer.batch_size, last->accumulate);
     p.world_size = last->world_size;
     p.probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return p;

@@ -171,4 +171,23 @@ void leaveOutLadderStep(std::vector<LadderStep>& steps, size_t k) {
     }
 }
 
+LadderProbeOutcome settleLadderPrediction(std::vector<LadderStep>& steps, size_t k, LadderKind kind,
+                                          const std::optional<FootprintPrediction>& prediction,
+                                          const std::string& failure) {
+    LadderStep& step = steps.at(k);
+    step.prediction = prediction;
+    if (prediction) {
+        if (prediction->fits) return LadderProbeOutcome::Run;
+        step.not_run = footprintVerdict(*prediction);
+    } else if (footprintProbeRanOutOfMemory(failure)) {
+        step.not_run = failure;
+    } else {
+        return LadderProbeOutcome::Run;
+    }
+    if (kind == LadderKind::Memory) return LadderProbeOutcome::NotRun;
+    if (k == 0) return LadderProbeOutcome::Refused;
+    leaveOutLadderStep(steps, k);
+    return LadderProbeOutcome::NotRun;
+}
+
 }  // namespace hearth

@@ -75,6 +75,17 @@ void leaveOutLadderStep(std::vector<LadderStep>& steps, size_t k);
 
 enum class LadderKind { Speed, Memory };
 
+// Predict, then measure: step k's footprint probe has ended, with a `prediction` or without one
+// (`failure`: its last error line). The prediction is kept in the step. A step predicted not to fit,
+// or whose probe itself ran out of memory, is not run (`not_run` says why): a speed rung is left out
+// of the steps after it (leaveOutLadderStep), a memory step's toggles stay (the next may fit), and a
+// speed ladder whose baseline does not fit has nothing to measure against (Refused). A probe that
+// failed otherwise leaves the step to run and report its own error.
+enum class LadderProbeOutcome { Run, NotRun, Refused };
+LadderProbeOutcome settleLadderPrediction(std::vector<LadderStep>& steps, size_t k, LadderKind kind,
+                                          const std::optional<FootprintPrediction>& prediction,
+                                          const std::string& failure);
+
 struct LadderOptions {
     LadderKind kind = LadderKind::Speed;
     std::optional<int64_t> target_batch;   // speed: adds an accumulation step reaching this effective batch

@@ -66,6 +66,16 @@ void DeviceMonitor::continueFrom(double elapsed_s) {
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(elapsed_s));
 }
 
+void DeviceMonitor::resetTensorPeak() {
+#ifdef HEARTH_WITH_CUDA
+    if (device_.is_cuda()) {
+        resetCudaPeakStats(device_.index() < 0 ? 0 : device_.index());
+        return;
+    }
+#endif
+    resetCpuTensorPeak();
+}
+
 void DeviceMonitor::resetPeak() {
 #ifdef HEARTH_WITH_CUDA
     if (device_.is_cuda()) {

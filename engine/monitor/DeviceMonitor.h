@@ -39,6 +39,9 @@ public:
     // Starts the peaks over from now (the CUDA allocator's peaks, or the process's VmHWM and the
     // CPU tensor peak).
     void resetPeak();
+    // Starts the tensor peak over (CUDA: the allocator's peaks; host: the CPU tensor peak), leaving
+    // the host's peak RSS running: the peak of each phase of a step, within one peak of the whole.
+    void resetTensorPeak();
     // A resumed run: samples' elapsed_s continue from the time trained before the interruption.
     void continueFrom(double elapsed_s);
     // The data-parallel rank its samples are marked with.

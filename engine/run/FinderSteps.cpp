@@ -1,8 +1,9 @@
 #include "engine/run/FinderSteps.h"
 
 #include "engine/data/Loader.h"
-#include "engine/monitor/CpuTensorMemory.h"
+#include "engine/ladder/LadderVerdict.h"
 #include "engine/monitor/CudaMemory.h"
+#include "engine/monitor/DeviceMonitor.h"
 #include "engine/monitor/ProcessMemory.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/optim/Optimizers.h"
@@ -269,43 +270,6 @@ BatchSizeResult searchBatchSize(PreparedRun& run, const BatchSizeFinderOptions& 
     return result;
 }
 
-namespace {
-
-// What the device (CUDA: allocated bytes) or the process (CPU: RSS, and the counted tensor bytes)
-// holds now, and its peaks since the last reset.
-struct MemoryReading {
-    int64_t held = 0, tensors = 0, peak = 0, tensor_peak = 0, reserved_peak = 0;
-};
-
-MemoryReading readMemory(torch::Device device) {
-    MemoryReading r;
-    if (device.is_cuda()) {
-#ifdef HEARTH_WITH_CUDA
-        const CudaMemoryStats s = cudaMemoryStats(device.index());
-        r.held = r.tensors = s.allocated_bytes;
-        r.peak = r.tensor_peak = s.allocated_peak_bytes;
-        r.reserved_peak = s.reserved_peak_bytes;
-#endif
-        return r;
-    }
-    const ProcessMemory p = readProcessMemory();
-    const CpuTensorMemoryStats t = cpuTensorMemory();
-    r.held = p.rss_bytes;
-    r.peak = r.reserved_peak = p.peak_rss_bytes;
-    r.tensors = t.counting ? t.current_bytes : -1;
-    r.tensor_peak = t.counting ? t.peak_bytes : -1;
-    return r;
-}
-
-double medianOf(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
-
 FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& options, const std::atomic<bool>& stop) {
     const ExperimentConfig& config = run.config;
     const TrainerConfig& trainer = config.trainer;
@@ -313,10 +277,12 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
     strategy->setupModel(*run.model, trainer.channels_last);
     const ClassificationTask task;
     const bool cpu = !run.device.is_cuda();
-    if (cpu) installCpuTensorCounting();  // as the run's monitor does: tensors from here on are counted
+    // The run's own readings: its monitor (which counts the CPU's tensors from here on, as in a run).
+    DeviceMonitor monitor(run.device);
     PeakMemory memory(run.device, 0, strategy->worldSize() > 1);
     memory.releaseFreed();
-    const MemoryReading before = readMemory(run.device);
+    const int64_t before_bytes = monitor.currentBytes();
+    const int64_t before_tensors = monitor.tensorBytes();
 
     FootprintBase base;
     base.device = run.device.str();
@@ -355,16 +321,10 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         // forward and backward passes grow with the batch, the optimizer step's temporaries do not.
         int64_t pass_peak = -1, optimizer_peak = -1, reserved_peak = 0;
         const auto phasePeak = [&] {
-            const MemoryReading r = readMemory(run.device);
-            reserved_peak = std::max(reserved_peak, r.reserved_peak);
-            if (cpu) {
-                resetCpuTensorPeak();
-            } else {
-#ifdef HEARTH_WITH_CUDA
-                resetCudaPeakStats(run.device.index());
-#endif
-            }
-            return r.tensor_peak;
+            reserved_peak = std::max(reserved_peak, monitor.reservedPeakBytes());
+            const int64_t peak = monitor.tensorPeakBytes();
+            monitor.resetTensorPeak();
+            return peak;
         };
         try {
             LoaderOptions loader = trainLoaderOptions(probe_config, *strategy);
@@ -383,11 +343,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 // (created lazily), as the run's monitor counts them.
                 if (s == 0) held = measureHeldBytes(*run.model, *optimizer);
                 step.optimizerStep(*optimizer, trainer.gradient_clip_val);
-                if (s == 0) {
-                    const HeldBytes after = measureHeldBytes(*run.model, *optimizer);
-                    held.optimizer_state = after.optimizer_state;
-                    held.offloaded = after.offloaded;
-                }
+                if (s == 0) held.optimizer_state = measureHeldBytes(*run.model, *optimizer).optimizer_state;
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
                 optimizer_peak = std::max(optimizer_peak, phasePeak());
                 if (s > 0)
@@ -397,29 +353,32 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
             strategy->zeroGrad(*optimizer);
         } catch (const c10::Error& e) {
             if (!isOutOfMemoryMessage(e.what_without_backtrace())) throw;
-            throw TrainingError("the probe at batch " + std::to_string(b) + " ran out of memory: the run at batch " +
+            throw TrainingError("the probe at batch " + std::to_string(b) + " " + kFootprintOutOfMemory +
+                                    ": the run at batch " +
                                     std::to_string(trainer.batch_size) + " will not fit",
                                 "a smaller trainer.batch_size, 16-mixed or bf16-mixed, activation checkpointing");
         }
-        const MemoryReading at = readMemory(run.device);
         FootprintProbe probe;
         probe.batch_size = b;
-        probe.step_ms = medianOf(step_ms);
+        probe.step_ms = spreadOf(step_ms).median;
         const int64_t held_bytes = held.gradients + held.optimizer_state;
         const int64_t tensor_peak = std::max(pass_peak, optimizer_peak);
-        probe.peak_bytes = cpu ? at.peak : tensor_peak;
-        if (tensor_peak >= 0 && before.tensors >= 0) {
-            // As the run's breakdown: activations from the counted tensors beyond the held ones, the
-            // rest of the peak (RSS on a host, the caching allocator's reserve on a GPU) the workspace.
-            const int64_t growth = std::max<int64_t>(0, tensor_peak - before.tensors);
-            probe.activations_bytes = std::max<int64_t>(0, growth - held_bytes);
-            probe.pass_bytes = std::max<int64_t>(0, pass_peak - before.tensors - held_bytes);
-            probe.optimizer_bytes = std::max<int64_t>(0, optimizer_peak - before.tensors - held_bytes);
-            probe.workspace_bytes = cpu ? std::max<int64_t>(0, at.peak - before.held - std::max(growth, held_bytes))
-                                        : std::max<int64_t>(0, reserved_peak - tensor_peak);
+        probe.peak_bytes = cpu ? memory.peak() : tensor_peak;
+        if (!cpu) {
+            // The allocator's allocated peak beyond the held tensors; its reserve beyond that peak.
+            probe.activations_bytes = std::max<int64_t>(0, tensor_peak - before_tensors - held_bytes);
+            probe.workspace_bytes = std::max<int64_t>(0, reserved_peak - tensor_peak);
+        } else if (tensor_peak >= 0 && before_tensors >= 0) {
+            const HostPeakSplit split = splitHostPeak(probe.peak_bytes, before_bytes, tensor_peak, before_tensors, held_bytes);
+            probe.activations_bytes = split.activations;
+            probe.workspace_bytes = split.heap_beyond_tensors;
         } else {
             // A host whose tensors could not be counted: the peak RSS alone.
-            probe.activations_bytes = std::max<int64_t>(0, at.peak - before.held - held_bytes);
+            probe.activations_bytes = std::max<int64_t>(0, probe.peak_bytes - before_bytes - held_bytes);
+        }
+        if (tensor_peak >= 0 && before_tensors >= 0) {
+            probe.pass_bytes = std::max<int64_t>(0, pass_peak - before_tensors - held_bytes);
+            probe.optimizer_bytes = std::max<int64_t>(0, optimizer_peak - before_tensors - held_bytes);
         }
         probes.push_back(probe);
         memory.releaseFreed();
@@ -428,7 +387,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
     base.parameters_bytes = held.parameters;
     base.gradients_bytes = held.gradients;
     base.optimizer_state_bytes = held.optimizer_state;
-    base.other_bytes = std::max<int64_t>(0, before.held - held.parameters);
+    base.other_bytes = std::max<int64_t>(0, before_bytes - held.parameters);
     if (options.on_progress) options.on_progress(1.0, "done");
     FootprintPrediction prediction = extrapolateFootprint(base, probes, trainer.batch_size, k);
     prediction.world_size = strategy->worldSize();

@@ -24,6 +24,10 @@ double along(double x0, double y0, double x1, double y1, double x) {
     return x >= x1 ? std::max(y, y1) : y;
 }
 
+bool isGpu(const std::string& device) {
+    return device.rfind("cuda", 0) == 0;
+}
+
 int64_t nonNegative(double bytes) {
     return bytes > 0.0 ? static_cast<int64_t>(std::llround(bytes)) : 0;
 }
@@ -80,25 +84,41 @@ FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::v
                    m.other_bytes;
     // The host's peak RSS holds the workspace (the heap's slack, oneDNN's scratchpads) inside it;
     // a GPU's allocated peak does not (the reserve beyond it is the caching allocator's).
-    const bool host = base.device.rfind("cuda", 0) != 0;
-    if (host) m.peak_bytes += m.reserved_unused_bytes;
+    if (!isGpu(base.device)) m.peak_bytes += m.reserved_unused_bytes;
     p.capacity_bytes = base.capacity_bytes;
     p.capacity = base.capacity;
-    const int64_t needed = host ? m.peak_bytes : m.peak_bytes + m.reserved_unused_bytes;
-    p.fits = base.capacity_bytes <= 0 || needed <= base.capacity_bytes;
-    // A step takes no less at a larger batch; where the probes' times fall (one of them noisy),
-    // the larger probe's time per sample.
-    const double micro_ms = hi.step_ms > lo.step_ms || x <= x1 ? along(x0, lo.step_ms, x1, hi.step_ms, x)
-                                                              : along(x1, hi.step_ms, x1, hi.step_ms, x);
+    p.fits = base.capacity_bytes <= 0 || footprintNeededBytes(p) <= base.capacity_bytes;
+    // A step takes no less at a larger batch: where the probes' times fall (noise), the larger
+    // probe's time per sample.
+    const bool falling = hi.step_ms <= lo.step_ms && x > x1;
+    const double micro_ms = falling ? hi.step_ms * x / x1 : along(x0, lo.step_ms, x1, hi.step_ms, x);
     p.step_ms = std::max(micro_ms, 0.0) * static_cast<double>(p.accumulate);
     return p;
 }
 
+int64_t footprintNeededBytes(const FootprintPrediction& p) {
+    return isGpu(p.device) ? p.memory.peak_bytes + p.memory.reserved_unused_bytes : p.memory.peak_bytes;
+}
+
+FootprintBase footprintBaseOf(const FootprintPrediction& p) {
+    FootprintBase base;
+    base.device = p.device;
+    base.parameters_bytes = p.memory.parameters_bytes;
+    base.gradients_bytes = p.memory.gradients_bytes;
+    base.optimizer_state_bytes = p.memory.optimizer_state_bytes;
+    base.other_bytes = p.memory.other_bytes;
+    base.capacity_bytes = p.capacity_bytes;
+    base.capacity = p.capacity;
+    return base;
+}
+
+bool footprintProbeRanOutOfMemory(const std::string& failure) {
+    return failure.find(kFootprintOutOfMemory) != std::string::npos;
+}
+
 std::string footprintVerdict(const FootprintPrediction& p) {
     if (p.fits) return {};
-    const bool host = p.device.rfind("cuda", 0) != 0;
-    const int64_t needed = host ? p.memory.peak_bytes : p.memory.peak_bytes + p.memory.reserved_unused_bytes;
-    return "predicted peak " + formatBytes(needed) + " (activations " + formatBytes(p.memory.activations_bytes) +
+    return "predicted peak " + formatBytes(footprintNeededBytes(p)) + " (activations " + formatBytes(p.memory.activations_bytes) +
            " at batch " + std::to_string(p.batch_size) + ") > " +
            (p.capacity.empty() ? formatBytes(p.capacity_bytes) : p.capacity);
 }

@@ -9,8 +9,11 @@
 // (they do not depend on the batch); activations and workspace grow with the batch, and are
 // measured at two batch sizes below the run's (a quarter and a half of it) and extended along the
 // straight line through them; other is what the process (CPU) or the device (GPU) held before the
-// first step beyond the parameters. The categories are MemoryBreakdown's, measured the same way,
-// so the prediction and the run's breakdown compare part by part.
+// first step beyond the parameters. The categories are MemoryBreakdown's, measured the same way
+// on a host (splitHostPeak), so the prediction and the run's breakdown compare part by part. On a
+// GPU the peak compares (the allocator's allocated peak), but the run counts as activations what
+// its forward pass keeps and the rest of the peak as other, where the probe counts everything
+// beyond the held tensors as activations.
 
 #include "engine/events/Events.h"
 
@@ -74,6 +77,18 @@ std::vector<int64_t> footprintProbeSizes(int64_t batch);
 // from one probe to the next, until the passes outgrow it.
 FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::vector<FootprintProbe>& probes,
                                          int64_t batch, int64_t accumulate);
+
+// What the prediction needs of the device: the peak (a host's peak RSS holds its workspace), plus
+// on a GPU the caching allocator's reserve beyond the allocated peak.
+int64_t footprintNeededBytes(const FootprintPrediction& prediction);
+// The batch-independent part of a prediction (`tune --footprint` joins probes run in separate
+// processes with it).
+FootprintBase footprintBaseOf(const FootprintPrediction& prediction);
+
+// What the probe's error says when a probe itself runs out of memory (the run would too), and the
+// test for it in a probe's failure text (a child process's last error line).
+inline constexpr const char* kFootprintOutOfMemory = "ran out of memory";
+bool footprintProbeRanOutOfMemory(const std::string& failure);
 
 // Why a step is not run: "predicted peak 31.2 GiB (activations 28.1 GiB at batch 512) > the
 // device's memory (23.6 GiB)". Empty when it fits.

@@ -136,10 +136,10 @@ void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
     } else {
         // Host: activations from the counted tensor bytes; what the peak RSS grew beyond them
         // (the C heap keeping freed blocks, oneDNN's scratchpads) is the reserved-unused share.
-        const int64_t tensor_growth = std::max<int64_t>(0, tensor_peak - baseline_tensor_bytes_);
-        memory_.activations_bytes = std::max<int64_t>(0, tensor_growth - held);
-        memory_.reserved_unused_bytes =
-            std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - std::max(tensor_growth, held));
+        const HostPeakSplit split =
+            splitHostPeak(memory_.peak_bytes, baseline_bytes_, tensor_peak, baseline_tensor_bytes_, held);
+        memory_.activations_bytes = split.activations;
+        memory_.reserved_unused_bytes = split.heap_beyond_tensors;
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "engine/optim/OffloadedOptimizer.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace hearth {
@@ -78,6 +79,12 @@ HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimiz
     for (const auto& p : model.parameters()) on_device = on_device || !p.device().is_cpu();
     (on_device ? out.offloaded : out.optimizer_state) += host;
     return out;
+}
+
+HostPeakSplit splitHostPeak(int64_t peak_rss, int64_t baseline_rss, int64_t tensor_peak, int64_t baseline_tensors,
+                            int64_t held) {
+    const int64_t growth = std::max<int64_t>(0, tensor_peak - baseline_tensors);
+    return {std::max<int64_t>(0, growth - held), std::max<int64_t>(0, peak_rss - baseline_rss - std::max(growth, held))};
 }
 
 }  // namespace hearth

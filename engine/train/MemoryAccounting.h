@@ -21,4 +21,15 @@ struct HeldBytes {
 // created lazily).
 HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer);
 
+// How the memory breakdown splits a host's peak (a run's, or a footprint probe's): activations are
+// the counted tensor bytes' growth beyond the held ones (gradients + optimizer state); what the
+// peak RSS grew by beyond the tensors is the heap's slack (reserved_unused: freed blocks the C heap
+// keeps, oneDNN's scratchpads).
+struct HostPeakSplit {
+    int64_t activations = 0;
+    int64_t heap_beyond_tensors = 0;
+};
+HostPeakSplit splitHostPeak(int64_t peak_rss, int64_t baseline_rss, int64_t tensor_peak, int64_t baseline_tensors,
+                            int64_t held);
+
 }  // namespace hearth

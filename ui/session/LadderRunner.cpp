@@ -176,49 +176,42 @@ void LadderRunner::onProbeEnded(int exitCode, bool crashed)
         end(false);
         return;
     }
-    auto& step = m_steps[static_cast<size_t>(m_next)];
-    const QString label = QString::fromStdString(step.label);
+    std::optional<hearth::FootprintPrediction> prediction;
     if (exitCode == 0 && !crashed && !m_probeJson.isEmpty()) {
         try {
-            step.prediction = hearth::footprintFromJson(m_probeJson.toStdString());
+            prediction = hearth::footprintFromJson(m_probeJson.toStdString());
         } catch (const std::invalid_argument&) {
         }
     }
-    if (step.prediction && step.prediction->fits) {
-        const auto& p = *step.prediction;
-        storePlan();
-        Q_EMIT stepPredicted(m_next, label,
-                             tr("peak %1 (activations %2), step %3 ms")
-                                 .arg(QString::fromStdString(hearth::formatBytes(p.memory.peak_bytes)),
-                                      QString::fromStdString(hearth::formatBytes(p.memory.activations_bytes)))
-                                 .arg(p.step_ms, 0, 'f', 1),
-                             true);
+    const QString failure = prediction ? QString() : m_probe->failureText(exitCode, crashed);
+    const size_t index = static_cast<size_t>(m_next);
+    const auto outcome = hearth::settleLadderPrediction(
+        m_steps, index, m_speed ? hearth::LadderKind::Speed : hearth::LadderKind::Memory, prediction,
+        failure.toStdString());
+    const auto& step = m_steps[index];
+    const QString label = QString::fromStdString(step.label);
+    storePlan();
+    if (outcome == hearth::LadderProbeOutcome::Run) {
+        if (prediction)
+            Q_EMIT stepPredicted(m_next, label,
+                                 tr("peak %1 (activations %2), step %3 ms")
+                                     .arg(QString::fromStdString(hearth::formatBytes(prediction->memory.peak_bytes)),
+                                          QString::fromStdString(hearth::formatBytes(prediction->memory.activations_bytes)))
+                                     .arg(prediction->step_ms, 0, 'f', 1),
+                                 true);
+        else
+            Q_EMIT stepPredicted(m_next, label, failure, false);   // the step runs and reports its own error
         runStep();
         return;
     }
-    if (step.prediction) {
-        step.not_run = hearth::footprintVerdict(*step.prediction);
-    } else {
-        const QString why = m_probe->failureText(exitCode, crashed);
-        if (!why.contains(QStringLiteral("ran out of memory"))) {
-            Q_EMIT stepPredicted(m_next, label, why, false);   // no prediction: the step runs and reports its own error
-            runStep();
-            return;
-        }
-        step.not_run = why.toStdString();
-    }
     const QString reason = QString::fromStdString(step.not_run);
-    if (m_next == 0 && m_speed) {
-        storePlan();
+    if (outcome == hearth::LadderProbeOutcome::Refused) {
         fail(tr("The baseline is predicted not to fit, so the ladder has nothing to measure against: %1. Try a "
                 "smaller batch size, or the memory ladder.")
                  .arg(reason));
         return;
     }
-    if (m_speed)
-        hearth::leaveOutLadderStep(m_steps, static_cast<size_t>(m_next));
     m_measures.emplace_back();   // keeps m_measures aligned with the steps (settleStep)
-    storePlan();
     Q_EMIT stepNotRun(m_next, label, reason);
     ++m_next;
     startStepLater();

@@ -52,6 +52,43 @@ private Q_SLOTS:
         for (const auto& s : steps) QVERIFY2(validate(s.config, DeviceCapabilities{}).empty(), s.label.c_str());
     }
 
+    // A probe's outcome settles its step: fits -> runs; predicted over the capacity or out of memory
+    // in the probe -> not run with why, a speed rung left out of the later steps (the workers step
+    // keeps 32-true once bf16 is gone), a memory step's toggles kept; the speed baseline refused; a
+    // probe that failed otherwise leaves the step to run.
+    void probeOutcomesSettleTheStep() {
+        FootprintPrediction fits;
+        fits.fits = true;
+        FootprintPrediction over;
+        over.fits = false;
+        over.batch_size = 64;
+        over.capacity = "the memory given (1.0 MiB)";
+        auto steps = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{});
+        QCOMPARE(settleLadderPrediction(steps, 0, LadderKind::Speed, fits, ""), LadderProbeOutcome::Run);
+        QVERIFY(steps[0].prediction && steps[0].not_run.empty());
+        QCOMPARE(settleLadderPrediction(steps, 1, LadderKind::Speed, over, ""), LadderProbeOutcome::NotRun);
+        QVERIFY2(QString::fromStdString(steps[1].not_run).contains("> the memory given (1.0 MiB)"), steps[1].not_run.c_str());
+        QVERIFY(!steps[1].kept);
+        QCOMPARE(QString::fromStdString(steps[2].config.trainer.precision), QString("32-true"));
+        QCOMPARE(settleLadderPrediction(steps, 2, LadderKind::Speed, std::nullopt, "cannot read the data"),
+                 LadderProbeOutcome::Run);
+        QVERIFY(steps[2].not_run.empty() && !steps[2].prediction);
+
+        auto speed = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{});
+        const std::string oom = std::string("the probe at batch 32 ") + kFootprintOutOfMemory + ": the run will not fit";
+        QCOMPARE(settleLadderPrediction(speed, 0, LadderKind::Speed, std::nullopt, oom), LadderProbeOutcome::Refused);
+        QCOMPARE(speed[0].not_run, oom);
+
+        LadderOptions memory_options;
+        memory_options.kind = LadderKind::Memory;
+        auto memory = buildTechniqueLadder(ExperimentConfig{}, DeviceCapabilities{}, memory_options);
+        const auto later = configToJson(memory[2].config);
+        QCOMPARE(settleLadderPrediction(memory, 1, LadderKind::Memory, over, ""), LadderProbeOutcome::NotRun);
+        QVERIFY(memory[1].kept);
+        QCOMPARE(configToJson(memory[2].config), later);   // the memory ladder's later steps keep its toggle
+        QCOMPARE(settleLadderPrediction(memory, 0, LadderKind::Memory, over, ""), LadderProbeOutcome::NotRun);
+    }
+
     void gpuWithoutBf16UsesFp16() {
         DeviceCapabilities caps;
         caps.cuda_available = true;
