@@ -309,6 +309,10 @@ int tuneCommand(TuneOptions options) {
         std::fprintf(stderr, "error: --probe-batch: belongs to --footprint\n");
         return kExitBadConfig;
     }
+    if (options.footprint && options.events) {
+        std::fprintf(stderr, "error: --events: the finders' JSON lines; --footprint prints its prediction with --json\n");
+        return kExitBadConfig;
+    }
     if (options.json && !options.footprint) {
         std::fprintf(stderr, "error: --json: prints --footprint's prediction (the finders have --events)\n");
         return kExitBadConfig;

@@ -145,6 +145,8 @@ private Q_SLOTS:
                  qPrintable(small_device.out));
         const CliResult bad = cli(QStringList{"tune", "--footprint", "--device-memory", "lots"} + small());
         QVERIFY2(bad.exit_code == 2 && bad.out.contains("'lots' is not a size"), qPrintable(bad.out));
+        const CliResult events = cli(QStringList{"tune", "--footprint", "--events"} + small());
+        QVERIFY2(events.exit_code == 2 && events.out.contains("--json"), qPrintable(events.out));
         const CliResult stray = cli(QStringList{"tune", "--lr", "--probe-batch", "4"} + small());
         QVERIFY2(stray.exit_code == 2 && stray.out.contains("--probe-batch"), qPrintable(stray.out));
     }
