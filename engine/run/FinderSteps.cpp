@@ -320,6 +320,11 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         // The tensor peak of each phase of a step (absolute bytes, the largest over the steps): the
         // forward and backward passes grow with the batch, the optimizer step's temporaries do not.
         int64_t pass_peak = -1, optimizer_peak = -1, reserved_peak = 0;
+        // GPU: what each forward keeps for its backward (the run's DeviceStatsMonitor measures the same).
+        int64_t kept = 0, micro_start = 0;
+        const auto afterPhase = [&](Section ended) {
+            if (!cpu && ended == Section::Forward) kept = std::max(kept, monitor.tensorBytes() - micro_start);
+        };
         const auto phasePeak = [&] {
             reserved_peak = std::max(reserved_peak, monitor.reservedPeakBytes());
             const int64_t peak = monitor.tensorPeakBytes();
@@ -337,7 +342,11 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 TrainingStep step(*strategy, *run.model, task);
                 MetricsLogger metrics;
                 phasePeak();
-                for (int64_t micro = 0; micro < k; ++micro) step.microBatch(batches.next(), k, micro + 1 == k, metrics);
+                for (int64_t micro = 0; micro < k; ++micro) {
+                    // From before the batch reaches the device, as the run counts from the last batch's end.
+                    if (!cpu) micro_start = monitor.tensorBytes();
+                    step.microBatch(batches.next(), k, micro + 1 == k, metrics, afterPhase);
+                }
                 pass_peak = std::max(pass_peak, phasePeak());
                 // The gradients before the optimizer step frees or zeroes them; its state after it
                 // (created lazily), as the run's monitor counts them.
@@ -380,6 +389,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
             probe.pass_bytes = std::max<int64_t>(0, pass_peak - before_tensors - held_bytes);
             probe.optimizer_bytes = std::max<int64_t>(0, optimizer_peak - before_tensors - held_bytes);
         }
+        probe.kept_bytes = kept;
         probes.push_back(probe);
         memory.releaseFreed();
     }

@@ -78,6 +78,15 @@ FootprintPrediction extrapolateFootprint(const FootprintBase& base, const std::v
                                                 static_cast<double>(hi.pass_bytes), x));
     }
     m.activations_bytes = nonNegative(activations);
+    if (isGpu(base.device) && hi.kept_bytes > 0) {
+        // The run's breakdown on a GPU: activations are what the forward keeps; the peak's other
+        // temporaries are other. Same peak, split as the run splits it.
+        const int64_t kept = std::min(m.activations_bytes, nonNegative(along(x0, static_cast<double>(lo.kept_bytes), x1,
+                                                                              static_cast<double>(hi.kept_bytes), x)));
+        p.temporaries_bytes = m.activations_bytes - kept;
+        m.other_bytes += p.temporaries_bytes;
+        m.activations_bytes = kept;
+    }
     m.reserved_unused_bytes = nonNegative(along(x0, static_cast<double>(lo.workspace_bytes), x1,
                                                 static_cast<double>(hi.workspace_bytes), x));
     m.peak_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_state_bytes + m.activations_bytes +
@@ -106,7 +115,7 @@ FootprintBase footprintBaseOf(const FootprintPrediction& p) {
     base.parameters_bytes = p.memory.parameters_bytes;
     base.gradients_bytes = p.memory.gradients_bytes;
     base.optimizer_state_bytes = p.memory.optimizer_state_bytes;
-    base.other_bytes = p.memory.other_bytes;
+    base.other_bytes = p.memory.other_bytes - p.temporaries_bytes;
     base.capacity_bytes = p.capacity_bytes;
     base.capacity = p.capacity;
     return base;
@@ -157,6 +166,7 @@ std::string footprintJson(const FootprintPrediction& p) {
                           {"workspace_bytes", probe.workspace_bytes},
                           {"pass_bytes", probe.pass_bytes},
                           {"optimizer_bytes", probe.optimizer_bytes},
+                          {"kept_bytes", probe.kept_bytes},
                           {"step_ms", probe.step_ms}});
     return json{{"device", p.device},
                 {"batch_size", p.batch_size},
@@ -167,6 +177,7 @@ std::string footprintJson(const FootprintPrediction& p) {
                 {"capacity", p.capacity},
                 {"fits", p.fits},
                 {"step_ms", p.step_ms},
+                {"temporaries_bytes", p.temporaries_bytes},
                 {"probes", std::move(probes)},
                 {"probe_s", p.probe_s}}
         .dump();
@@ -186,6 +197,7 @@ FootprintPrediction footprintFromJson(const std::string& text) {
         p.capacity = j.value("capacity", "");
         p.fits = j.value("fits", true);
         p.step_ms = j.value("step_ms", 0.0);
+        p.temporaries_bytes = j.value("temporaries_bytes", int64_t{0});
         p.probe_s = j.value("probe_s", 0.0);
         for (const auto& probe : j.value("probes", json::array())) {
             FootprintProbe f;
@@ -195,6 +207,7 @@ FootprintPrediction footprintFromJson(const std::string& text) {
             f.workspace_bytes = probe.value("workspace_bytes", int64_t{0});
             f.pass_bytes = probe.value("pass_bytes", int64_t{0});
             f.optimizer_bytes = probe.value("optimizer_bytes", int64_t{0});
+            f.kept_bytes = probe.value("kept_bytes", int64_t{0});
             f.step_ms = probe.value("step_ms", 0.0);
             p.probes.push_back(f);
         }

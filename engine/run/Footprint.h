@@ -35,6 +35,10 @@ struct FootprintProbe {
     // larger): forward and backward, and the optimizer step's temporaries. 0: not measured.
     int64_t pass_bytes = 0;
     int64_t optimizer_bytes = 0;
+    // GPU: what a forward pass keeps for its backward (as the run's memory breakdown calls its
+    // activations there; the rest of activations_bytes, the backward's temporaries and the
+    // libraries' workspaces, it counts as other). 0: not measured (a host).
+    int64_t kept_bytes = 0;
 };
 
 // What the probe measured that does not depend on the batch.
@@ -58,6 +62,9 @@ struct FootprintPrediction {
     std::string capacity;
     bool fits = true;               // the predicted peak (plus the workspace) within the capacity
     double step_ms = 0.0;           // predicted optimizer step (accumulate micro-batches)
+    // GPU: the peak's temporaries beyond what the forward keeps, counted in memory.other_bytes as
+    // the run counts them (not part of the base the probes measured before the first step).
+    int64_t temporaries_bytes = 0;
     std::vector<FootprintProbe> probes;
     double probe_s = 0.0;           // the probe's own time, setup included
 };

@@ -121,6 +121,31 @@ private Q_SLOTS:
         QVERIFY(extrapolateFootprint(gpu, probes(), 64, 1).fits);
     }
 
+    // On a GPU the run's breakdown calls activations what a forward keeps for its backward, and
+    // the peak's other temporaries other: the prediction splits its peak the same way, the peak
+    // itself unchanged. A host's split is not touched.
+    void aGpuSplitsActivationsAsTheRunDoes() {
+        FootprintBase gpu = hostBase();
+        gpu.device = "cuda:0";
+        std::vector<FootprintProbe> measured = probes();
+        measured[0].kept_bytes = 10 * MiB;   // batch 32
+        measured[1].kept_bytes = 5 * MiB;    // batch 16
+        const FootprintPrediction whole = extrapolateFootprint(gpu, probes(), 64, 1);
+        const FootprintPrediction split = extrapolateFootprint(gpu, measured, 64, 1);
+        QCOMPARE(split.memory.peak_bytes, whole.memory.peak_bytes);
+        QCOMPARE(split.memory.activations_bytes, 20 * MiB);           // the kept bytes' line at 64
+        QCOMPARE(split.memory.other_bytes, (200 + 48 - 20) * MiB);   // the rest of the 48 MiB
+        QCOMPARE(extrapolateFootprint(hostBase(), measured, 64, 1).memory.activations_bytes, 48 * MiB);
+        // The CLI extends the probes of fresh processes from a prediction's base (through JSON): the
+        // temporaries moved into other are not part of it, and the peak stays the probes'.
+        const FootprintPrediction child = footprintFromJson(footprintJson(split));
+        QCOMPARE(child.temporaries_bytes, 28 * MiB);
+        QCOMPARE(footprintBaseOf(child).other_bytes, 200 * MiB);
+        const FootprintPrediction again = extrapolateFootprint(footprintBaseOf(child), measured, 64, 1);
+        QCOMPARE(again.memory.peak_bytes, whole.memory.peak_bytes);
+        QCOMPARE(again.memory.other_bytes, split.memory.other_bytes);
+    }
+
     void predictedAgainstMeasured() {
         const FootprintPrediction p = extrapolateFootprint(hostBase(), probes(), 64, 1);
         MemoryBreakdown measured;
@@ -159,9 +184,11 @@ private Q_SLOTS:
         QCOMPARE(back.probes[1].workspace_bytes, 46 * MiB);
         p.probes[1].pass_bytes = 7 * MiB;
         p.probes[1].optimizer_bytes = 3 * MiB;
+        p.probes[1].kept_bytes = 5 * MiB;
         const FootprintPrediction phases = footprintFromJson(footprintJson(p));
         QCOMPARE(phases.probes[1].pass_bytes, 7 * MiB);
         QCOMPARE(phases.probes[1].optimizer_bytes, 3 * MiB);
+        QCOMPARE(phases.probes[1].kept_bytes, 5 * MiB);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("[1, 2]"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("{\"batch_size\": \"many\"}"));
     }
