@@ -387,9 +387,11 @@ std::vector<ConfigKey> buildSchema() {
                       HEARTH_FIELD(trainer.ddp.gradient_as_bucket_view)).toggle()
                     .noEffect(reducerRule));
     s.push_back(Entry("trainer.ddp.bucket_cap_mb", T::Double, "Devices", "Bucket size (MB)",
-                      "ddp: gradients are allreduced in buckets of about this size, overlapping backward.",
+                      "ddp, zero1: gradients are allreduced in buckets of about this size, overlapping backward; "
+                      "zero2: reduced onto their owners in buckets of this size (the memory a step holds beside "
+                      "the gradients).",
                       HEARTH_FIELD(trainer.ddp.bucket_cap_mb)).above(0).toggle()
-                    .noEffect(reducerRule));
+                    .noEffect(bucketRule));
     s.push_back(Entry("trainer.ddp.timeout_s", T::Int, "Devices", "Timeout (s)",
                       "ddp: how long a rank waits for the others (rendezvous and each collective) before "
                       "the run fails.", HEARTH_FIELD(trainer.ddp.timeout_s)).atLeast(1).toggle()

@@ -167,5 +167,10 @@ std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
     if (strategy == "pipeline") return "the pipeline's stages hold different parameters; DDP's buckets are not used";
     return "";
 }
+// The gradient buckets' size: DDP's Reducer (ddp, zero1) and zero2's reduces onto the owners.
+std::string bucketRule(const ExperimentConfig& c, const Caps& caps) {
+    if (resolveTrainer(c.trainer, caps).strategy == "zero2" && distributedRule(c, caps).empty()) return "";
+    return reducerRule(c, caps);
+}
 
 }  // namespace hearth

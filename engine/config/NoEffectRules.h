@@ -44,5 +44,6 @@ std::string fsdpRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string pipelineRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string offloadRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string reducerRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
+std::string bucketRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 
 }  // namespace hearth

@@ -321,6 +321,20 @@ std::unique_ptr<ProcessGroup::Pending> ProcessGroup::reduceScatterSumAsync(const
     return std::unique_ptr<Pending>(new Pending(std::move(state)));
 }
 
+std::unique_ptr<ProcessGroup::Pending> ProcessGroup::reduceSumAsync(const torch::Tensor& tensor, int64_t root) {
+    auto state = std::make_unique<Pending::State>();
+    state->group = impl_.get();
+    state->what = "reduce";
+    auto buffer = impl_->staged(tensor) ? tensor.to(torch::kCPU) : tensor.contiguous();
+    state->in = {buffer};
+    c10d::ReduceOptions o;
+    o.reduceOp = c10d::ReduceOp::SUM;
+    o.rootRank = root;
+    state->works.push_back(impl_->group->reduce(state->in, o));
+    state->result = [buffer, device = tensor.device()] { return buffer.to(device); };
+    return std::unique_ptr<Pending>(new Pending(std::move(state)));
+}
+
 torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
     return reduceScatterSumAsync(flat)->wait();
 }
@@ -368,6 +382,52 @@ torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
 void ProcessGroup::barrier() {
     impl_->wait(impl_->group->barrier(), "barrier");
 }
+
+namespace {
+
+// What DDP does with a gradient bucket: average it across the group. Registered as the Reducer's
+// communication hook, it replaces the Reducer's default, which divides every parameter's gradient
+// by the world size as it becomes ready (a kernel per parameter on every step, by 1 in a world of
+// one) and then sums each bucket: here a bucket is averaged in one collective, NCCL's own average
+// where the bucket is on a GPU with NCCL; elsewhere the division first (c10d's built-in allreduce
+// hook does the same: no float16 overflow in the sum) and then the sum. A world of one has nothing
+// to average with: the bucket is already its mean, and no collective is launched. The Reducer's
+// hooks, buckets, bucket views and timers run as they do in any world.
+class AverageBucketHook final : public c10d::CommHookInterface {
+public:
+    AverageBucketHook(c10::intrusive_ptr<c10d::ProcessGroup> group, bool nccl)
+        : group_(std::move(group)), nccl_(nccl) {}
+
+    c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+        at::Tensor& buffer = bucket.getBufferRef();
+        const int world = group_->getSize();
+        if (world == 1) {
+            auto done = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+            done->markCompleted(c10::IValue(buffer));
+            return done;
+        }
+        std::vector<at::Tensor> tensors{buffer};
+        c10d::AllreduceOptions options;
+        if (nccl_ && buffer.is_cuda()) {
+            options.reduceOp = c10d::ReduceOp::AVG;
+        } else {
+            buffer.div_(world);
+            options.reduceOp = c10d::ReduceOp::SUM;
+        }
+        return group_->allreduce(tensors, options)->getFuture();
+    }
+
+    at::Tensor parseHookResult(const c10::IValue& result) override {
+        if (result.isTensor()) return result.toTensor();
+        return result.toTensorVector().at(0);
+    }
+
+private:
+    c10::intrusive_ptr<c10d::ProcessGroup> group_;
+    bool nccl_;
+};
+
+}  // namespace
 
 struct GradientReducer::Impl {
     std::shared_ptr<c10d::Reducer> reducer;
@@ -417,6 +477,8 @@ GradientReducer::GradientReducer(ProcessGroup& group, std::vector<torch::Tensor>
                                                      std::unordered_map<size_t, std::string>{},
                                                      static_cast<int64_t>(1024 * 1024));
 #endif
+    impl_->reducer->register_comm_hook(
+        std::make_unique<AverageBucketHook>(pg, group.impl().backend == "nccl"));
     impl_->logger = std::make_shared<c10d::Logger>(impl_->reducer);
     impl_->reducer->set_logger(impl_->logger);
     // Python's DDP rate: the first 10 steps and then 1 in 100 are timed. Each timed step reads

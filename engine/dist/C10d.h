@@ -66,6 +66,9 @@ public:
     // allgatherFlat and reduceScatterSum, started now and finished by wait().
     std::unique_ptr<Pending> allgatherFlatAsync(const torch::Tensor& slice);
     std::unique_ptr<Pending> reduceScatterSumAsync(const torch::Tensor& flat);
+    // The sum over ranks of `tensor` (same shape on every rank), which wait() returns on `root`
+    // (elsewhere: scratch). `tensor` is scratch afterwards.
+    std::unique_ptr<Pending> reduceSumAsync(const torch::Tensor& tensor, int64_t root);
     // Point to point (pipeline stages): `tensor` to rank `to`, started now (wait() returns it), and
     // the tensor rank `from` sends with the same `tag`, received into `into` (its shape and dtype).
     std::unique_ptr<Pending> sendAsync(const torch::Tensor& tensor, int64_t to, int tag);

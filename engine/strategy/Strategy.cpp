@@ -205,7 +205,9 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
         auto group_of_ranks = dist::ProcessGroup::join(env, group);
         std::unique_ptr<DistributedStrategy> strategy;
         if (trainer.strategy == "zero2") {
-            strategy = std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+            auto zero2 = std::make_unique<Zero2Strategy>(std::move(group_of_ranks), device, trainer.precision);
+            zero2->setReduceBucketBytes(static_cast<int64_t>(trainer.ddp.bucket_cap_mb * 1024 * 1024));
+            strategy = std::move(zero2);
         } else if (trainer.strategy == "pipeline") {
             strategy = std::make_unique<PipelineStrategy>(std::move(group_of_ranks), device, trainer.precision,
                                                           trainer.pipeline.micro_batches);

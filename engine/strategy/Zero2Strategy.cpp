@@ -2,6 +2,9 @@
 
 #include "engine/optim/Optimizers.h"
 
+#include <algorithm>
+#include <deque>
+
 
 namespace hearth {
 
@@ -56,24 +59,78 @@ void Zero2Strategy::weightsReplaced() {
 
 void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     Strategy::backward(loss, closes_group);
-    // Every micro-batch (also inside an accumulation group): reduce each slice onto its owner, keep
-    // the average of this rank's slice, and free the full gradients.
+    // Every micro-batch (also inside an accumulation group): the gradients, taken in flat order a
+    // bucket at a time (whole parameters, trainer.ddp.bucket_cap_mb), each bucket's part of every
+    // rank's slice summed onto that rank, which adds the average into its gradient shard; each
+    // bucket's gradients are freed as soon as they are copied out. No full-size copy of the
+    // gradients is ever made: besides them the step holds a bucket or two in flight.
     torch::NoGradGuard no_grad;
-    auto flat = flatten(/*grads=*/true);
-    torch::Tensor mine;
-    timeCollective([&] { mine = group_->reduceScatterSum(flat).div_(static_cast<double>(worldSize())); });
-    if (master_.grad().defined()) {
-        master_.mutable_grad().add_(mine);
-    } else {
-        master_.mutable_grad() = mine.clone();
-    }
-    for (auto& p : params_) {
-        if (gradsToNone()) {
-            p.mutable_grad() = torch::Tensor();
-        } else if (p.grad().defined()) {
-            p.mutable_grad().zero_();
+    if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_);
+    struct InFlight {
+        std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> reduces;  // one per owner in the bucket
+        int64_t mine = -1;         // which of them sums onto this rank
+        int64_t shard_offset = 0;  // where that part goes in this rank's shard
+    };
+    const int64_t me = rank();
+    const int64_t world = worldSize();
+    const double divisor = static_cast<double>(world);
+    auto finish = [&](InFlight& f) {
+        for (size_t i = 0; i < f.reduces.size(); ++i) {
+            auto summed = f.reduces[i]->wait();
+            if (static_cast<int64_t>(i) != f.mine) continue;
+            master_.mutable_grad().narrow(0, f.shard_offset, summed.numel()).add_(summed.div_(divisor));
         }
-    }
+    };
+    timeCollective([&] {
+        std::deque<InFlight> flight;
+        const int64_t element = params_.empty() ? 4 : static_cast<int64_t>(params_.front().element_size());
+        const int64_t cap = std::max<int64_t>(1, reduce_bucket_bytes_ / element);
+        const int64_t padded = slice_size_ * world;
+        size_t first = 0;
+        int64_t start = 0;  // flat index of the bucket's first element
+        while (start < padded) {
+            // Whole parameters up to the cap (at least one); the last bucket takes the padding.
+            size_t last = first;
+            int64_t end = start;
+            while (last < params_.size() && (last == first || end + params_[last].numel() - start <= cap)) {
+                end += params_[last].numel();
+                ++last;
+            }
+            if (last == params_.size()) end = padded;
+            std::vector<torch::Tensor> members(params_.begin() + static_cast<std::ptrdiff_t>(first),
+                                               params_.begin() + static_cast<std::ptrdiff_t>(last));
+            const auto bucket = flattenPadded(members, end - start, /*grads=*/true);
+            for (size_t i = first; i < last; ++i) {
+                auto& p = params_[i];
+                if (gradsToNone()) {
+                    p.mutable_grad() = torch::Tensor();
+                } else if (p.grad().defined()) {
+                    p.mutable_grad().zero_();
+                }
+            }
+            InFlight f;
+            for (int64_t owner = start / slice_size_; owner < world && owner * slice_size_ < end; ++owner) {
+                const int64_t lo = std::max(start, owner * slice_size_);
+                const int64_t hi = std::min(end, (owner + 1) * slice_size_);
+                f.reduces.push_back(group_->reduceSumAsync(bucket.narrow(0, lo - start, hi - lo), owner));
+                if (owner != me) continue;
+                f.mine = static_cast<int64_t>(f.reduces.size()) - 1;
+                f.shard_offset = lo - owner * slice_size_;
+            }
+            // Two buckets in flight: the next one's copy overlaps this one's reduces.
+            flight.push_back(std::move(f));
+            if (flight.size() > 2) {
+                finish(flight.front());
+                flight.pop_front();
+            }
+            first = last;
+            start = end;
+        }
+        while (!flight.empty()) {
+            finish(flight.front());
+            flight.pop_front();
+        }
+    });
 }
 
 void Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {

@@ -2,14 +2,16 @@
 // Zero2Strategy (trainer.strategy zero2, DeepSpeed's ZeRO stage 2): gradients and optimizer state
 // sharded across ranks. The trainable parameters are laid end to end in one flat vector, padded
 // to a multiple of the world size and cut into equal slices; rank r owns slice r. After every
-// backward each slice of the gradients is summed onto its owner (one reduce per owner over
-// Gloo, whose 1.13 build has no reduce-scatter) and averaged into the owner's gradient shard,
-// and the full gradients are freed; the owner's optimizer steps a master copy of its slice (in
+// backward the gradients are taken a bucket at a time (trainer.ddp.bucket_cap_mb), each bucket's
+// part of every slice summed onto its owner (a reduce per owner) and averaged into the owner's
+// gradient shard, and the bucket's gradients freed: no full-size copy of them is made; the owner's optimizer steps a master copy of its slice (in
 // the parameters' precision); then every rank gathers the updated slices into the model. Between
 // steps a rank holds about 1/world of the gradients and of the optimizer state. Clipping uses
 // the global norm, and under 16-mixed the loss scaler's inf check agrees across ranks.
 
 #include "engine/strategy/DistributedStrategy.h"
+
+#include <algorithm>
 
 namespace hearth {
 
@@ -35,6 +37,8 @@ public:
     int64_t sliceSize() const { return slice_size_; }  // elements each rank owns (padded)
 
     void weightsReplaced() override;
+    // The size of the buckets the gradients are reduced in (trainer.ddp.bucket_cap_mb).
+    void setReduceBucketBytes(int64_t bytes) { reduce_bucket_bytes_ = std::max<int64_t>(bytes, 1); }
 
 protected:
     bool shardsOptimizer() const override { return true; }
@@ -45,6 +49,7 @@ private:
 
     int64_t flat_size_ = 0;
     int64_t slice_size_ = 0;
+    int64_t reduce_bucket_bytes_ = int64_t{25} * 1024 * 1024;
     torch::Tensor master_;  // [slice_size_] leaf: this rank's slice, its grad the shard
 };
 

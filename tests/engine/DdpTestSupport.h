@@ -35,6 +35,7 @@ struct DdpSettings {
     int64_t blocks_per_unit = 1; // trainer.fsdp.blocks_per_unit
     bool prefetch = true;        // trainer.fsdp.prefetch
     int64_t micro_batches = 4;   // trainer.pipeline.micro_batches
+    double bucket_mb = 25.0;     // trainer.ddp.bucket_cap_mb
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -59,6 +60,7 @@ struct DdpSettings {
         s.blocks_per_unit = std::stoll(get("DDP_BLOCKS_PER_UNIT", "1"));
         s.prefetch = get("DDP_PREFETCH", "1") == "1";
         s.micro_batches = std::stoll(get("DDP_MICRO_BATCHES", "4"));
+        s.bucket_mb = std::stod(get("DDP_BUCKET_MB", "25"));
         return s;
     }
 };
@@ -165,6 +167,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
+    c.trainer.ddp.bucket_cap_mb = s.bucket_mb;
     c.trainer.ddp.timeout_s = 30;
     if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;
     const auto dtype = s.float64 ? torch::kFloat64 : torch::kFloat32;

@@ -391,6 +391,40 @@ private Q_SLOTS:
         QCOMPARE(maxDiff(torch::cat(flat), w.weights[0]), 0.0);   // the test ran on the best weights
     }
 
+    // zero2 reduces the gradients a bucket at a time onto their owners. Buckets of 419 bytes cut
+    // the MLP's 307 elements into [0,128) [128,144) [144,272) [272,308) (float64: 52 elements; a
+    // parameter larger than that is a bucket of its own), the third across the two slices'
+    // boundary at 154, so one bucket is summed onto both ranks.
+    void zero2InSmallBucketsEqualsOneProcess_data() {
+        QTest::addColumn<QString>("optimizer");
+        QTest::addColumn<int>("accumulate");
+        QTest::addColumn<bool>("float64");
+        QTest::newRow("sgd, float64, accumulation") << "sgd" << 2 << true;
+        QTest::newRow("adam, float64") << "adam" << 1 << true;
+        QTest::newRow("adam, float32") << "adam" << 1 << false;
+    }
+
+    void zero2InSmallBucketsEqualsOneProcess() {
+        QFETCH(QString, optimizer);
+        QFETCH(int, accumulate);
+        QFETCH(bool, float64);
+        const World w = runWorld(2, {{"DDP_STRATEGY", "zero2"}, {"DDP_OPTIMIZER", optimizer}, {"DDP_BATCH", "16"},
+                                     {"DDP_ACCUMULATE", QString::number(accumulate)},
+                                     {"DDP_FLOAT64", float64 ? "1" : "0"}, {"DDP_BUCKET_MB", "0.0004"}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
+        DdpSettings single;
+        single.optimizer = optimizer.toStdString();
+        single.batch = 32;
+        single.accumulate = accumulate;
+        single.float64 = float64;
+        const double diff = maxDiff(w.weights[0], trainBlobs(single).weights);
+        QVERIFY2(diff < (float64 ? 1e-12 : 1e-5), qPrintable(QString("max weight difference %1").arg(diff)));
+        // Each rank kept only its slice of the gradients (154 of the padded 308).
+        for (int r = 0; r < 2; ++r)
+            QVERIFY2(w.shares[r][2].item<int64_t>() <= 154, qPrintable(QString::number(w.shares[r][2].item<int64_t>())));
+    }
+
     void aWorldOfOneTrainsLikeOneDevice_data() {
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";

@@ -440,6 +440,7 @@ private Q_SLOTS:
 
     // Under zero2 the reducer's keys do nothing (ZeRO-2 reduces its own gradient slices): a value
     // set away from its default is warned about, with the same reason the form disables the key by.
+    // The bucket size applies (zero2 reduces in buckets of that size).
     void zero2WarnsThatTheReducerKeysHaveNoEffect() {
         auto withC10d = cpuOnly();
         withC10d.distributed = true;
@@ -455,12 +456,17 @@ private Q_SLOTS:
         zero2.trainer.ddp.timeout_s = 60;   // the process group's: it applies
         QVERIFY(validate(zero2, withC10d, &warnings).empty());
         const std::string reason = "ZeRO-2 shards gradients itself; DDP's buckets are not used";
-        for (const char* key :
-             {"trainer.ddp.bucket_cap_mb", "trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
+        for (const char* key : {"trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
             QVERIFY2(hasIssue(warnings, key, "has no effect: " + reason), issuesText(warnings).c_str());
             QCOMPARE(noEffectReason(*findConfigKey(key), zero2, withC10d), reason);
         }
-        QCOMPARE(warnings.size(), size_t(3));
+        QCOMPARE(warnings.size(), size_t(2));
+        QCOMPARE(noEffectReason(*findConfigKey("trainer.ddp.bucket_cap_mb"), zero2, withC10d), std::string());
+        // Under zero3 it does nothing either.
+        ExperimentConfig zero3 = zero2;
+        zero3.trainer.strategy = "zero3";
+        QCOMPARE(noEffectReason(*findConfigKey("trainer.ddp.bucket_cap_mb"), zero3, withC10d),
+                 std::string("ZeRO-3 shards gradients itself; DDP's buckets are not used"));
         // The same settings under ddp and zero1 (DDP's reducer) are used: nothing to warn about.
         for (const char* reduced : {"ddp", "zero1"}) {
             ExperimentConfig c = zero2;

@@ -453,7 +453,7 @@ private Q_SLOTS:
     }
 
     // Under zero2 the reducer's keys do nothing: the form disables them and says why, with the
-    // reason validate() warns by.
+    // reason validate() warns by. The bucket size applies (zero2 reduces in buckets of it).
     void zero2DisablesTheReducerKeysWithTheReason()
     {
         ExperimentForm form;
@@ -462,15 +462,16 @@ private Q_SLOTS:
         c.trainer.strategy = "zero2";
         c.trainer.devices = 2;
         c.trainer.ddp.bucket_cap_mb = 50.0;
+        c.trainer.ddp.find_unused_parameters = true;
         form.setConfig(c);
         const QString reason = QStringLiteral("ZeRO-2 shards gradients itself; DDP's buckets are not used");
         std::vector<hearth::ConfigIssue> warnings;
         hearth::validate(form.config(), cpuWithC10d(), &warnings);
         QCOMPARE(warnings.size(), size_t(1));
-        QCOMPARE(warnings.front().key, std::string("trainer.ddp.bucket_cap_mb"));
+        QCOMPARE(warnings.front().key, std::string("trainer.ddp.find_unused_parameters"));
         QCOMPARE(QString::fromStdString(warnings.front().message), QStringLiteral("has no effect: ") + reason);
-        for (const char* key :
-             {"trainer.ddp.bucket_cap_mb", "trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
+        QVERIFY(fieldOf(form, "trainer.ddp.bucket_cap_mb")->editor()->isEnabled());
+        for (const char* key : {"trainer.ddp.find_unused_parameters", "trainer.ddp.gradient_as_bucket_view"}) {
             ValidatedField* field = fieldOf(form, key);
             QVERIFY2(!field->editor()->isEnabled(), key);
             QCOMPARE(field->noEffect(), reason);
@@ -565,7 +566,9 @@ private Q_SLOTS:
             {"zero2", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero2"; c.trainer.devices = 2; },
              {{"trainer.set_grads_to_none", true}, {"trainer.ddp.backend", true}, {"trainer.ddp.timeout_s", true},
               {"trainer.ddp.find_unused_parameters", false}, {"trainer.ddp.gradient_as_bucket_view", false},
-              {"trainer.ddp.bucket_cap_mb", false}}},
+              {"trainer.ddp.bucket_cap_mb", true}}},
+            {"zero3", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero3"; c.trainer.devices = 2; },
+             {{"trainer.ddp.bucket_cap_mb", false}, {"trainer.ddp.gradient_as_bucket_view", false}}},
             {"a GPU", [](hearth::ExperimentConfig&) {},
              {{"trainer.cudnn_benchmark", true}, {"trainer.tf32", true}}, true},
             {"a GPU, accelerator cpu", [](hearth::ExperimentConfig& c) { c.trainer.accelerator = "cpu"; },
