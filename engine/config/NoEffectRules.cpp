@@ -169,8 +169,7 @@ std::string reducerRule(const ExperimentConfig& c, const Caps& caps) {
 }
 // The gradient buckets' size: DDP's Reducer (ddp, zero1) and zero2's reduces onto the owners.
 std::string bucketRule(const ExperimentConfig& c, const Caps& caps) {
-    if (resolveTrainer(c.trainer, caps).strategy == "zero2" && distributedRule(c, caps).empty()) return "";
-    return reducerRule(c, caps);
+    return resolveTrainer(c.trainer, caps).strategy == "zero2" ? "" : reducerRule(c, caps);
 }
 
 }  // namespace hearth

@@ -335,10 +335,6 @@ std::unique_ptr<ProcessGroup::Pending> ProcessGroup::reduceSumAsync(const torch:
     return std::unique_ptr<Pending>(new Pending(std::move(state)));
 }
 
-torch::Tensor ProcessGroup::reduceScatterSum(torch::Tensor& flat) {
-    return reduceScatterSumAsync(flat)->wait();
-}
-
 std::unique_ptr<ProcessGroup::Pending> ProcessGroup::allgatherFlatAsync(const torch::Tensor& slice) {
     auto state = std::make_unique<Pending::State>();
     state->group = impl_.get();

@@ -42,9 +42,6 @@ public:
     void broadcast(std::vector<torch::Tensor>& tensors, int64_t root = 0);
     // Every rank's `tensor` (same shape on every rank), in rank order.
     std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
-    // This rank's slice of the sum over ranks of `flat` (world x slice elements): one
-    // reduce-scatter on NCCL, one reduce per owner on Gloo. `flat` is scratch afterwards.
-    torch::Tensor reduceScatterSum(torch::Tensor& flat);
     // Every rank's `slice` (same size on every rank) end to end, in rank order.
     torch::Tensor allgatherFlat(const torch::Tensor& slice);
     // A collective in flight while the caller computes (on Gloo's worker threads, on NCCL's
@@ -63,8 +60,10 @@ public:
         explicit Pending(std::unique_ptr<State> state);
         std::unique_ptr<State> state_;
     };
-    // allgatherFlat and reduceScatterSum, started now and finished by wait().
+    // allgatherFlat, started now and finished by wait().
     std::unique_ptr<Pending> allgatherFlatAsync(const torch::Tensor& slice);
+    // This rank's slice of the sum over ranks of `flat` (world x slice elements): one
+    // reduce-scatter on NCCL, one reduce per owner on Gloo. `flat` is scratch afterwards.
     std::unique_ptr<Pending> reduceScatterSumAsync(const torch::Tensor& flat);
     // The sum over ranks of `tensor` (same shape on every rank), which wait() returns on `root`
     // (elsewhere: scratch). `tensor` is scratch afterwards.

@@ -157,30 +157,47 @@ std::string footprintErrorText(const std::optional<double>& error) {
     return text;
 }
 
+namespace {
+
+// One description of each field the JSON form carries (fields::toJson/fromJson write and read them).
+const std::vector<fields::Field<FootprintProbe>>& probeFields() {
+    static const std::vector<fields::Field<FootprintProbe>> table = {
+        fields::field<&FootprintProbe::batch_size>("batch_size"),
+        fields::field<&FootprintProbe::peak_bytes>("peak_bytes"),
+        fields::field<&FootprintProbe::activations_bytes>("activations_bytes"),
+        fields::field<&FootprintProbe::workspace_bytes>("workspace_bytes"),
+        fields::field<&FootprintProbe::pass_bytes>("pass_bytes"),
+        fields::field<&FootprintProbe::optimizer_bytes>("optimizer_bytes"),
+        fields::field<&FootprintProbe::kept_bytes>("kept_bytes"),
+        fields::field<&FootprintProbe::step_ms>("step_ms"),
+    };
+    return table;
+}
+
+const std::vector<fields::Field<FootprintPrediction>>& predictionFields() {
+    static const std::vector<fields::Field<FootprintPrediction>> table = {
+        fields::field<&FootprintPrediction::device>("device"),
+        fields::field<&FootprintPrediction::batch_size>("batch_size"),
+        fields::field<&FootprintPrediction::accumulate>("accumulate"),
+        fields::field<&FootprintPrediction::world_size>("world_size"),
+        fields::field<&FootprintPrediction::capacity_bytes>("capacity_bytes"),
+        fields::field<&FootprintPrediction::capacity>("capacity"),
+        fields::field<&FootprintPrediction::fits>("fits"),
+        fields::field<&FootprintPrediction::step_ms>("step_ms"),
+        fields::field<&FootprintPrediction::temporaries_bytes>("temporaries_bytes"),
+        fields::field<&FootprintPrediction::probe_s>("probe_s"),
+    };
+    return table;
+}
+
+}  // namespace
+
 std::string footprintJson(const FootprintPrediction& p) {
-    json probes = json::array();
-    for (const auto& probe : p.probes)
-        probes.push_back({{"batch_size", probe.batch_size},
-                          {"peak_bytes", probe.peak_bytes},
-                          {"activations_bytes", probe.activations_bytes},
-                          {"workspace_bytes", probe.workspace_bytes},
-                          {"pass_bytes", probe.pass_bytes},
-                          {"optimizer_bytes", probe.optimizer_bytes},
-                          {"kept_bytes", probe.kept_bytes},
-                          {"step_ms", probe.step_ms}});
-    return json{{"device", p.device},
-                {"batch_size", p.batch_size},
-                {"accumulate", p.accumulate},
-                {"world_size", p.world_size},
-                {"memory", fields::toJson(fields::memoryFields(), p.memory)},
-                {"capacity_bytes", p.capacity_bytes},
-                {"capacity", p.capacity},
-                {"fits", p.fits},
-                {"step_ms", p.step_ms},
-                {"temporaries_bytes", p.temporaries_bytes},
-                {"probes", std::move(probes)},
-                {"probe_s", p.probe_s}}
-        .dump();
+    json j = fields::toJson(predictionFields(), p);
+    j["memory"] = fields::toJson(fields::memoryFields(), p.memory);
+    j["probes"] = json::array();
+    for (const auto& probe : p.probes) j["probes"].push_back(fields::toJson(probeFields(), probe));
+    return j.dump();
 }
 
 FootprintPrediction footprintFromJson(const std::string& text) {
@@ -188,27 +205,11 @@ FootprintPrediction footprintFromJson(const std::string& text) {
     if (!j.is_object()) throw std::invalid_argument("a footprint prediction is a JSON object");
     try {
         FootprintPrediction p;
-        p.device = j.value("device", "");
-        p.batch_size = j.value("batch_size", int64_t{0});
-        p.accumulate = j.value("accumulate", int64_t{1});
-        p.world_size = j.value("world_size", int64_t{1});
+        fields::fromJson(predictionFields(), j, p);
         if (j.contains("memory")) fields::fromJson(fields::memoryFields(), j.at("memory"), p.memory);
-        p.capacity_bytes = j.value("capacity_bytes", int64_t{0});
-        p.capacity = j.value("capacity", "");
-        p.fits = j.value("fits", true);
-        p.step_ms = j.value("step_ms", 0.0);
-        p.temporaries_bytes = j.value("temporaries_bytes", int64_t{0});
-        p.probe_s = j.value("probe_s", 0.0);
         for (const auto& probe : j.value("probes", json::array())) {
             FootprintProbe f;
-            f.batch_size = probe.value("batch_size", int64_t{0});
-            f.peak_bytes = probe.value("peak_bytes", int64_t{0});
-            f.activations_bytes = probe.value("activations_bytes", int64_t{0});
-            f.workspace_bytes = probe.value("workspace_bytes", int64_t{0});
-            f.pass_bytes = probe.value("pass_bytes", int64_t{0});
-            f.optimizer_bytes = probe.value("optimizer_bytes", int64_t{0});
-            f.kept_bytes = probe.value("kept_bytes", int64_t{0});
-            f.step_ms = probe.value("step_ms", 0.0);
+            fields::fromJson(probeFields(), probe, f);
             p.probes.push_back(f);
         }
         return p;

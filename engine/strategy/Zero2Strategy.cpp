@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 
 namespace hearth {
@@ -27,10 +28,22 @@ void Zero2Strategy::setupModel(ClassifierImpl& model, bool channels_last) {
     slice_size_ = (flat_size_ + worldSize() - 1) / worldSize();
 }
 
-// Every parameter (grads: its gradient, zeros where it has none) laid end to end, padded to
-// world x slice; in the parameters' precision (float32, or float64 in the tests).
-torch::Tensor Zero2Strategy::flatten(bool grads) const {
-    return flattenPadded(params_, slice_size_ * worldSize(), grads);
+// Every parameter laid end to end, padded to world x slice; in the parameters' precision
+// (float32, or float64 in the tests).
+torch::Tensor Zero2Strategy::flatten() const {
+    return flattenPadded(params_, slice_size_ * worldSize(), /*grads=*/false);
+}
+
+// Parameters [first, last): their gradients released (trainer.set_grads_to_none) or zeroed.
+void Zero2Strategy::releaseGrads(size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) {
+        auto& p = params_[i];
+        if (gradsToNone()) {
+            p.mutable_grad() = torch::Tensor();
+        } else if (p.grad().defined()) {
+            p.mutable_grad().zero_();
+        }
+    }
 }
 
 void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
@@ -45,7 +58,7 @@ void Zero2Strategy::scatterParameters(const torch::Tensor& flat) {
 std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const OptimizerConfig& config,
                                                                        ClassifierImpl& /*model*/) {
     torch::NoGradGuard no_grad;
-    const auto flat = flatten(/*grads=*/false);
+    const auto flat = flatten();
     master_ = flat.narrow(0, rank() * slice_size_, slice_size_).clone().set_requires_grad(true);
     return shardOptimizer(config, {master_});
 }
@@ -53,7 +66,7 @@ std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const Opt
 void Zero2Strategy::weightsReplaced() {
     // In place: the optimizer holds master_ itself.
     torch::NoGradGuard no_grad;
-    master_.detach().copy_(flatten(/*grads=*/false).narrow(0, rank() * slice_size_, slice_size_));
+    master_.detach().copy_(flatten().narrow(0, rank() * slice_size_, slice_size_));
     DistributedStrategy::weightsReplaced();
 }
 
@@ -63,74 +76,69 @@ void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
     // bucket at a time (whole parameters, trainer.ddp.bucket_cap_mb), each bucket's part of every
     // rank's slice summed onto that rank, which adds the average into its gradient shard; each
     // bucket's gradients are freed as soon as they are copied out. No full-size copy of the
-    // gradients is ever made: besides them the step holds a bucket or two in flight.
+    // gradients is ever made: besides them the step holds two buckets in flight. (The collective
+    // time counted includes the copies into the buckets.)
     torch::NoGradGuard no_grad;
     if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_);
     struct InFlight {
         std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> reduces;  // one per owner in the bucket
-        int64_t mine = -1;         // which of them sums onto this rank
-        int64_t shard_offset = 0;  // where that part goes in this rank's shard
+        std::optional<size_t> mine;  // which of them sums onto this rank
+        int64_t shard_offset = 0;    // where that part goes in this rank's shard
     };
-    const int64_t me = rank();
-    const int64_t world = worldSize();
-    const double divisor = static_cast<double>(world);
     auto finish = [&](InFlight& f) {
         for (size_t i = 0; i < f.reduces.size(); ++i) {
             auto summed = f.reduces[i]->wait();
-            if (static_cast<int64_t>(i) != f.mine) continue;
-            master_.mutable_grad().narrow(0, f.shard_offset, summed.numel()).add_(summed.div_(divisor));
+            if (f.mine == i)
+                master_.mutable_grad().narrow(0, f.shard_offset, summed.numel())
+                    .add_(summed.div_(static_cast<double>(worldSize())));
         }
     };
     timeCollective([&] {
         std::deque<InFlight> flight;
-        const int64_t element = params_.empty() ? 4 : static_cast<int64_t>(params_.front().element_size());
-        const int64_t cap = std::max<int64_t>(1, reduce_bucket_bytes_ / element);
-        const int64_t padded = slice_size_ * world;
-        size_t first = 0;
-        int64_t start = 0;  // flat index of the bucket's first element
-        while (start < padded) {
-            // Whole parameters up to the cap (at least one); the last bucket takes the padding.
-            size_t last = first;
-            int64_t end = start;
-            while (last < params_.size() && (last == first || end + params_[last].numel() - start <= cap)) {
-                end += params_[last].numel();
-                ++last;
-            }
-            if (last == params_.size()) end = padded;
-            std::vector<torch::Tensor> members(params_.begin() + static_cast<std::ptrdiff_t>(first),
-                                               params_.begin() + static_cast<std::ptrdiff_t>(last));
+        for (const auto& [first, last, start, end] : buckets()) {
+            const std::vector<torch::Tensor> members(params_.begin() + static_cast<std::ptrdiff_t>(first),
+                                                     params_.begin() + static_cast<std::ptrdiff_t>(last));
             const auto bucket = flattenPadded(members, end - start, /*grads=*/true);
-            for (size_t i = first; i < last; ++i) {
-                auto& p = params_[i];
-                if (gradsToNone()) {
-                    p.mutable_grad() = torch::Tensor();
-                } else if (p.grad().defined()) {
-                    p.mutable_grad().zero_();
-                }
-            }
+            releaseGrads(first, last);
             InFlight f;
-            for (int64_t owner = start / slice_size_; owner < world && owner * slice_size_ < end; ++owner) {
+            for (int64_t owner = start / slice_size_; owner < worldSize() && owner * slice_size_ < end; ++owner) {
                 const int64_t lo = std::max(start, owner * slice_size_);
                 const int64_t hi = std::min(end, (owner + 1) * slice_size_);
+                if (owner == rank()) {
+                    f.mine = f.reduces.size();
+                    f.shard_offset = lo - owner * slice_size_;
+                }
                 f.reduces.push_back(group_->reduceSumAsync(bucket.narrow(0, lo - start, hi - lo), owner));
-                if (owner != me) continue;
-                f.mine = static_cast<int64_t>(f.reduces.size()) - 1;
-                f.shard_offset = lo - owner * slice_size_;
             }
-            // Two buckets in flight: the next one's copy overlaps this one's reduces.
             flight.push_back(std::move(f));
-            if (flight.size() > 2) {
+            if (flight.size() > 2) {  // the next bucket's copy overlaps these reduces
                 finish(flight.front());
                 flight.pop_front();
             }
-            first = last;
-            start = end;
         }
-        while (!flight.empty()) {
-            finish(flight.front());
-            flight.pop_front();
-        }
+        for (auto& f : flight) finish(f);
     });
+}
+
+std::vector<Zero2Strategy::Bucket> Zero2Strategy::buckets() const {
+    std::vector<Bucket> out;
+    const int64_t padded = slice_size_ * worldSize();
+    if (params_.empty()) return out;
+    const int64_t cap = std::max<int64_t>(1, reduce_bucket_bytes_ / static_cast<int64_t>(params_.front().element_size()));
+    size_t first = 0;
+    int64_t start = 0;
+    while (first < params_.size()) {
+        // Whole parameters up to the cap (at least one); the last bucket takes the padding.
+        size_t last = first;
+        int64_t end = start;
+        while (last < params_.size() && (last == first || end + params_[last].numel() - start <= cap))
+            end += params_[last++].numel();
+        if (last == params_.size()) end = padded;
+        out.push_back({first, last, start, end});
+        first = last;
+        start = end;
+    }
+    return out;
 }
 
 void Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) {
@@ -146,13 +154,7 @@ void Zero2Strategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optio
 void Zero2Strategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
     torch::NoGradGuard no_grad;
     if (master_.grad().defined()) master_.mutable_grad().zero_();
-    for (auto& p : params_) {
-        if (gradsToNone()) {
-            p.mutable_grad() = torch::Tensor();
-        } else if (p.grad().defined()) {
-            p.mutable_grad().zero_();
-        }
-    }
+    releaseGrads(0, params_.size());
 }
 
 }  // namespace hearth

@@ -44,7 +44,14 @@ protected:
     bool shardsOptimizer() const override { return true; }
 
 private:
-    torch::Tensor flatten(bool grads) const;  // parameters (or gradients) end to end, padded
+    torch::Tensor flatten() const;  // the parameters end to end, padded
+    void releaseGrads(size_t first, size_t last);
+    // The buckets backward reduces in: parameters [first, last), flat elements [start, end).
+    struct Bucket {
+        size_t first, last;
+        int64_t start, end;
+    };
+    std::vector<Bucket> buckets() const;
     void scatterParameters(const torch::Tensor& flat);
 
     int64_t flat_size_ = 0;

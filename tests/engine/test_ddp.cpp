@@ -54,6 +54,17 @@ struct World {
     double seconds = 0.0;
 };
 
+// One process on the global batch of two ranks of 16: what a 2-process run must reach.
+DdpSettings globalBatch(const QString& optimizer, int accumulate, double clip, bool float64) {
+    DdpSettings single;
+    single.optimizer = optimizer.toStdString();
+    single.batch = 32;
+    single.accumulate = accumulate;
+    single.clip = clip;
+    single.float64 = float64;
+    return single;
+}
+
 World runWorld(int world, const std::map<QString, QString>& settings, const std::map<int, QString>& per_rank = {},
                int store_port = 0) {
     QTemporaryDir dir;
@@ -192,12 +203,7 @@ private Q_SLOTS:
         // Both ranks hold the same weights ...
         QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
         // ... which one process reaches on the global batch (2 x 16) after the same steps.
-        DdpSettings single;
-        single.optimizer = optimizer.toStdString();
-        single.batch = 32;
-        single.accumulate = accumulate;
-        single.clip = clip;
-        single.float64 = float64;
+        const DdpSettings single = globalBatch(optimizer, accumulate, clip, float64);
         const auto reference_run = trainBlobs(single);
         const auto& reference = reference_run.weights;
         const double diff = maxDiff(w.weights[0], reference);
@@ -413,12 +419,7 @@ private Q_SLOTS:
                                      {"DDP_FLOAT64", float64 ? "1" : "0"}, {"DDP_BUCKET_MB", "0.0004"}});
         for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
         QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
-        DdpSettings single;
-        single.optimizer = optimizer.toStdString();
-        single.batch = 32;
-        single.accumulate = accumulate;
-        single.float64 = float64;
-        const double diff = maxDiff(w.weights[0], trainBlobs(single).weights);
+        const double diff = maxDiff(w.weights[0], trainBlobs(globalBatch(optimizer, accumulate, 0.0, float64)).weights);
         QVERIFY2(diff < (float64 ? 1e-12 : 1e-5), qPrintable(QString("max weight difference %1").arg(diff)));
         // Each rank kept only its slice of the gradients (154 of the padded 308).
         for (int r = 0; r < 2; ++r)
