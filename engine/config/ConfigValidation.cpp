@@ -240,9 +240,9 @@ void checkPipeline(const ExperimentConfig& cfg, const DeviceCapabilities& caps, 
     const TrainerConfig t = resolveTrainer(cfg.trainer, caps);
     if (t.strategy != "pipeline") return;
     const std::string& model = cfg.model.name;
-    if (model != "cnn" && model != "mlp") {
-        c.fail("model.name", "the pipeline cuts cnn and mlp between their blocks; " + model +
-                                 " is not cut into stages yet: use zero3 to spread its memory over the processes");
+    if (model == "torchscript") {
+        c.fail("model.name", "the pipeline cuts the built-in models between their blocks; a TorchScript module is one "
+                             "forward it cannot cut: use zero3 to spread its memory over the processes");
         return;
     }
     const int64_t processes = t.devices.value_or(1) * t.num_nodes;
@@ -251,11 +251,12 @@ void checkPipeline(const ExperimentConfig& cfg, const DeviceCapabilities& caps, 
         c.fail("trainer.pipeline.stages", "is " + std::to_string(stages) + " but the run has " +
                                               std::to_string(processes) + " process(es): one stage per process "
                                               "(trainer.devices x trainer.num_nodes), or auto");
-    const auto blocks = static_cast<int64_t>(model == "cnn" ? cfg.model.channels.size() : cfg.model.hidden.size());
-    if (stages > blocks)
+    const std::optional<int64_t> blocks = configuredBlocks(cfg.model);
+    const std::string blocks_key = model == "cnn" ? "model.channels" : model == "mlp" ? "model.hidden"
+                                 : isResNetName(model) ? "the residual blocks" : "model.num_layers";
+    if (blocks && stages > *blocks)
         c.fail("trainer.pipeline.stages", std::to_string(stages) + " stages but " + model + " has " +
-                                              std::to_string(blocks) + " block(s) to cut between (" +
-                                              (model == "cnn" ? "model.channels" : "model.hidden") +
+                                              std::to_string(*blocks) + " block(s) to cut between (" + blocks_key +
                                               "): at most one stage per block");
     if (t.pipeline.micro_batches > t.batch_size)
         c.fail("trainer.pipeline.micro_batches", std::to_string(t.pipeline.micro_batches) +

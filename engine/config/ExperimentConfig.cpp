@@ -255,4 +255,13 @@ std::vector<std::string> configKeys() {
     return keys;
 }
 
+std::optional<int64_t> configuredBlocks(const ModelConfig& m) {
+    if (m.name == "cnn") return static_cast<int64_t>(m.channels.size());
+    if (m.name == "mlp") return static_cast<int64_t>(m.hidden.size());
+    if (m.name == "resnet18") return 8;
+    if (m.name == "resnet34" || m.name == "resnet50") return 16;
+    if ((m.name == "distilbert" || m.name == "bert") && !m.pretrained) return m.num_layers;
+    return std::nullopt;
+}
+
 }  // namespace hearth

@@ -85,6 +85,12 @@ struct OptimizerConfig {
     std::string implementation = "auto";              // auto | fused | foreach | per_parameter
 };
 
+// The blocks a built-in model is cut between (pipeline stages, ZeRO-3's units, checkpointing):
+// cnn's conv blocks, mlp's hidden layers, a resnet's residual blocks, a new transformer's layers.
+// nullopt where the config alone does not say: a pretrained transformer (its config.json does) and
+// a TorchScript module (one forward, no blocks: the pipeline cannot cut it).
+std::optional<int64_t> configuredBlocks(const ModelConfig& m);
+
 struct SchedulerConfig {
     std::string name = "none";                        // none | step | cosine | linear-warmup
     int64_t step_size = 1;                            // step: epochs between decays

@@ -1,5 +1,6 @@
 #include "engine/data/Batch.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hearth {
@@ -39,6 +40,22 @@ void Batch::set(const std::string& name, torch::Tensor tensor) {
 int64_t Batch::size() const {
     if (indices.defined()) return indices.numel();
     return fields_.empty() || fields_.front().second.dim() == 0 ? 0 : fields_.front().second.size(0);
+}
+
+std::vector<Batch> split(const Batch& batch, int64_t parts) {
+    const int64_t rows = batch.size();
+    parts = std::max<int64_t>(1, std::min(parts, std::max<int64_t>(rows, 1)));
+    std::vector<Batch> out(static_cast<size_t>(parts));
+    for (const auto& [name, tensor] : batch.fields()) {
+        const auto pieces = tensor.tensor_split(parts, 0);
+        for (size_t i = 0; i < out.size(); ++i) out[i].set(name, pieces[i]);
+    }
+    const auto indices = batch.indices.defined() ? batch.indices.tensor_split(parts, 0) : std::vector<torch::Tensor>{};
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!indices.empty()) out[i].indices = indices[i];
+        out[i].raw_input = batch.raw_input;
+    }
+    return out;
 }
 
 Batch pinned(const Batch& batch) {

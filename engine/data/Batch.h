@@ -64,6 +64,9 @@ private:
     std::vector<std::pair<std::string, torch::Tensor>> fields_;
 };
 
+// The batch cut into `parts` consecutive runs of rows (as tensor_split: sizes differ by at most
+// one; fewer parts when the batch has fewer rows), every field and the indices alike; views.
+std::vector<Batch> split(const Batch& batch, int64_t parts);
 // Page-locked copies of every field (so host->device copies can run asynchronously).
 Batch pinned(const Batch& batch);
 // Every field on `device` (non_blocking for pinned sources); indices stay on the host. Raw

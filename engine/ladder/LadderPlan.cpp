@@ -237,9 +237,10 @@ const std::vector<RungDef>& rungDefs() {
         {"pipeline", "+ pipeline on every GPU", false, false,
          [](const Context& x) -> std::string {
              if (std::string why = severalGpus(x); !why.empty()) return why;
-             return x.base.model.name == "cnn" || x.base.model.name == "mlp"
+             return x.base.model.name != "torchscript"
                         ? ""
-                        : "the pipeline cuts cnn and mlp between their blocks (the model is " + x.base.model.name + ")";
+                        : "the pipeline cuts the built-in models between their blocks (the model is a TorchScript "
+                          "module)";
          },
          [](const Context& x, ExperimentConfig& c) -> RungText {
              (void)onEveryGpu(x, c, "pipeline", "");

@@ -14,7 +14,7 @@ constexpr size_t kModulesPerBlock = 7;
 
 CnnImpl::CnnImpl(const std::vector<int64_t>& sample_shape, const std::vector<int64_t>& channels, double dropout,
                  int64_t num_classes, bool inplace_relu)
-    : flops_(cnnForwardFlops(sample_shape, channels, num_classes)) {
+    : flops_(cnnFlops(sample_shape, channels, num_classes)) {
     int64_t in = sample_shape.at(0);
     int64_t h = sample_shape.at(1);
     int64_t w = sample_shape.at(2);
@@ -45,8 +45,8 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
     return head_->forward(runBlocks(blocks_, std::move(x), checkpointsNow(), blockHooks()));
 }
 
-torch::Tensor CnnImpl::forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) {
-    x = runBlocks(blocks_, std::move(x), checkpointsNow(), nullptr, begin, end);
+torch::Tensor CnnImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) {
+    x = runBlocks(blocks_, begin == 0 ? batch.input() : std::move(x), checkpointsNow(), nullptr, begin, end);
     return head ? head_->forward(x) : x;
 }
 

@@ -16,14 +16,14 @@ public:
             int64_t num_classes, bool inplace_relu = false);
     torch::Tensor forward(torch::Tensor x) override;
     bool isConvolutional() const override { return true; }
-    ForwardFlops forwardFlops() const override { return flops_; }
+    PartFlops partFlops() const override { return flops_; }
     std::vector<std::vector<torch::Tensor>> blockParameters() override { return blockParametersOf(blocks_); }
     std::vector<std::vector<torch::Tensor>> blockBuffers() override { return blockBuffersOf(blocks_); }
     bool cutsAtBlocks() const override { return true; }
-    torch::Tensor forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) override;
+    torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) override;
 
 private:
-    ForwardFlops flops_;
+    PartFlops flops_;
     torch::nn::Sequential features_;
     torch::nn::Sequential head_;
     std::vector<SequentialBlock> blocks_;   // features_ cut into its conv blocks

@@ -15,7 +15,7 @@ MlpImpl::MlpImpl(int64_t in_features, const std::vector<int64_t>& hidden, double
         width = hidden[i];
     }
     head_ = torch::nn::Linear(width, num_classes);
-    flops_ = mlpForwardFlops(in_features, hidden, num_classes);
+    flops_ = mlpFlops(in_features, hidden, num_classes);
     layers_->push_back("head", head_);
     register_module("layers", layers_);
 }
@@ -24,8 +24,8 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
     return head_->forward(runBlocks(blocks_, x.flatten(1), checkpointsNow(), blockHooks()));
 }
 
-torch::Tensor MlpImpl::forwardStage(torch::Tensor x, size_t begin, size_t end, bool head) {
-    x = runBlocks(blocks_, begin == 0 ? x.flatten(1) : std::move(x), checkpointsNow(), nullptr, begin, end);
+torch::Tensor MlpImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) {
+    x = runBlocks(blocks_, begin == 0 ? batch.input().flatten(1) : std::move(x), checkpointsNow(), nullptr, begin, end);
     return head ? head_->forward(x) : x;
 }
 

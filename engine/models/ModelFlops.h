@@ -22,17 +22,30 @@ struct ForwardFlops {
     double forward(int64_t samples, int64_t tokens = 0) const;
     // A training step over them: 3 x forward.
     double training(int64_t samples, int64_t tokens = 0) const { return 3.0 * forward(samples, tokens); }
+    ForwardFlops& operator+=(const ForwardFlops& o);
 };
 
-// Flatten -> Linear per hidden width -> Linear head.
-ForwardFlops mlpForwardFlops(int64_t in_features, const std::vector<int64_t>& hidden, int64_t classes);
+// A model's forward FLOPs by part, in the order its forward runs them: the stem before the first
+// block (ResNet's first convolution; the embeddings' lookups count none), each block of
+// ClassifierImpl::blockParameters(), the head. The model's count is their sum; the pipeline cuts
+// stages of equal FLOPs from the parts.
+struct PartFlops {
+    ForwardFlops stem;
+    std::vector<ForwardFlops> blocks;
+    ForwardFlops head;
+
+    ForwardFlops total() const;
+};
+
+// Flatten -> a Linear per hidden width (a block each) -> Linear head.
+PartFlops mlpFlops(int64_t in_features, const std::vector<int64_t>& hidden, int64_t classes);
 // Per block two 3x3 convolutions at the block's resolution (padding 1), halved after each block;
 // then the Linear head. sample_shape: [C, H, W].
-ForwardFlops cnnForwardFlops(const std::vector<int64_t>& sample_shape, const std::vector<int64_t>& channels,
-                             int64_t classes);
-// Per token and layer: the Q, K, V and output projections (4 d^2) and the feed-forward (2 d f),
-// times 2; attention's QK^T and weights x V: 4 T d per token and layer. The head reads the first
-// token: pre_classifier or pooler (d^2) and the classifier (d x labels), per sample.
-ForwardFlops transformerForwardFlops(const TransformerSpec& spec);
+PartFlops cnnFlops(const std::vector<int64_t>& sample_shape, const std::vector<int64_t>& channels, int64_t classes);
+// Per token and layer (a block each): the Q, K, V and output projections (4 d^2) and the
+// feed-forward (2 d f), times 2; attention's QK^T and weights x V: 4 T d per token and layer. The
+// head reads the first token: pre_classifier or pooler (d^2) and the classifier (d x labels), per
+// sample.
+PartFlops transformerFlops(const TransformerSpec& spec);
 
 }  // namespace hearth

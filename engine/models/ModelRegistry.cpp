@@ -132,7 +132,8 @@ std::vector<std::string> modelNames() {
     return names;
 }
 
-torch::Tensor ClassifierImpl::forwardStage(torch::Tensor /*x*/, size_t /*begin*/, size_t /*end*/, bool /*head*/) {
+torch::Tensor ClassifierImpl::forwardStage(const Batch& /*batch*/, torch::Tensor /*x*/, size_t /*begin*/,
+                                          size_t /*end*/, bool /*head*/) {
     throw std::logic_error("this model is not cut into pipeline stages (cutsAtBlocks() is false)");
 }
 

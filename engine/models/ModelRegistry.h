@@ -38,14 +38,22 @@ public:
     BlockHooks* blockHooks() const { return block_hooks_; }
     // Each block's buffers (BatchNorm's running statistics), in blockParameters() order.
     virtual std::vector<std::vector<torch::Tensor>> blockBuffers() { return {}; }
+    // The parameters and buffers outside every block that run before the first one (the stem:
+    // ResNet's first convolution and its BatchNorm, a transformer's embeddings); the others outside
+    // every block are the head's.
+    virtual std::vector<torch::Tensor> stemParameters() { return {}; }
+    virtual std::vector<torch::Tensor> stemBuffers() { return {}; }
     // Pipeline stages (trainer.strategy pipeline): the model cut between its blocks. forwardStage
-    // runs blocks [begin, end) on `x` (the model's input when begin is 0, else block begin - 1's
-    // output), then the head when `head`. Only a model whose parameters outside its blocks are all
-    // in its head can be cut (the CNN and the MLP: cutsAtBlocks()); the others throw.
+    // runs the stem on the batch's inputs when `begin` is 0 (`x` unused), else takes `x`, block
+    // begin - 1's output; then blocks [begin, end), then the head when `head`. What a block needs
+    // besides `x` (a transformer's attention mask) it reads from `batch`, which every stage has.
+    // The built-in models can be cut (cutsAtBlocks()); a TorchScript module cannot.
     virtual bool cutsAtBlocks() const { return false; }
-    virtual torch::Tensor forwardStage(torch::Tensor x, size_t begin, size_t end, bool head);
-    // The model FLOPs of a forward pass (ModelFlops.h); unknown (all zero) for a model without a count.
-    virtual ForwardFlops forwardFlops() const { return {}; }
+    virtual torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head);
+    // The model FLOPs of a forward pass by part (ModelFlops.h); unknown (all zero, no blocks) for a
+    // model without a count.
+    virtual PartFlops partFlops() const { return {}; }
+    ForwardFlops forwardFlops() const { return partFlops().total(); }
 
 private:
     bool checkpointing_ = false;

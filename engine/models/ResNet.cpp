@@ -53,7 +53,7 @@ public:
         out_channels_ = out;
     }
 
-    torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor forward(const torch::Tensor& x) {
         torch::Tensor identity = downsample_ ? downsample_->forward(x) : x;
         torch::Tensor y = relu(bn1_(conv1_(x)));
         if (bottleneck_) {
@@ -113,7 +113,7 @@ ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int6
     conv1_ = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(channels, 64, 7).stride(2).padding(3).bias(false)));
     bn1_ = register_module("bn1", nn::BatchNorm2d(64));
     h = strided(h, 7, 2), w = strided(w, 7, 2);
-    double flops = convFlops(channels, 64, 7, h, w);
+    flops_.stem.per_sample = convFlops(channels, 64, 7, h, w);
     h = (h + 2 - 3) / 2 + 1, w = (w + 2 - 3) / 2 + 1;   // max pool 3x3, stride 2, padding 1
     int64_t in = 64;
     const int64_t planes[4] = {64, 128, 256, 512};
@@ -122,7 +122,7 @@ ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int6
         for (int64_t i = 0; i < layers[stage]; ++i) {
             const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
             auto block = std::make_shared<ResidualBlockImpl>(bottleneck, in, planes[stage], stride, inplace_relu);
-            flops += block->flops(in, h, w, stride);
+            flops_.blocks.push_back({block->flops(in, h, w, stride)});
             h = strided(h, 3, stride), w = strided(w, 3, stride);
             in = block->outChannels();
             layer->push_back(block);
@@ -131,8 +131,7 @@ ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int6
         register_module("layer" + std::to_string(stage + 1), layer);
     }
     fc_ = register_module("fc", nn::Linear(in, num_classes));
-    flops += 2.0 * static_cast<double>(in * num_classes);
-    flops_.per_sample = flops;
+    flops_.head.per_sample = 2.0 * static_cast<double>(in * num_classes);
     // torchvision's initialisation (fc keeps nn.Linear's default).
     torch::NoGradGuard no_grad;
     for (auto& module : modules(/*include_self=*/false)) {
@@ -150,19 +149,47 @@ std::vector<std::vector<torch::Tensor>> ResNetImpl::blockParameters() {
     return out;
 }
 
+std::vector<std::vector<torch::Tensor>> ResNetImpl::blockBuffers() {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& block : blocks_) out.push_back(block->buffers());
+    return out;
+}
+
+std::vector<torch::Tensor> ResNetImpl::stemParameters() {
+    auto out = conv1_->parameters();
+    for (const auto& p : bn1_->parameters()) out.push_back(p);
+    return out;
+}
+
+std::vector<torch::Tensor> ResNetImpl::stemBuffers() { return bn1_->buffers(); }
+
 torch::Tensor ResNetImpl::forward(torch::Tensor x) { return fc_(features(std::move(x))); }
 
 torch::Tensor ResNetImpl::features(torch::Tensor x) {
+    return pooled(runResidualBlocks(stem(std::move(x)), 0, blocks_.size(), blockHooks()));
+}
+
+torch::Tensor ResNetImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) {
+    x = runResidualBlocks(begin == 0 ? stem(batch.input()) : std::move(x), begin, end, nullptr);
+    return head ? fc_(pooled(x)) : x;
+}
+
+torch::Tensor ResNetImpl::stem(torch::Tensor x) {
     x = bn1_(conv1_(x));
     x = inplace_ ? torch::relu_(x) : torch::relu(x);
-    x = torch::max_pool2d(x, 3, 2, 1);
-    const bool checkpoint = checkpointsNow();
-    for (size_t i = 0; i < blocks_.size(); ++i) {
-        auto& block = blocks_[i];
-        x = runBlock(blockHooks(), i, [&] { return checkpoint ? checkpointed(*block, x) : block->forward(x); });
-    }
-    return torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
+    return torch::max_pool2d(x, 3, 2, 1);
 }
+
+torch::Tensor ResNetImpl::runResidualBlocks(torch::Tensor x, size_t begin, size_t end, BlockHooks* hooks) {
+    const bool checkpoint = checkpointsNow();
+    for (size_t i = begin; i < end && i < blocks_.size(); ++i) {
+        auto& block = blocks_[i];
+        x = runBlock(hooks, i, [&] { return checkpoint ? checkpointed(*block, x) : block->forward(x); });
+    }
+    return x;
+}
+
+torch::Tensor ResNetImpl::pooled(const torch::Tensor& x) { return torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1); }
 
 void ResNetImpl::loadStateDict(const std::map<std::string, torch::Tensor>& tensors, const std::string& source) {
     std::map<std::string, torch::Tensor> mine;

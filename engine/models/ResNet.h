@@ -26,8 +26,15 @@ public:
     // The pooled features [B, 512 or 2048] the classifier reads.
     torch::Tensor features(torch::Tensor x);
     bool isConvolutional() const override { return true; }
-    ForwardFlops forwardFlops() const override { return flops_; }
+    PartFlops partFlops() const override { return flops_; }
     std::vector<std::vector<torch::Tensor>> blockParameters() override;
+    std::vector<std::vector<torch::Tensor>> blockBuffers() override;
+    std::vector<torch::Tensor> stemParameters() override;
+    std::vector<torch::Tensor> stemBuffers() override;
+    // Stages cut between residual blocks: the stem (conv1, bn1, max pool) on the first, the
+    // pooling and fc on the last.
+    bool cutsAtBlocks() const override { return true; }
+    torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) override;
     std::vector<std::string> notes() const override { return notes_; }
 
     // Copies a torchvision state_dict in (dtype converted). A classifier (fc) of another class count
@@ -38,12 +45,16 @@ public:
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:
+    torch::Tensor stem(torch::Tensor x);
+    torch::Tensor runResidualBlocks(torch::Tensor x, size_t begin, size_t end, BlockHooks* hooks);
+    torch::Tensor pooled(const torch::Tensor& x);   // [B, C]: the blocks' output averaged over H, W
+
     torch::nn::Conv2d conv1_{nullptr};
     torch::nn::BatchNorm2d bn1_{nullptr};
     torch::nn::Linear fc_{nullptr};
     std::vector<std::shared_ptr<ResidualBlockImpl>> blocks_;
     bool inplace_;
-    ForwardFlops flops_;
+    PartFlops flops_;
     std::vector<std::string> notes_;
 };
 TORCH_MODULE(ResNet);

@@ -50,7 +50,7 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 }
 
 TransformerClassifierImpl::TransformerClassifierImpl(const TransformerSpec& spec)
-    : spec_(spec), flops_(transformerForwardFlops(spec)) {
+    : spec_(spec), flops_(transformerFlops(spec)) {
     const bool bert = spec.family == TransformerSpec::Family::Bert;
     word_embeddings_ = register_module(
         "word_embeddings",
@@ -96,9 +96,34 @@ torch::Tensor TransformerClassifierImpl::forwardBatch(const Batch& batch) {
                    batch.has("token_type_ids") ? batch.at("token_type_ids") : torch::Tensor());
 }
 
+namespace {
+
+// The mask the encoder layers take: bool [B, 1, 1, T], true for real tokens; undefined without an
+// attention mask (no padding: FlashAttention takes none).
+torch::Tensor keepMask(const torch::Tensor& attention_mask) {
+    if (!attention_mask.defined()) return {};
+    return attention_mask.to(torch::kBool).view({attention_mask.size(0), 1, 1, attention_mask.size(1)});
+}
+
+}  // namespace
+
 torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                                  const torch::Tensor& token_type_ids) {
-    const int64_t batch = input_ids.size(0), length = input_ids.size(1);
+    return classify(encode(embed(input_ids, token_type_ids), keepMask(attention_mask), 0, layers_->size(),
+                           blockHooks()));
+}
+
+torch::Tensor TransformerClassifierImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end,
+                                                      bool head) {
+    if (begin == 0)
+        x = embed(batch.at("input_ids"), batch.has("token_type_ids") ? batch.at("token_type_ids") : torch::Tensor());
+    x = encode(std::move(x), keepMask(batch.has("attention_mask") ? batch.at("attention_mask") : torch::Tensor()),
+               begin, end, nullptr);
+    return head ? classify(x) : x;
+}
+
+torch::Tensor TransformerClassifierImpl::embed(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+    const int64_t length = input_ids.size(1);
     TORCH_CHECK(length <= spec_.max_positions, "a batch of ", length, " tokens is longer than the model's ",
                 spec_.max_positions, " positions (lower data.max_length)");
     auto positions = torch::arange(length, input_ids.options().dtype(torch::kInt64));
@@ -107,15 +132,20 @@ torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids,
         x = x + (token_type_ids.defined() ? token_type_embeddings_(token_type_ids)
                                           : token_type_embeddings_->weight[0].view({1, 1, spec_.hidden}));
     }
-    x = dropout_(embeddings_norm_(x));
-    // No mask when nothing is padded (FlashAttention takes none); a boolean one otherwise.
-    const auto keep = attention_mask.defined() ? attention_mask.to(torch::kBool).view({batch, 1, 1, length})
-                                               : torch::Tensor();
+    return dropout_(embeddings_norm_(x));
+}
+
+torch::Tensor TransformerClassifierImpl::encode(torch::Tensor x, const torch::Tensor& keep, size_t begin, size_t end,
+                                                BlockHooks* hooks) {
     const bool checkpoint = checkpointsNow();
-    for (size_t i = 0; i < layers_->size(); ++i) {
+    for (size_t i = begin; i < end && i < layers_->size(); ++i) {
         auto& layer = *layers_[i]->as<EncoderLayerImpl>();
-        x = runBlock(blockHooks(), i, [&] { return checkpoint ? checkpointed(layer, x, keep) : layer.forward(x, keep); });
+        x = runBlock(hooks, i, [&] { return checkpoint ? checkpointed(layer, x, keep) : layer.forward(x, keep); });
     }
+    return x;
+}
+
+torch::Tensor TransformerClassifierImpl::classify(const torch::Tensor& x) {
     auto cls = x.select(1, 0);
     auto pooled = spec_.family == TransformerSpec::Family::Bert ? torch::tanh(head_(cls)) : torch::relu(head_(cls));
     return classifier_(classifier_dropout_(pooled));
@@ -124,6 +154,16 @@ torch::Tensor TransformerClassifierImpl::forward(const torch::Tensor& input_ids,
 std::vector<std::vector<torch::Tensor>> TransformerClassifierImpl::blockParameters() {
     std::vector<std::vector<torch::Tensor>> out;
     for (const auto& layer : *layers_) out.push_back(layer->parameters());
+    return out;
+}
+
+std::vector<torch::Tensor> TransformerClassifierImpl::stemParameters() {
+    std::vector<std::shared_ptr<torch::nn::Module>> stem{word_embeddings_.ptr(), position_embeddings_.ptr(),
+                                                         embeddings_norm_.ptr()};
+    if (token_type_embeddings_) stem.push_back(token_type_embeddings_.ptr());
+    std::vector<torch::Tensor> out;
+    for (const auto& module : stem)
+        for (const auto& p : module->parameters()) out.push_back(p);
     return out;
 }
 

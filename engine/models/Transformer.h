@@ -47,15 +47,25 @@ public:
     // Every parameter under its checkpoint name (e.g. "bert.encoder.layer.0.attention.self.query.weight").
     std::vector<std::pair<std::string, torch::Tensor>> checkpointParameters();
     std::vector<std::string> notes() const override { return notes_; }
-    ForwardFlops forwardFlops() const override { return flops_; }
+    PartFlops partFlops() const override { return flops_; }
     std::vector<std::vector<torch::Tensor>> blockParameters() override;
+    std::vector<torch::Tensor> stemParameters() override;   // the embeddings and their LayerNorm
+    // Stages cut between encoder layers: the embeddings on the first, the head on the last; every
+    // stage reads its micro-batch's attention mask from the batch.
+    bool cutsAtBlocks() const override { return true; }
+    torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) override;
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:
     void initWeights();
+    torch::Tensor embed(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+    // Encoder layers [begin, end) on x [B, T, hidden]; keep as EncoderLayer::forward's (undefined: no padding).
+    torch::Tensor encode(torch::Tensor x, const torch::Tensor& keep, size_t begin, size_t end, BlockHooks* hooks);
+    torch::Tensor classify(const torch::Tensor& x);   // the first token's state into the head
+
 
     TransformerSpec spec_;
-    ForwardFlops flops_;   // of spec_, asked for at every micro-batch
+    PartFlops flops_;   // of spec_, asked for at every micro-batch
     std::vector<std::string> notes_;
     torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
     torch::nn::LayerNorm embeddings_norm_{nullptr};

@@ -3,7 +3,10 @@
 #include "engine/TorchCompat.h"
 #include "engine/strategy/ParameterStorage.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -19,7 +22,46 @@ int headerTag(int micro) { return 2 * micro; }
 int activationTag(int micro) { return 2 * micro + 1; }
 int gradientTag(int micro) { return micro; }
 
+// A nominal sequence length at which to weigh a transformer's parts: its layers cost the same at
+// any length, and the stem and head are small beside them.
+constexpr int64_t kNominalTokens = 256;
+
+double elementsOf(const std::vector<torch::Tensor>& tensors) {
+    double n = 0.0;
+    for (const auto& t : tensors) n += static_cast<double>(t.numel());
+    return n;
+}
+
 }  // namespace
+
+std::vector<size_t> balancedStageBounds(const std::vector<double>& block_costs, double first_extra, double last_extra,
+                                        size_t stages) {
+    const size_t n = block_costs.size();
+    if (stages == 0 || stages > n)
+        throw ConfigError("trainer.pipeline.stages", std::to_string(stages) + " stages but the model has " +
+                                                         std::to_string(n) + " block(s) to cut between");
+    std::vector<double> prefix(n + 1, 0.0);
+    for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + block_costs[i];
+    const auto cost = [&](size_t stage, size_t from, size_t to) {
+        return prefix[to] - prefix[from] + (stage == 0 ? first_extra : 0.0) + (stage + 1 == stages ? last_extra : 0.0);
+    };
+    // best[s][i]: the smallest largest-stage cost of stages 0..s over blocks [0, i); cut[s][i] the
+    // block where stage s begins in it.
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<std::vector<double>> best(stages, std::vector<double>(n + 1, inf));
+    std::vector<std::vector<size_t>> cut(stages, std::vector<size_t>(n + 1, 0));
+    for (size_t i = 1; i <= n; ++i) best[0][i] = cost(0, 0, i);
+    for (size_t s = 1; s < stages; ++s)
+        for (size_t i = s + 1; i <= n; ++i)
+            for (size_t j = s; j < i; ++j) {
+                const double worst = std::max(best[s - 1][j], cost(s, j, i));
+                if (worst < best[s][i]) best[s][i] = worst, cut[s][i] = j;
+            }
+    std::vector<size_t> bounds(stages + 1, 0);
+    bounds[stages] = n;
+    for (size_t s = stages - 1; s > 0; --s) bounds[s] = cut[s][bounds[s + 1]];
+    return bounds;
+}
 
 PipelineStrategy::PipelineStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
                                    const std::string& precision, int64_t micro_batches)
@@ -28,52 +70,76 @@ PipelineStrategy::PipelineStrategy(std::shared_ptr<dist::ProcessGroup> group, to
 std::string PipelineStrategy::describe() const {
     const auto stages = static_cast<double>(worldSize());
     const auto micro = static_cast<double>(micro_batches_);
-    char bubble[16];
+    char bubble[16], share[16];
     std::snprintf(bubble, sizeof bubble, "%.0f%%", 100.0 * (stages - 1.0) / (micro + stages - 1.0));
+    std::snprintf(share, sizeof share, "%.0f%%", 100.0 * cost_share_);
     const std::string blocks = end_ == begin_ + 1 ? "block " + std::to_string(end_)
                                                   : "blocks " + std::to_string(begin_ + 1) + "-" + std::to_string(end_);
-    return "pipeline (stage " + std::to_string(rank() + 1) + " of " + std::to_string(worldSize()) + ": " + blocks +
-           " of " + std::to_string(blocks_) +
-           (isLast() ? " and the head" : "") + "; " + std::to_string(micro_batches_) +
+    return "pipeline (stage " + std::to_string(rank() + 1) + " of " + std::to_string(worldSize()) + ": " +
+           (isFirst() ? "the stem and " : "") + blocks + " of " + std::to_string(blocks_) +
+           (isLast() ? " and the head" : "") + ", " + share + " of the model's " +
+           (costs_are_flops_ ? "forward FLOPs" : "parameters") + "; " + std::to_string(micro_batches_) +
            " micro-batches per batch, GPipe schedule, bubble " + bubble + " of a step) over " + groupDescription();
 }
 
 void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     DistributedStrategy::setupModel(model, channels_last);
     if (!model.cutsAtBlocks())
-        throw ConfigError("model.name", "the pipeline cuts cnn and mlp between their blocks; this model is not cut "
-                                        "into stages yet");
+        throw ConfigError("model.name", "the pipeline cuts the built-in models between their blocks; a TorchScript "
+                                        "module is one forward it cannot cut: use zero3 to spread its memory");
     takeRankZerosWeights();
     const auto blocks = model.blockParameters();
     const auto block_buffers = model.blockBuffers();
     blocks_ = blocks.size();
     const auto stages = static_cast<size_t>(worldSize());
-    if (stages > blocks_)
-        throw ConfigError("trainer.pipeline.stages", std::to_string(stages) + " stages but the model has " +
-                                                         std::to_string(blocks_) + " block(s) to cut between");
-    // Consecutive blocks, as even as the count allows; the head (every parameter outside the
-    // blocks) on the last stage.
-    const auto stageOf = [&](size_t block) {
-        size_t s = 0;
-        while ((s + 1) * blocks_ / stages <= block) ++s;
-        return s;
-    };
+    // Balance the stages' forward FLOPs where the model counts them, else their parameters.
+    const PartFlops flops = model.partFlops();
+    const auto weigh = [](const ForwardFlops& f) { return f.forward(1, kNominalTokens); };
+    std::vector<double> costs;
+    double first = 0.0, last = 0.0;
+    costs_are_flops_ = flops.blocks.size() == blocks_ && flops.total().known();
+    if (costs_are_flops_) {
+        for (const auto& f : flops.blocks) costs.push_back(weigh(f));
+        first = weigh(flops.stem);
+        last = weigh(flops.head);
+    } else {
+        for (const auto& b : blocks) costs.push_back(elementsOf(b));
+        first = elementsOf(model.stemParameters());
+        last = elementsOf(model.parameters()) - first - std::accumulate(costs.begin(), costs.end(), 0.0);
+    }
+    const std::vector<size_t> bounds = balancedStageBounds(costs, first, last, stages);
     const auto me = static_cast<size_t>(rank());
-    begin_ = me * blocks_ / stages;
-    end_ = (me + 1) * blocks_ / stages;
+    begin_ = bounds[me];
+    end_ = bounds[me + 1];
+    const double total = std::accumulate(costs.begin(), costs.end(), first + last);
+    const double mine = std::accumulate(costs.begin() + static_cast<std::ptrdiff_t>(begin_),
+                                        costs.begin() + static_cast<std::ptrdiff_t>(end_),
+                                        (isFirst() ? first : 0.0) + (isLast() ? last : 0.0));
+    cost_share_ = total > 0.0 ? mine / total : 0.0;
+    const auto stageOf = [&](size_t block) {
+        return static_cast<size_t>(std::upper_bound(bounds.begin(), bounds.end(), block) - bounds.begin()) - 1;
+    };
+    // Every parameter and buffer to its stage: a block's to the block's, the stem's to the first,
+    // the rest (the head's) to the last.
     std::unordered_map<const void*, size_t> stage_of;
-    stage_buffers_.assign(stages, {});
     for (size_t b = 0; b < blocks_; ++b) {
         for (const auto& p : blocks[b]) stage_of[p.unsafeGetTensorImpl()] = stageOf(b);
         if (b < block_buffers.size())
-            for (const auto& buffer : block_buffers[b]) stage_buffers_[stageOf(b)].push_back(buffer);
+            for (const auto& buffer : block_buffers[b]) stage_of[buffer.unsafeGetTensorImpl()] = stageOf(b);
     }
+    for (const auto& p : model.stemParameters()) stage_of[p.unsafeGetTensorImpl()] = 0;
+    for (const auto& buffer : model.stemBuffers()) stage_of[buffer.unsafeGetTensorImpl()] = 0;
+    const auto stageOfTensor = [&](const torch::Tensor& t) {
+        const auto it = stage_of.find(t.unsafeGetTensorImpl());
+        return it == stage_of.end() ? stages - 1 : it->second;
+    };
+    stage_buffers_.assign(stages, {});
+    for (const auto& buffer : model.buffers()) stage_buffers_[stageOfTensor(buffer)].push_back(buffer);
     stage_params_.assign(stages, {});
     mine_.clear();
     others_.clear();
     for (const auto& p : model.parameters()) {
-        const auto it = stage_of.find(p.unsafeGetTensorImpl());
-        const size_t stage = it == stage_of.end() ? stages - 1 : it->second;
+        const size_t stage = stageOfTensor(p);
         stage_params_[stage].push_back(p.detach());
         if (stage == me) {
             if (p.requires_grad()) mine_.push_back(p);
@@ -140,21 +206,23 @@ torch::Tensor PipelineStrategy::forward(ClassifierImpl& model, const Batch& batc
     const bool training = torch::GradMode::is_enabled() && model.is_training();
     inputs_.clear();
     outputs_.clear();
-    const torch::Tensor& input = batch.input();
-    const int64_t micro = std::min<int64_t>(micro_batches_, std::max<int64_t>(input.size(0), 1));
-    const auto chunks = input.tensor_split(micro, 0);
+    const std::vector<Batch> micro_batches = split(batch, micro_batches_);
     std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> sends;
     std::vector<torch::Tensor> logits;
     const std::optional<torch::ScalarType> autocast = precision().autocastDtype();
-    for (int m = 0; m < static_cast<int>(chunks.size()); ++m) {
-        torch::Tensor x = isFirst() ? chunks[static_cast<size_t>(m)] : receiveActivation(m);
-        if (!isFirst() && training) x.requires_grad_(true);
+    for (int m = 0; m < static_cast<int>(micro_batches.size()); ++m) {
+        const Batch& micro = micro_batches[static_cast<size_t>(m)];
+        torch::Tensor x;
+        if (!isFirst()) {
+            x = receiveActivation(m);
+            if (training) x.requires_grad_(true);
+        }
         torch::Tensor y;
         if (autocast) {
             compat::AutocastGuard guard(device_.type(), *autocast);
-            y = model.forwardStage(x, begin_, end_, isLast());
+            y = model.forwardStage(micro, x, begin_, end_, isLast());
         } else {
-            y = model.forwardStage(x, begin_, end_, isLast());
+            y = model.forwardStage(micro, x, begin_, end_, isLast());
         }
         if (isLast()) logits.push_back(autocast ? y.to(torch::kFloat32) : y);   // the loss in full precision
         else sends.push_back(sendActivation(y.detach(), m));

@@ -1,6 +1,9 @@
 #pragma once
 // PipelineStrategy (trainer.strategy pipeline: model parallel, GPipe): the model cut between its
-// blocks into one stage per process, consecutive blocks each (the last stage also runs the head).
+// blocks into one stage per process, consecutive blocks each, the first stage also running the
+// stem (ResNet's first convolution, a transformer's embeddings) and the last the head. The cuts
+// balance the stages' forward FLOPs (ClassifierImpl::partFlops; their parameter counts for a model
+// without a FLOP count): the slowest stage sets the pipeline's pace.
 // A process holds only its stage's parameters (the others' storage is freed), its gradients and
 // its optimizer state. Every process reads the same batches (trainer.batch_size is the batch one
 // optimizer step sees, not a per-device share); a batch is cut into trainer.pipeline.micro_batches
@@ -21,6 +24,13 @@
 #include <vector>
 
 namespace hearth {
+
+// Where S stages cut blocks of these costs, the first stage also carrying `first_extra` and the
+// last `last_extra`: S + 1 block indices, 0 first and the block count last, each stage at least one
+// block, the largest stage's cost as small as it can be (ties: the earliest cut). Throws
+// ConfigError (trainer.pipeline.stages) for more stages than blocks.
+std::vector<size_t> balancedStageBounds(const std::vector<double>& block_costs, double first_extra, double last_extra,
+                                        size_t stages);
 
 class PipelineStrategy final : public DistributedStrategy {
 public:
@@ -66,6 +76,8 @@ private:
     int64_t micro_batches_;
     size_t blocks_ = 0;
     size_t begin_ = 0, end_ = 0;                              // this stage's blocks
+    double cost_share_ = 0.0;                                 // this stage's share of the cost the cuts balanced
+    bool costs_are_flops_ = false;                            // else parameter counts
     std::vector<std::vector<torch::Tensor>> stage_params_;    // every stage's parameters (detached)
     std::vector<std::vector<torch::Tensor>> stage_buffers_;   // and buffers
     std::vector<torch::Tensor> mine_;                         // this stage's trainable parameters

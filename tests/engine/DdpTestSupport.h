@@ -1,6 +1,7 @@
 #pragma once
-// The DDP tests' shared training: blob data, an MLP without dropout, and a Trainer with the
-// strategy the settings ask for; returns the final weights, flattened.
+// The DDP tests' shared training: blob data, an MLP without dropout (or token blobs and a small
+// DistilBERT), and a Trainer with the strategy the settings ask for; returns the final weights,
+// flattened.
 
 #include "TrainTestSupport.h"
 
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <algorithm>
 #include <cstdlib>
+#include <random>
 #include <set>
 #include <string>
 
@@ -36,6 +38,7 @@ struct DdpSettings {
     bool prefetch = true;        // trainer.fsdp.prefetch
     int64_t micro_batches = 4;   // trainer.pipeline.micro_batches
     double bucket_mb = 25.0;     // trainer.ddp.bucket_cap_mb
+    std::string model = "mlp";   // mlp (blobs) | distilbert (token blobs, padded)
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -61,6 +64,7 @@ struct DdpSettings {
         s.prefetch = get("DDP_PREFETCH", "1") == "1";
         s.micro_batches = std::stoll(get("DDP_MICRO_BATCHES", "4"));
         s.bucket_mb = std::stod(get("DDP_BUCKET_MB", "25"));
+        s.model = get("DDP_MODEL", "mlp");
         return s;
     }
 };
@@ -132,6 +136,82 @@ private:
     int64_t step_;
 };
 
+// Token blobs: sequences of 4 to 8 tokens padded to 8 (pad id 0, "attention_mask" 0 there), the
+// tokens of class c drawn mostly from the band 1 + 7c .. 7 + 7c of a 24-token vocabulary.
+class TokenBlobDataset final : public Dataset {
+public:
+    static constexpr int64_t kLength = 8, kVocab = 24;
+    TokenBlobDataset(int64_t n, int64_t classes, uint64_t seed) {
+        std::mt19937_64 rng(seed);
+        std::vector<int64_t> ids(static_cast<size_t>(n * kLength), 0), mask(ids.size(), 0), labels;
+        for (int64_t i = 0; i < n; ++i) {
+            const int64_t c = i % classes, length = 4 + static_cast<int64_t>(rng() % 5);
+            labels.push_back(c);
+            for (int64_t t = 0; t < length; ++t) {
+                const auto at = static_cast<size_t>(i * kLength + t);
+                const int64_t band = rng() % 4 == 0 ? static_cast<int64_t>(rng() % 3) : c;   // a quarter off-class
+                ids[at] = 1 + 7 * band + static_cast<int64_t>(rng() % 7);
+                mask[at] = 1;
+            }
+        }
+        ids_ = torch::tensor(ids, torch::kInt64).reshape({n, kLength});
+        mask_ = torch::tensor(mask, torch::kInt64).reshape({n, kLength});
+        labels_ = torch::tensor(labels, torch::kInt64);
+        for (int64_t c = 0; c < classes; ++c) names_.push_back("class" + std::to_string(c));
+    }
+    int64_t size() const override { return labels_.size(0); }
+    Sample get(int64_t i) const override { return Sample{ids_[i].to(torch::kFloat32), labels_[i].item<int64_t>()}; }
+    Batch getBatch(const std::vector<int64_t>& indices) const override {
+        const auto idx = torch::tensor(indices, torch::kInt64);
+        Batch b;
+        b.indices = idx;
+        b.set("input_ids", ids_.index_select(0, idx));
+        b.set("attention_mask", mask_.index_select(0, idx));
+        b.set(Batch::kLabel, labels_.index_select(0, idx));
+        return b;
+    }
+    std::vector<int64_t> sampleShape() const override { return {kLength}; }
+    const std::vector<std::string>& classNames() const override { return names_; }
+    int64_t sampleLength(int64_t i) const override { return mask_[i].sum().item<int64_t>(); }
+
+private:
+    torch::Tensor ids_, mask_, labels_;
+    std::vector<std::string> names_;
+};
+
+// The settings' model (new, from torch seed 5) and its data: the blob MLP or the token-blob DistilBERT.
+inline std::pair<std::shared_ptr<ClassifierImpl>, DataSplits> blobModelAndData(ExperimentConfig& c,
+                                                                               const DdpSettings& s) {
+    const auto dtype = s.float64 ? torch::kFloat64 : torch::kFloat32;
+    DataSplits splits;
+    ModelInput input{{8}, 3};
+    if (s.model == "distilbert") {
+        c.model.name = "distilbert";
+        c.model.hidden_size = 16;
+        c.model.num_layers = 3;
+        c.model.num_heads = 2;
+        c.model.intermediate_size = 32;
+        c.model.dropout = 0.0;
+        splits.train = std::make_shared<TokenBlobDataset>(256, 3, 1);
+        splits.val = std::make_shared<TokenBlobDataset>(32, 3, 2);
+        splits.test = std::make_shared<TokenBlobDataset>(33, 3, 3);
+        splits.class_names = splits.train->classNames();
+        splits.description = "token blobs";
+        splits.text = {TokenBlobDataset::kVocab, TokenBlobDataset::kLength, 0, "token blobs"};
+        input.vocab_size = TokenBlobDataset::kVocab;
+        input.max_length = TokenBlobDataset::kLength;
+    } else {
+        c.model.name = "mlp";
+        c.model.hidden = {16, 8};
+        c.model.dropout = 0.0;
+        splits = blobSplits(256, 32, 33, {8}, 3, dtype);  // 256 = a multiple of every global batch
+    }
+    torch::manual_seed(5);
+    auto model = createModel(c.model, input);
+    model->to(dtype);
+    return {model, splits};
+}
+
 struct BlobsRun {
     torch::Tensor weights;      // final weights, flattened
     // [optimizer elements held, model elements, most gradient elements held, elements the model's
@@ -149,9 +229,6 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     torch::set_num_threads(1);
     ExperimentConfig c;
     c.seed = 3;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 8};
-    c.model.dropout = 0.0;
     c.optimizer.name = s.optimizer;
     c.optimizer.lr = s.optimizer == "sgd" ? 0.1 : 0.01;
     c.trainer.max_epochs = 2;
@@ -170,11 +247,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.ddp.bucket_cap_mb = s.bucket_mb;
     c.trainer.ddp.timeout_s = 30;
     if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;
-    const auto dtype = s.float64 ? torch::kFloat64 : torch::kFloat32;
-    const auto splits = blobSplits(256, 32, 33, {8}, 3, dtype);  // 256 = a multiple of every global batch
-    torch::manual_seed(5);
-    auto model = createModel(c.model, ModelInput{{8}, 3});
-    model->to(dtype);
+    auto [model, splits] = blobModelAndData(c, s);
     auto parts = defaultTrainerParts(c, torch::Device(s.device), s.checkpoint_dir);
     if (s.die_at_step > 0) parts.callbacks.push_back(std::make_shared<DieAtStep>(s.die_at_step));
     auto counter = std::make_shared<OptimizerShare>();

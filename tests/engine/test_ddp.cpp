@@ -426,6 +426,51 @@ private Q_SLOTS:
             QVERIFY2(w.shares[r][2].item<int64_t>() <= 154, qPrintable(QString::number(w.shares[r][2].item<int64_t>())));
     }
 
+    // The pipeline cuts a transformer between its encoder layers (the embeddings on the first
+    // stage, the head on the last; every stage reads its micro-batch's attention mask, the rows
+    // padded differently): equal to one process on the global batch.
+    void pipelineCutsATransformerLikeOneProcess_data() {
+        QTest::addColumn<QString>("optimizer");
+        QTest::addColumn<int>("accumulate");
+        QTest::addColumn<double>("clip");
+        QTest::addColumn<bool>("float64");
+        QTest::newRow("adam, float64, accumulation, clipped, 3 micro-batches") << "adam" << 2 << 0.05 << true;
+        QTest::newRow("sgd, float32") << "sgd" << 1 << 0.0 << false;
+    }
+    void pipelineCutsATransformerLikeOneProcess() {
+        QFETCH(QString, optimizer);
+        QFETCH(int, accumulate);
+        QFETCH(double, clip);
+        QFETCH(bool, float64);
+        const World w = runWorld(2, {{"DDP_STRATEGY", "pipeline"}, {"DDP_MODEL", "distilbert"},
+                                     {"DDP_OPTIMIZER", optimizer}, {"DDP_BATCH", "32"}, {"DDP_MICRO_BATCHES", "3"},
+                                     {"DDP_ACCUMULATE", QString::number(accumulate)}, {"DDP_CLIP", QString::number(clip)},
+                                     {"DDP_FLOAT64", float64 ? "1" : "0"}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
+        DdpSettings single = globalBatch(optimizer, accumulate, clip, float64);
+        single.model = "distilbert";
+        const BlobsRun reference = trainBlobs(single);
+        const double diff = maxDiff(w.weights[0], reference.weights);
+        QVERIFY2(diff < (float64 ? 1e-12 : 1e-5), qPrintable(QString("max weight difference %1").arg(diff)));
+        QCOMPARE(w.predictions[0].size(0), int64_t(33));
+        QCOMPARE(maxDiff(w.predictions[0], reference.predictions), 0.0);
+        QVERIFY2(maxDiff(w.losses[0], reference.losses) < (float64 ? 1e-12 : 1e-5), qPrintable(QString::number(maxDiff(w.losses[0], reference.losses))));
+        // Not vacuous: the model learned the bands (chance is a third).
+        const auto correct = (reference.predictions.select(1, 1) == reference.predictions.select(1, 2)).sum().item<int64_t>();
+        QVERIFY2(correct > 16, qPrintable(QString("%1 of 33 right").arg(correct)));
+        // The three equal layers cut 2 | 1 (FLOPs: the embeddings count none, the head little):
+        // stage 1 holds the embeddings and two layers, stage 2 one layer and the head; each only
+        // its own parameters and optimizer state.
+        const int64_t total = w.shares[0][1].item<int64_t>();
+        const int64_t held0 = w.shares[0][0].item<int64_t>(), held1 = w.shares[1][0].item<int64_t>();
+        const QString shares = QString("optimizer %1 + %2 of %3").arg(held0).arg(held1).arg(total);
+        QVERIFY2(held0 + held1 == total, qPrintable(shares));
+        QVERIFY2(held1 < held0, qPrintable(shares));   // two layers and the embeddings against one layer and the head
+        QCOMPARE(w.shares[0][3].item<int64_t>(), held0);   // the model's storage: its own stage only
+        QCOMPARE(w.shares[1][3].item<int64_t>(), held1);
+    }
+
     void aWorldOfOneTrainsLikeOneDevice_data() {
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";

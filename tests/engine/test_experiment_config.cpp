@@ -262,7 +262,7 @@ private Q_SLOTS:
             QVERIFY2(validate(zero, gpuWithC10d).empty(), issuesText(validate(zero, gpuWithC10d)).c_str());
             zero.trainer.precision = "32-true";
         }
-        // trainer.strategy=pipeline: cnn and mlp cut between their blocks, one stage per process, at
+        // trainer.strategy=pipeline: a built-in model cut between its blocks, one stage per process, at
         // most one per block, micro-batches that fit in a batch; each refusal names its key.
         ExperimentConfig pipe;
         pipe.trainer.strategy = "pipeline";
@@ -277,9 +277,22 @@ private Q_SLOTS:
         pipe.trainer.pipeline.micro_batches = 65;
         QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.micro_batches", "trainer.batch_size"));
         pipe.trainer.pipeline.micro_batches = 4;
+        pipe.model.name = "torchscript";
+        pipe.model.path = "model.pt";
+        QVERIFY(hasIssue(validate(pipe, withC10d), "model.name", "cannot cut"));
+        pipe.model.path.reset();
+        // A resnet18's 8 residual blocks take up to 8 stages; a new transformer's layers as many.
         pipe.model.name = "resnet18";
-        QVERIFY(hasIssue(validate(pipe, withC10d), "model.name", "not cut into stages yet"));
-        pipe.model.name = "cnn";
+        pipe.trainer.devices = 8;
+        QVERIFY(!hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", "block"));
+        pipe.trainer.devices = 9;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", "8 block(s)"));
+        pipe.model.name = "distilbert";
+        pipe.model.num_layers = 2;
+        pipe.trainer.devices = 3;
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", "model.num_layers"));
+        pipe.trainer.devices = 2;
+        pipe.model = ModelConfig{};
         pipe.trainer.offload_optimizer = true;
         QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.offload_optimizer", "its own part already"));
         QVERIFY(hasIssue(validate(pipe, oneGpu()), "trainer.strategy", "c10d"));

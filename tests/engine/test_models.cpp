@@ -1,9 +1,11 @@
 // Model registry: forward shapes, input checks, parameter counts and per-layer summaries; the
 // memory toggles (per-block activation checkpointing, in-place ReLU) leave the numbers unchanged;
 // the models' FLOP counts equal PyTorch's FlopCounterMode, and the peak table finds GPUs by name;
-// each model lists its blocks and calls the block hooks (ZeRO-3's) around them in forward order.
+// each model lists its blocks and calls the block hooks (ZeRO-3's) around them in forward order;
+// the pipeline's stages chained give the whole forward, and its cuts balance the stages' FLOPs.
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/PeakFlops.h"
+#include "engine/strategy/PipelineStrategy.h"
 
 #include <QTest>
 
@@ -324,6 +326,108 @@ private Q_SLOTS:
             QCOMPARE(recorder.calls, expected);
         }
         m->setBlockHooks(nullptr);
+    }
+
+    // The pipeline's view of a model: stem, blocks and head partition its parameters, the FLOP
+    // count has a part per block summing to the whole, and running the stages one after another
+    // (each from the batch and the last one's output) gives the whole forward's logits, cut
+    // anywhere between blocks, in training and in evaluation.
+    void stagesChainToTheWholeForward_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("blocks");
+        QTest::newRow("mlp") << "mlp" << 2;
+        QTest::newRow("cnn") << "cnn" << 2;
+        QTest::newRow("resnet18") << "resnet18" << 8;
+        QTest::newRow("distilbert, padded") << "distilbert" << 3;
+        QTest::newRow("bert, padded") << "bert" << 3;
+    }
+    void stagesChainToTheWholeForward() {
+        QFETCH(QString, name);
+        QFETCH(int, blocks);
+        ModelConfig c;
+        c.name = name.toStdString();
+        c.hidden = {16, 8};
+        c.dropout = 0.0;
+        c.num_layers = 3;
+        c.hidden_size = 32;
+        c.num_heads = 2;
+        c.intermediate_size = 64;
+        const bool text = name == "bert" || name == "distilbert";
+        ModelInput input{text ? std::vector<int64_t>{12} : std::vector<int64_t>{1, 32, 32}, 3};
+        input.vocab_size = 50;
+        input.max_length = 12;
+        torch::manual_seed(3);
+        auto m = createModel(c, input);
+        m->to(torch::kFloat64);
+        QVERIFY(m->cutsAtBlocks());
+        const auto listed = m->blockParameters();
+        QCOMPARE(static_cast<int>(listed.size()), blocks);
+        // Stem, blocks and the rest (the head): every parameter in exactly one.
+        std::set<const void*> seen;
+        for (const auto& p : m->stemParameters()) QVERIFY(seen.insert(p.unsafeGetTensorImpl()).second);
+        const size_t stem = seen.size();
+        QCOMPARE(stem > 0, name == "resnet18" || text);
+        for (const auto& block : listed)
+            for (const auto& p : block) QVERIFY(seen.insert(p.unsafeGetTensorImpl()).second);
+        size_t head = 0;
+        for (const auto& p : m->parameters()) head += seen.count(p.unsafeGetTensorImpl()) ? 0 : 1;
+        QVERIFY(head > 0);
+        const PartFlops flops = m->partFlops();
+        QCOMPARE(static_cast<int>(flops.blocks.size()), blocks);
+        QVERIFY(flops.head.known());
+        QCOMPARE(flops.total().forward(3, 12), m->forwardFlops().forward(3, 12));
+        Batch batch;
+        if (text) {
+            batch.set("input_ids", torch::randint(1, 50, {5, 12}, torch::kInt64));
+            auto mask = torch::ones({5, 12}, torch::kInt64);
+            mask[1].narrow(0, 7, 5).zero_();   // a padded row: later stages must read its mask too
+            batch.set("attention_mask", mask);
+        } else {
+            batch.set(Batch::kInput, torch::randn({5, 1, 32, 32}, torch::kFloat64));
+        }
+        const auto n = static_cast<size_t>(blocks);
+        const std::vector<std::vector<size_t>> cuts{{0, n}, {0, 1, n}, {0, n - 1, n}, {0, 1, 2, n}};
+        for (const bool training : {false, true}) {
+            m->train(training);
+            const auto whole = m->forwardBatch(batch);
+            for (const auto& bounds : cuts) {
+                torch::Tensor x;
+                for (size_t s = 0; s + 1 < bounds.size(); ++s)
+                    x = m->forwardStage(batch, x, bounds[s], bounds[s + 1], s + 2 == bounds.size());
+                QCOMPARE(x.sizes(), whole.sizes());
+                QVERIFY2(torch::allclose(x, whole, 0.0, 1e-12), qPrintable(QString("cut after %1 (%2)").arg(bounds[1]).arg(training ? "training" : "evaluation")));
+            }
+        }
+    }
+
+    // The cuts make the largest stage as small as the blocks allow: ResNet-18's residual blocks
+    // (the later ones wider but on smaller images) and a stem or a head that weighs on one end.
+    void pipelineCutsBalanceTheStages() {
+        using B = std::vector<size_t>;
+        QCOMPARE(balancedStageBounds({1, 1, 1, 1}, 0, 0, 2), (B{0, 2, 4}));
+        QCOMPARE(balancedStageBounds({1, 1, 1, 1}, 0, 0, 4), (B{0, 1, 2, 3, 4}));
+        QCOMPARE(balancedStageBounds({5, 1, 1, 1, 1, 1}, 0, 0, 2), (B{0, 1, 6}));
+        QCOMPARE(balancedStageBounds({1, 1, 1, 1, 1, 1}, 0, 2.5, 2), (B{0, 4, 6}));    // a heavy head
+        QCOMPARE(balancedStageBounds({1, 1, 1, 1, 1, 1}, 2.5, 0, 2), (B{0, 2, 6}));    // a heavy stem
+        QCOMPARE(balancedStageBounds({1, 2, 3, 4, 5, 6, 7, 8, 9}, 0, 0, 3), (B{0, 5, 7, 9}));   // 15 | 13 | 17
+        QCOMPARE(balancedStageBounds({7}, 0, 0, 1), (B{0, 1}));
+        try {
+            balancedStageBounds({1, 1}, 0, 0, 3);
+            QFAIL("expected ConfigError");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("trainer.pipeline.stages"));
+        }
+        // ResNet-18 at 224 x 224: its blocks' FLOPs are about equal, but the stem (1.18e8 of 1.8e9) weighs
+        // on the first stage.
+        ModelConfig c;
+        c.name = "resnet18";
+        const PartFlops f = createModel(c, ModelInput{{3, 224, 224}, 10})->partFlops();
+        std::vector<double> costs;
+        for (const auto& b : f.blocks) costs.push_back(b.forward(1));
+        const auto two = balancedStageBounds(costs, f.stem.forward(1), f.head.forward(1), 2);
+        double first = f.stem.forward(1), second = f.head.forward(1);
+        for (size_t b = 0; b < costs.size(); ++b) (b < two[1] ? first : second) += costs[b];
+        QVERIFY2(std::max(first, second) < 0.6 * (first + second), qPrintable(QString("%1 | %2").arg(first).arg(second)));
     }
 
     void inplaceActivationsRefusedForTransformers() {

@@ -457,12 +457,17 @@ private Q_SLOTS:
         const auto gpu = ladderRungs(text, twoModernGpus());
         QCOMPARE(idsWhere(gpu, applies),
                  (std::set<std::string>{"tf32", "mixed", "optimizer", "padding", "bucketing", "workers", "checkpointing",
-                                        "ddp", "zero1", "zero2", "zero3", "offload"}));
+                                        "ddp", "zero1", "zero2", "zero3", "offload", "pipeline"}));
         for (const auto& r : gpu) {
             if (r.id == "cudnn") QVERIFY(QString::fromStdString(r.reason).contains("distilbert has no convolutions"));
             if (r.id == "cuda_graph") QVERIFY(QString::fromStdString(r.reason).contains("change shape"));
-            if (r.id == "pipeline") QVERIFY(QString::fromStdString(r.reason).contains("cuts cnn and mlp"));
         }
+        // A TorchScript module is one forward: the pipeline cannot cut it.
+        ExperimentConfig scripted;
+        scripted.model.name = "torchscript";
+        scripted.model.path = "model.pt";
+        for (const auto& r : ladderRungs(scripted, twoModernGpus()))
+            if (r.id == "pipeline") QVERIFY2(!r.applies && QString::fromStdString(r.reason).contains("TorchScript"), r.reason.c_str());
     }
 
     // A machine of two modern GPUs (a described capability set): every rung applies to the CNN;
