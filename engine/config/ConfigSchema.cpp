@@ -417,6 +417,11 @@ std::vector<ConfigKey> buildSchema() {
                       "after another (GPipe); more shrink the bubble where stages wait.",
                       HEARTH_FIELD(trainer.pipeline.micro_batches)).atLeast(1).atMost(4096).toggle()
                     .noEffect(pipelineRule));
+    s.push_back(Entry("trainer.pipeline.stage_blocks", T::IntList, "Devices", "Blocks per stage",
+                      "pipeline: how many consecutive blocks each stage runs, first stage first, e.g. 3, 5 (as many "
+                      "numbers as stages, summing to the model's blocks); empty: cut where the stages' forward FLOPs "
+                      "are most even.", HEARTH_FIELD(trainer.pipeline.stage_blocks)).atLeast(1).atMost(4096)
+                    .noEffect(pipelineRule));
     return s;
 }
 

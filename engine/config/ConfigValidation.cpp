@@ -7,6 +7,7 @@
 #include "engine/config/NoEffectRules.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 namespace hearth {
@@ -240,17 +241,14 @@ void checkPipeline(const ExperimentConfig& cfg, const DeviceCapabilities& caps, 
     const TrainerConfig t = resolveTrainer(cfg.trainer, caps);
     if (t.strategy != "pipeline") return;
     const std::string& model = cfg.model.name;
-    if (model == "torchscript") {
-        c.fail("model.name", "the pipeline cuts the built-in models between their blocks; a TorchScript module is one "
-                             "forward it cannot cut: use zero3 to spread its memory over the processes");
-        return;
-    }
     const int64_t processes = t.devices.value_or(1) * t.num_nodes;
     const int64_t stages = t.pipeline.stages.value_or(processes);
     if (stages != processes)
         c.fail("trainer.pipeline.stages", "is " + std::to_string(stages) + " but the run has " +
                                               std::to_string(processes) + " process(es): one stage per process "
                                               "(trainer.devices x trainer.num_nodes), or auto");
+    // A TorchScript module's blocks are known once it is read (the children of a scripted
+    // nn.Sequential); the strategy checks them there.
     const std::optional<int64_t> blocks = configuredBlocks(cfg.model);
     const std::string blocks_key = model == "cnn" ? "model.channels" : model == "mlp" ? "model.hidden"
                                  : isResNetName(model) ? "the residual blocks" : "model.num_layers";
@@ -258,6 +256,16 @@ void checkPipeline(const ExperimentConfig& cfg, const DeviceCapabilities& caps, 
         c.fail("trainer.pipeline.stages", std::to_string(stages) + " stages but " + model + " has " +
                                               std::to_string(*blocks) + " block(s) to cut between (" + blocks_key +
                                               "): at most one stage per block");
+    const std::vector<int64_t>& given = t.pipeline.stage_blocks;
+    if (!given.empty()) {
+        const int64_t sum = std::accumulate(given.begin(), given.end(), int64_t{0});
+        if (static_cast<int64_t>(given.size()) != stages)
+            c.fail("trainer.pipeline.stage_blocks", "gives " + std::to_string(given.size()) + " stage(s) but the run "
+                                                    "has " + std::to_string(stages) + ": one count per stage, or empty");
+        else if (blocks && sum != *blocks)
+            c.fail("trainer.pipeline.stage_blocks", "sums to " + std::to_string(sum) + " block(s) but " + model +
+                                                        " has " + std::to_string(*blocks) + " (" + blocks_key + ")");
+    }
     if (t.pipeline.micro_batches > t.batch_size)
         c.fail("trainer.pipeline.micro_batches", std::to_string(t.pipeline.micro_batches) +
                                                      " micro-batches cannot be cut from a batch of " +

@@ -245,6 +245,25 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment) {
     const ConfigKey* described = findConfigKey(key);
     const bool worded = described && !described->null_word.empty();
     if (node->is_string() && !worded && !value.is_string() && !value.is_null()) value = text;
+    // A list of integers may be written as the form shows it: model.hidden=256,128 (or [256, 128]);
+    // a single number is a list of one. An empty value is the empty list.
+    if (described && described->type == ConfigType::IntList && !value.is_array()) {
+        Json list = Json::array();
+        std::stringstream items(text);
+        for (std::string item; std::getline(items, item, ',');) {
+            const auto first = item.find_first_not_of(" \t");
+            if (first == std::string::npos) continue;
+            try {
+                size_t used = 0;
+                const long long n = std::stoll(item.substr(first), &used);
+                if (item.find_first_not_of(" \t", first + used) != std::string::npos) throw std::invalid_argument(item);
+                list.push_back(n);
+            } catch (const std::exception&) {
+                throw ConfigError(key, "expected a list of integers such as 256,128; '" + item + "' is not an integer");
+            }
+        }
+        value = list;
+    }
     *node = value;
     config = fromJson(root);
 }

@@ -137,6 +137,7 @@ struct FsdpConfig {
 struct PipelineConfig {
     std::optional<int64_t> stages;   // consecutive parts of the model; nullopt = "auto": one per process
     int64_t micro_batches = 4;       // each batch cut into this many, flowing through the stages in turn
+    std::vector<int64_t> stage_blocks;   // blocks per stage, in order; empty: the cuts that even out the stages' forward FLOPs
 };
 
 // Data-parallel settings (trainer.strategy ddp), as in Lightning's DDPStrategy.

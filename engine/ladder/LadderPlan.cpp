@@ -239,8 +239,8 @@ const std::vector<RungDef>& rungDefs() {
              if (std::string why = severalGpus(x); !why.empty()) return why;
              return x.base.model.name != "torchscript"
                         ? ""
-                        : "the pipeline cuts the built-in models between their blocks (the model is a TorchScript "
-                          "module)";
+                        : "the ladder cuts the built-in models only (a TorchScript module can be cut when it is a "
+                          "scripted nn.Sequential: set trainer.strategy=pipeline yourself)";
          },
          [](const Context& x, ExperimentConfig& c) -> RungText {
              (void)onEveryGpu(x, c, "pipeline", "");

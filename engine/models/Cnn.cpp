@@ -46,7 +46,7 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
 }
 
 torch::Tensor CnnImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) {
-    x = runBlocks(blocks_, begin == 0 ? batch.input() : std::move(x), checkpointsNow(), nullptr, begin, end);
+    x = runBlocks(blocks_, begin == 0 ? batch.input() : x, checkpointsNow(), nullptr, begin, end);
     return head ? head_->forward(x) : x;
 }
 

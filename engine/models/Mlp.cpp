@@ -25,7 +25,7 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
 }
 
 torch::Tensor MlpImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) {
-    x = runBlocks(blocks_, begin == 0 ? batch.input().flatten(1) : std::move(x), checkpointsNow(), nullptr, begin, end);
+    x = runBlocks(blocks_, begin == 0 ? batch.input().flatten(1) : x, checkpointsNow(), nullptr, begin, end);
     return head ? head_->forward(x) : x;
 }
 

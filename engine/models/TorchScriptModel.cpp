@@ -80,6 +80,60 @@ TorchScriptClassifierImpl::TorchScriptClassifierImpl(const torch::jit::Module& m
     for (const auto& b : module_.named_buffers(/*recurse=*/true)) {
         register_buffer(registeredName(b.name), b.value);
     }
+    const std::string type = scriptedType();
+    const std::string sequential = "torch.nn.modules.container.Sequential";
+    if (forwardArity() != 1 || type.size() < sequential.size() ||
+        type.compare(type.size() - sequential.size(), sequential.size(), sequential) != 0)
+        return;
+    std::vector<torch::jit::Module> pending;
+    for (const auto& child : module_.named_children()) {
+        pending.push_back(child.value);
+        if (child.value.parameters(/*recurse=*/true).size() == 0) continue;
+        blocks_.push_back(std::move(pending));
+        pending.clear();
+    }
+    if (!pending.empty() && !blocks_.empty())
+        blocks_.back().insert(blocks_.back().end(), pending.begin(), pending.end());
+}
+
+std::string TorchScriptClassifierImpl::scriptedType() const {
+    const auto name = module_.type()->name();
+    return name ? name->qualifiedName() : std::string();
+}
+
+std::vector<std::vector<torch::Tensor>> TorchScriptClassifierImpl::blockParameters() {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& block : blocks_) {
+        out.emplace_back();
+        for (const auto& child : block)
+            for (const auto& p : child.parameters(/*recurse=*/true)) out.back().push_back(p);
+    }
+    return out;
+}
+
+std::vector<std::vector<torch::Tensor>> TorchScriptClassifierImpl::blockBuffers() {
+    std::vector<std::vector<torch::Tensor>> out;
+    for (const auto& block : blocks_) {
+        out.emplace_back();
+        for (const auto& child : block)
+            for (const auto& b : child.buffers(/*recurse=*/true)) out.back().push_back(b);
+    }
+    return out;
+}
+
+torch::Tensor TorchScriptClassifierImpl::runBlocks(torch::Tensor x, size_t begin, size_t end, BlockHooks* hooks) {
+    for (size_t i = begin; i < end && i < blocks_.size(); ++i) {
+        x = runBlock(hooks, i, [&] {
+            for (auto& child : blocks_[i]) x = child.forward({x}).toTensor();
+            return x;
+        });
+    }
+    return x;
+}
+
+torch::Tensor TorchScriptClassifierImpl::forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end,
+                                                      bool /*head*/) {
+    return runBlocks(begin == 0 ? batch.input() : x, begin, end, nullptr);
 }
 
 size_t TorchScriptClassifierImpl::forwardArity() const {
@@ -98,6 +152,8 @@ std::string TorchScriptClassifierImpl::forwardSignature() const {
 }
 
 torch::Tensor TorchScriptClassifierImpl::forward(torch::Tensor x) {
+    // Under block hooks (ZeRO-3) the Sequential's children one after another, between the hooks.
+    if (blockHooks() && !blocks_.empty()) return runBlocks(std::move(x), 0, blocks_.size(), blockHooks());
     return module_.forward({std::move(x)}).toTensor();
 }
 

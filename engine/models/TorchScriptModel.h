@@ -6,6 +6,11 @@
 // accounting treat it as any built-in model, and train()/eval() reach the scripted module.
 // Its forward takes one tensor (images [B, C, H, W] or table rows [B, features]) or two (text:
 // input_ids and attention_mask), found from its schema, and returns logits [B, classes].
+// A scripted or traced nn.Sequential taking one tensor has blocks: its children, each child with
+// parameters closing a block (the parameter-less ones before it, activations and flattens, run in
+// its block; the ones after the last, in the last block). The pipeline cuts it between them and
+// ZeRO-3 gathers it block by block (its forward then runs the children in turn between the block
+// hooks, as the Sequential's own forward would).
 
 #include "engine/models/ModelRegistry.h"
 
@@ -24,6 +29,12 @@ public:
     torch::Tensor forward(torch::Tensor x) override;
     torch::Tensor forwardBatch(const Batch& batch) override;
     void train(bool on = true) override;
+    std::vector<std::vector<torch::Tensor>> blockParameters() override;
+    std::vector<std::vector<torch::Tensor>> blockBuffers() override;
+    bool cutsAtBlocks() const override { return !blocks_.empty(); }
+    torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head) override;
+    // "__torch__.torch.nn.modules.container.Sequential": the scripted class, as the file names it.
+    std::string scriptedType() const;
     std::vector<std::string> notes() const override { return notes_; }
 
     // "forward(input: Tensor) -> Tensor" as the file declares it.
@@ -36,7 +47,10 @@ public:
     void addNote(std::string note) { notes_.push_back(std::move(note)); }
 
 private:
+    torch::Tensor runBlocks(torch::Tensor x, size_t begin, size_t end, BlockHooks* hooks);
+
     mutable torch::jit::Module module_;
+    std::vector<std::vector<torch::jit::Module>> blocks_;   // the Sequential's children, by block
     std::vector<std::string> notes_;
 };
 TORCH_MODULE(TorchScriptClassifier);

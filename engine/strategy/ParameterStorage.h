@@ -18,11 +18,13 @@ inline void freeStorage(const torch::Tensor& t) {
     storage->set_nbytes(0);
 }
 
-// `bytes` (the storage's size when whole), uninitialised; nothing to do when it has them.
+// `bytes` (the storage's size when whole), uninitialised; nothing to do when it has them. A
+// storage read from a file (a TorchScript module's) has no allocator of its own: the device's.
 inline void allocateStorage(const torch::Tensor& t, size_t bytes) {
     auto* storage = t.storage().unsafeGetStorageImpl();
     if (storage->nbytes() == bytes) return;
-    storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
+    c10::Allocator* allocator = storage->allocator() ? storage->allocator() : c10::GetAllocator(t.device().type());
+    storage->set_data_ptr_noswap(allocator->allocate(bytes));
     storage->set_nbytes(bytes);
 }
 

@@ -64,8 +64,10 @@ std::vector<size_t> balancedStageBounds(const std::vector<double>& block_costs, 
 }
 
 PipelineStrategy::PipelineStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device,
-                                   const std::string& precision, int64_t micro_batches)
-    : DistributedStrategy(std::move(group), device, precision), micro_batches_(std::max<int64_t>(micro_batches, 1)) {}
+                                   const std::string& precision, int64_t micro_batches, std::vector<int64_t> stage_blocks)
+    : DistributedStrategy(std::move(group), device, precision),
+      micro_batches_(std::max<int64_t>(micro_batches, 1)),
+      stage_blocks_(std::move(stage_blocks)) {}
 
 std::string PipelineStrategy::describe() const {
     const auto stages = static_cast<double>(worldSize());
@@ -76,17 +78,20 @@ std::string PipelineStrategy::describe() const {
     const std::string blocks = end_ == begin_ + 1 ? "block " + std::to_string(end_)
                                                   : "blocks " + std::to_string(begin_ + 1) + "-" + std::to_string(end_);
     return "pipeline (stage " + std::to_string(rank() + 1) + " of " + std::to_string(worldSize()) + ": " +
-           (isFirst() ? "the stem and " : "") + blocks + " of " + std::to_string(blocks_) +
-           (isLast() ? " and the head" : "") + ", " + share + " of the model's " +
-           (costs_are_flops_ ? "forward FLOPs" : "parameters") + "; " + std::to_string(micro_batches_) +
+           (isFirst() && has_stem_ ? "the stem and " : "") + blocks + " of " + std::to_string(blocks_) +
+           (isLast() && has_head_ ? " and the head" : "") + ", " + share + " of the model's " +
+           (costs_are_flops_ ? "forward FLOPs" : "parameters") +
+           (stage_blocks_.empty() ? ", cut to even them out" : ", cut as trainer.pipeline.stage_blocks says") + "; " +
+           std::to_string(micro_batches_) +
            " micro-batches per batch, GPipe schedule, bubble " + bubble + " of a step) over " + groupDescription();
 }
 
 void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     DistributedStrategy::setupModel(model, channels_last);
     if (!model.cutsAtBlocks())
-        throw ConfigError("model.name", "the pipeline cuts the built-in models between their blocks; a TorchScript "
-                                        "module is one forward it cannot cut: use zero3 to spread its memory");
+        throw ConfigError("model.path", "the pipeline cuts a TorchScript module between the children of a scripted "
+                                        "nn.Sequential taking one tensor; this module is not one (script an "
+                                        "nn.Sequential of its parts, or use zero3 to spread its memory)");
     takeRankZerosWeights();
     const auto blocks = model.blockParameters();
     const auto block_buffers = model.blockBuffers();
@@ -107,7 +112,19 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
         first = elementsOf(model.stemParameters());
         last = elementsOf(model.parameters()) - first - std::accumulate(costs.begin(), costs.end(), 0.0);
     }
-    const std::vector<size_t> bounds = balancedStageBounds(costs, first, last, stages);
+    std::vector<size_t> bounds;
+    if (stage_blocks_.empty()) {
+        bounds = balancedStageBounds(costs, first, last, stages);
+    } else {
+        const auto sum = static_cast<size_t>(std::accumulate(stage_blocks_.begin(), stage_blocks_.end(), int64_t{0}));
+        if (stage_blocks_.size() != stages || sum != blocks_)
+            throw ConfigError("trainer.pipeline.stage_blocks",
+                              std::to_string(stage_blocks_.size()) + " stage(s) of " + std::to_string(sum) +
+                                  " block(s) in all, but the run has " + std::to_string(stages) +
+                                  " stage(s) and the model " + std::to_string(blocks_) + " block(s)");
+        bounds.push_back(0);
+        for (const int64_t n : stage_blocks_) bounds.push_back(bounds.back() + static_cast<size_t>(n));
+    }
     const auto me = static_cast<size_t>(rank());
     begin_ = bounds[me];
     end_ = bounds[me + 1];
@@ -127,6 +144,7 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
         if (b < block_buffers.size())
             for (const auto& buffer : block_buffers[b]) stage_of[buffer.unsafeGetTensorImpl()] = stageOf(b);
     }
+    has_stem_ = !model.stemParameters().empty();
     for (const auto& p : model.stemParameters()) stage_of[p.unsafeGetTensorImpl()] = 0;
     for (const auto& buffer : model.stemBuffers()) stage_of[buffer.unsafeGetTensorImpl()] = 0;
     const auto stageOfTensor = [&](const torch::Tensor& t) {
@@ -138,7 +156,9 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     stage_params_.assign(stages, {});
     mine_.clear();
     others_.clear();
+    has_head_ = false;
     for (const auto& p : model.parameters()) {
+        has_head_ = has_head_ || !stage_of.count(p.unsafeGetTensorImpl());
         const size_t stage = stageOfTensor(p);
         stage_params_[stage].push_back(p.detach());
         if (stage == me) {

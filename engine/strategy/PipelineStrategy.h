@@ -34,14 +34,16 @@ std::vector<size_t> balancedStageBounds(const std::vector<double>& block_costs, 
 
 class PipelineStrategy final : public DistributedStrategy {
 public:
+    // stage_blocks: the blocks of each stage as trainer.pipeline.stage_blocks gives them; empty: balanced.
     PipelineStrategy(std::shared_ptr<dist::ProcessGroup> group, torch::Device device, const std::string& precision,
-                     int64_t micro_batches);
+                     int64_t micro_batches, std::vector<int64_t> stage_blocks = {});
 
     std::string name() const override { return "pipeline"; }
     std::string describe() const override;
 
     // Starts every stage from rank 0's weights, keeps this stage's parameters and frees the rest.
-    // Throws ConfigError for a model that cannot be cut (cutsAtBlocks) or fewer blocks than stages.
+    // Throws ConfigError for a model that cannot be cut (cutsAtBlocks), fewer blocks than stages,
+    // or stage_blocks that do not add up to the model's blocks.
     void setupModel(ClassifierImpl& model, bool channels_last) override;
     // The optimizer over this stage's parameters.
     std::unique_ptr<torch::optim::Optimizer> setupOptimizer(const OptimizerConfig& config,
@@ -74,10 +76,12 @@ private:
     torch::Tensor shareLogits(const torch::Tensor& logits);   // the last stage's, on every process
 
     int64_t micro_batches_;
+    std::vector<int64_t> stage_blocks_;
     size_t blocks_ = 0;
     size_t begin_ = 0, end_ = 0;                              // this stage's blocks
     double cost_share_ = 0.0;                                 // this stage's share of the cost the cuts balanced
     bool costs_are_flops_ = false;                            // else parameter counts
+    bool has_stem_ = false, has_head_ = false;                // parameters before the first block, after the last
     std::vector<std::vector<torch::Tensor>> stage_params_;    // every stage's parameters (detached)
     std::vector<std::vector<torch::Tensor>> stage_buffers_;   // and buffers
     std::vector<torch::Tensor> mine_;                         // this stage's trainable parameters

@@ -210,7 +210,7 @@ std::unique_ptr<Strategy> createFor(const TrainerConfig& trainer, torch::Device 
             strategy = std::move(zero2);
         } else if (trainer.strategy == "pipeline") {
             strategy = std::make_unique<PipelineStrategy>(std::move(group_of_ranks), device, trainer.precision,
-                                                          trainer.pipeline.micro_batches);
+                                                          trainer.pipeline.micro_batches, trainer.pipeline.stage_blocks);
         } else if (trainer.strategy == "zero3") {
             strategy = std::make_unique<Zero3Strategy>(std::move(group_of_ranks), device, trainer.precision,
                                                        trainer.fsdp.blocks_per_unit, trainer.fsdp.prefetch);

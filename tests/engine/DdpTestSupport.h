@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace hearth::testing {
@@ -38,7 +39,8 @@ struct DdpSettings {
     bool prefetch = true;        // trainer.fsdp.prefetch
     int64_t micro_batches = 4;   // trainer.pipeline.micro_batches
     double bucket_mb = 25.0;     // trainer.ddp.bucket_cap_mb
-    std::string model = "mlp";   // mlp (blobs) | distilbert (token blobs, padded)
+    std::vector<int64_t> stage_blocks;   // trainer.pipeline.stage_blocks (DDP_STAGE_BLOCKS "2,1")
+    std::string model = "mlp";   // mlp (blobs) | distilbert (token blobs, padded) | torchscript (blobs, a scripted nn.Sequential)
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -65,6 +67,8 @@ struct DdpSettings {
         s.micro_batches = std::stoll(get("DDP_MICRO_BATCHES", "4"));
         s.bucket_mb = std::stod(get("DDP_BUCKET_MB", "25"));
         s.model = get("DDP_MODEL", "mlp");
+        std::stringstream blocks(get("DDP_STAGE_BLOCKS", ""));
+        for (std::string n; std::getline(blocks, n, ',');) s.stage_blocks.push_back(std::stoll(n));
         return s;
     }
 };
@@ -200,6 +204,10 @@ inline std::pair<std::shared_ptr<ClassifierImpl>, DataSplits> blobModelAndData(E
         splits.text = {TokenBlobDataset::kVocab, TokenBlobDataset::kLength, 0, "token blobs"};
         input.vocab_size = TokenBlobDataset::kVocab;
         input.max_length = TokenBlobDataset::kLength;
+    } else if (s.model == "torchscript") {
+        c.model.name = "torchscript";
+        c.model.path = std::string(HEARTH_FIXTURES_DIR) + "/torchscript/sequential_mlp.pt";   // its own weights
+        splits = blobSplits(256, 32, 33, {8}, 3, dtype);
     } else {
         c.model.name = "mlp";
         c.model.hidden = {16, 8};
@@ -241,6 +249,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.fsdp.blocks_per_unit = s.blocks_per_unit;
     c.trainer.fsdp.prefetch = s.prefetch;
     c.trainer.pipeline.micro_batches = s.micro_batches;
+    c.trainer.pipeline.stage_blocks = s.stage_blocks;
     c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;

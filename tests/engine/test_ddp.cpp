@@ -471,6 +471,44 @@ private Q_SLOTS:
         QCOMPARE(w.shares[1][3].item<int64_t>(), held1);
     }
 
+    // A TorchScript module that is a scripted nn.Sequential: the pipeline cuts it between its
+    // children (by parameter count: it has no FLOP count), and ZeRO-3 gathers it child block by
+    // child block; both equal one process.
+    void aScriptedSequentialIsCutAndShardedLikeOneProcess_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<QString>("stageBlocks");   // trainer.pipeline.stage_blocks ("": balanced)
+        QTest::newRow("pipeline") << "pipeline" << "";
+        QTest::newRow("pipeline, stage_blocks 2, 1") << "pipeline" << "2,1";
+        QTest::newRow("zero3") << "zero3" << "";
+    }
+    void aScriptedSequentialIsCutAndShardedLikeOneProcess() {
+        QFETCH(QString, strategy);
+        QFETCH(QString, stageBlocks);
+        const bool pipeline = strategy == "pipeline";
+        const World w = runWorld(2, {{"DDP_STRATEGY", strategy}, {"DDP_MODEL", "torchscript"}, {"DDP_OPTIMIZER", "adam"},
+                                     {"DDP_BATCH", pipeline ? "32" : "16"}, {"DDP_ACCUMULATE", "2"},
+                                     {"DDP_STAGE_BLOCKS", stageBlocks}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        QCOMPARE(maxDiff(w.weights[0], w.weights[1]), 0.0);
+        DdpSettings single = globalBatch("adam", 2, 0.0, false);
+        single.model = "torchscript";
+        const BlobsRun reference = trainBlobs(single);
+        const double diff = maxDiff(w.weights[0], reference.weights);
+        QVERIFY2(diff < 1e-5, qPrintable(QString("max weight difference %1").arg(diff)));
+        QCOMPARE(maxDiff(w.predictions[0], reference.predictions), 0.0);
+        const int64_t held0 = w.shares[0][0].item<int64_t>(), held1 = w.shares[1][0].item<int64_t>();
+        const int64_t total = w.shares[0][1].item<int64_t>();   // 144 + 136 + 27 = 307
+        const QString shares = QString("optimizer %1 + %2 of %3").arg(held0).arg(held1).arg(total);
+        if (!pipeline) {
+            QVERIFY2(held0 < total * 0.75 && held1 < total * 0.75, qPrintable(shares));
+            QCOMPARE(w.shares[0][3].item<int64_t>(), int64_t(0));   // zero3: no parameters held between steps
+            return;
+        }
+        // Balanced by parameters: 144 | 136 + 27; as given, 2 | 1: 144 + 136 | 27.
+        if (stageBlocks.isEmpty()) QVERIFY2(held0 == 144 && held1 == 163, qPrintable(shares));
+        else QVERIFY2(held0 == 280 && held1 == 27, qPrintable(shares));
+    }
+
     void aWorldOfOneTrainsLikeOneDevice_data() {
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";

@@ -143,6 +143,22 @@ private Q_SLOTS:
         QCOMPARE(c.model.hidden, (std::vector<int64_t>{10, 20}));
         applyOverride(c, "data.limit=null");
         QVERIFY(!c.data.limit.has_value());
+        // Lists as the form writes them: comma-separated, one number, or nothing.
+        applyOverride(c, "model.hidden=64, 32");
+        QCOMPARE(c.model.hidden, (std::vector<int64_t>{64, 32}));
+        applyOverride(c, "model.channels=8");
+        QCOMPARE(c.model.channels, (std::vector<int64_t>{8}));
+        applyOverride(c, "trainer.pipeline.stage_blocks=3,5");
+        QCOMPARE(c.trainer.pipeline.stage_blocks, (std::vector<int64_t>{3, 5}));
+        applyOverride(c, "trainer.pipeline.stage_blocks=");
+        QVERIFY(c.trainer.pipeline.stage_blocks.empty());
+        try {
+            applyOverride(c, "model.hidden=64,wide");
+            QFAIL("expected ConfigError");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.key()), QString("model.hidden"));
+            QVERIFY2(QString::fromStdString(e.what()).contains("'wide' is not an integer"), e.what());
+        }
     }
 
     void overrideOfUnknownKeyIsNamed() {
@@ -277,9 +293,18 @@ private Q_SLOTS:
         pipe.trainer.pipeline.micro_batches = 65;
         QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.micro_batches", "trainer.batch_size"));
         pipe.trainer.pipeline.micro_batches = 4;
+        // trainer.pipeline.stage_blocks: a count per stage, summing to the model's blocks.
+        pipe.trainer.pipeline.stage_blocks = {1, 1};
+        QVERIFY2(validate(pipe, withC10d).empty(), issuesText(validate(pipe, withC10d)).c_str());
+        pipe.trainer.pipeline.stage_blocks = {2};
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stage_blocks", "one count per stage"));
+        pipe.trainer.pipeline.stage_blocks = {2, 1};
+        QVERIFY(hasIssue(validate(pipe, withC10d), "trainer.pipeline.stage_blocks", "sums to 3 block(s)"));
+        pipe.trainer.pipeline.stage_blocks.clear();
+        // A TorchScript module's blocks are known once it is read: validation leaves it to the run.
         pipe.model.name = "torchscript";
         pipe.model.path = "model.pt";
-        QVERIFY(hasIssue(validate(pipe, withC10d), "model.name", "cannot cut"));
+        QVERIFY(!hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", ""));
         pipe.model.path.reset();
         // A resnet18's 8 residual blocks take up to 8 stages; a new transformer's layers as many.
         pipe.model.name = "resnet18";

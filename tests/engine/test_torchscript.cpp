@@ -24,6 +24,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace hearth;
 using namespace hearth::testing;
@@ -158,6 +159,44 @@ private Q_SLOTS:
     }
 
     // Each bad file, refused before training, naming model.path and what is wrong.
+    // A scripted nn.Sequential has blocks (each child with parameters closes one; the Flatten and
+    // the ReLUs run in the block of the Linear after them): its stages chained give its forward,
+    // and under block hooks (ZeRO-3) the children run between them. A module of its own class has
+    // none: the pipeline cannot cut it.
+    void aScriptedSequentialIsCutBetweenItsChildren() {
+        auto m = createModel(scripted("sequential_mlp.pt"), ModelInput{{8}, 3});
+        QVERIFY(m->cutsAtBlocks());
+        const auto blocks = m->blockParameters();
+        QCOMPARE(blocks.size(), size_t(3));
+        QCOMPARE(blocks[0].size(), size_t(2));   // Linear 8 -> 16
+        QCOMPARE(blocks[0][0].sizes(), (torch::IntArrayRef{16, 8}));
+        QCOMPARE(blocks[2][0].sizes(), (torch::IntArrayRef{3, 8}));
+        std::set<const void*> registered;
+        for (const auto& p : m->parameters()) registered.insert(p.unsafeGetTensorImpl());
+        for (const auto& block : blocks)
+            for (const auto& p : block) QVERIFY(registered.count(p.unsafeGetTensorImpl()));   // the same tensors
+        Batch batch;
+        batch.set(Batch::kInput, torch::randn({4, 8}));
+        const auto whole = m->forward(batch.input());
+        for (const size_t cut : {size_t(1), size_t(2)}) {
+            const auto first = m->forwardStage(batch, {}, 0, cut, false);
+            const auto out = m->forwardStage(batch, first, cut, 3, true);
+            QVERIFY(torch::equal(out, whole));
+        }
+        struct Count final : BlockHooks {
+            int before = 0, after = 0;
+            void beforeBlock(size_t) override { ++before; }
+            torch::Tensor afterBlock(size_t, torch::Tensor out) override { ++after; return out; }
+        } hooks;
+        m->setBlockHooks(&hooks);
+        QVERIFY(torch::equal(m->forward(batch.input()), whole));
+        QCOMPARE(hooks.before, 3);
+        QCOMPARE(hooks.after, 3);
+        m->setBlockHooks(nullptr);
+        QVERIFY(!createModel(scripted("cnn.pt"), images())->cutsAtBlocks());
+        QVERIFY(!createModel(scripted("traced_mlp.pt"), ModelInput{{8}, 3})->cutsAtBlocks());
+    }
+
     void badFilesAreRefusedNamingTheProblem() {
         QTemporaryDir dir;
         const std::string csv = dir.filePath("data.csv").toStdString();
