@@ -2,7 +2,8 @@
 # Memory and speed of every distributed strategy: BENCH_DEVICES processes (2) with ddp, zero1,
 # zero2, zero3, zero3 with its optimizer offloaded and the pipeline (NAME+offload sets
 # trainer.offload_optimizer; on the CPU it moves nothing off a device, so it shows only what its
-# copies cost; +noprefetch sets trainer.fsdp.prefetch=false, +units2 trainer.fsdp.blocks_per_unit=2)
+# copies cost; +noprefetch sets trainer.fsdp.prefetch=false, +units2 trainer.fsdp.blocks_per_unit=2,
+# +stagesA:B trainer.pipeline.stage_blocks=A,B: the pipeline cut by hand instead of by FLOPs)
 # on an MLP wide enough that its parameters, gradients and Adam state
 # show in each process's memory, the strategies alternating over BENCH_REPEATS rounds. Prints a
 # Markdown table: per strategy the median (min-max) of rank 0's and rank 1's peak memory (RSS on
@@ -32,11 +33,12 @@ db="$(mktemp -d)/strategies.sqlite"
 if [ -n "${BENCH_LOGS:-}" ]; then mkdir -p "$BENCH_LOGS" && db="$BENCH_LOGS/strategies.sqlite" && rm -f "$db"; fi
 for r in $(seq "$repeats"); do
   for s in $strategies; do
-    # NAME[+offload][+noprefetch][+units2]: the strategy, then its options.
+    # NAME[+offload][+noprefetch][+units2][+stagesA:B]: the strategy, then its options.
     extra=()
     [[ "$s" == *+offload* ]] && extra+=(--set trainer.offload_optimizer=true)
     [[ "$s" == *+noprefetch* ]] && extra+=(--set trainer.fsdp.prefetch=false)
     [[ "$s" == *+units2* ]] && extra+=(--set trainer.fsdp.blocks_per_unit=2)
+    [[ "$s" == *+stages* ]] && { cut="${s##*+stages}"; extra+=(--set "trainer.pipeline.stage_blocks=${cut//:/,}"); }
     # The pipeline's batch is the whole step's: the same global batch as the processes' together.
     [[ "$s" == pipeline* ]] && extra+=(--set trainer.batch_size=$((batch * devices)))
     [ -n "${BENCH_DATA:-}" ] && extra+=(--set data.path="$BENCH_DATA")

@@ -163,6 +163,27 @@ std::vector<torch::Tensor> DistributedStrategy::gatherRows(const torch::Tensor& 
     return all;
 }
 
+std::vector<torch::Tensor> DistributedStrategy::gatherRowsToRoot(const torch::Tensor& rows) const {
+    // The counts go to everyone (a few bytes); the rows only to rank 0, point to point, each from
+    // its rank: no rank but 0 ever holds another's rows, and none a padded copy.
+    constexpr int kTag = 1 << 24;   // apart from the pipeline's micro-batch tags
+    const auto local = rows.to(torch::kCPU).contiguous();
+    const auto counts = group_->allgather(torch::tensor({local.size(0)}, torch::kInt64));
+    if (rank() != 0) {
+        if (local.size(0) > 0) group_->sendAsync(local, 0, kTag)->wait();
+        return {};
+    }
+    std::vector<torch::Tensor> all{local};
+    for (int64_t r = 1; r < worldSize(); ++r) {
+        auto shape = local.sizes().vec();
+        shape[0] = counts[static_cast<size_t>(r)].item<int64_t>();
+        auto received = torch::empty(shape, local.options());
+        if (shape[0] > 0) group_->recv(received, r, kTag);
+        all.push_back(received);
+    }
+    return all;
+}
+
 SumAcrossRanks DistributedStrategy::sumAcrossRanks() const {
     return [group = group_](torch::Tensor& t) {
         std::vector<torch::Tensor> one{t.device().is_cpu() ? t : t.to(torch::kCPU)};
@@ -177,14 +198,14 @@ void DistributedStrategy::saveCheckpoint(const std::string& path, const torch::n
         Strategy::saveCheckpoint(path, model, optimizer);
         return;
     }
-    // A collective: every rank sends its serialised share and what it covers, rank 0 writes.
+    // A collective: every rank sends its serialised share and what it covers to rank 0, which writes.
     std::vector<int64_t> numels;
     for (auto& group : optimizer->param_groups())
         for (auto& p : group.params()) numels.push_back(p.numel());
     OptimizerShards shards;
     shards.strategy = name();
-    shards.states = gatherRows(optimizerBytes(*optimizer));
-    shards.numels = gatherRows(torch::tensor(numels, torch::kInt64));
+    shards.states = gatherRowsToRoot(optimizerBytes(*optimizer));
+    shards.numels = gatherRowsToRoot(torch::tensor(numels, torch::kInt64));
     if (!path.empty()) saveCheckpointFile(path, model, optimizer, &shards);
 }
 

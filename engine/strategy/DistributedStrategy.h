@@ -34,6 +34,8 @@ public:
     bool watchLoss(const torch::Tensor& loss, int64_t step) override;
     int64_t firstNonFiniteStep() override;
     std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const override;
+    // Every rank's rows (same trailing shape, any count) on rank 0, in rank order; empty elsewhere.
+    std::vector<torch::Tensor> gatherRowsToRoot(const torch::Tensor& rows) const;
     // zero2, zero3: their collectives' time per optimizer step (timeCollective); DdpStrategy has
     // c10d's own timings instead.
     dist::CommStats commStats() const override;

@@ -2,10 +2,12 @@
 
 #include "engine/optim/Optimizers.h"
 
-#include <algorithm>
-#include <deque>
-#include <optional>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
 
+#include <algorithm>
+#include <stdexcept>
 
 namespace hearth {
 
@@ -13,7 +15,9 @@ Zero2Strategy::Zero2Strategy(std::shared_ptr<dist::ProcessGroup> group, torch::D
                              const std::string& precision)
     : DistributedStrategy(std::move(group), device, precision) {}
 
-Zero2Strategy::~Zero2Strategy() = default;
+Zero2Strategy::~Zero2Strategy() {
+    for (auto& [node, key] : hooks_) static_cast<torch::autograd::Node*>(node.get())->del_post_hook(key);
+}
 
 std::string Zero2Strategy::describe() const {
     return "zero2 (gradients and optimizer state sharded, " + std::to_string(slice_size_) + " of " +
@@ -60,7 +64,73 @@ std::unique_ptr<torch::optim::Optimizer> Zero2Strategy::setupOptimizer(const Opt
     torch::NoGradGuard no_grad;
     const auto flat = flatten();
     master_ = flat.narrow(0, rank() * slice_size_, slice_size_).clone().set_requires_grad(true);
+    watchGradients();
     return shardOptimizer(config, {master_});
+}
+
+void Zero2Strategy::watchGradients() {
+    for (auto& [node, key] : hooks_) static_cast<torch::autograd::Node*>(node.get())->del_post_hook(key);
+    hooks_.clear();
+    plan_ = buckets();
+    bucket_of_.assign(params_.size(), 0);
+    for (size_t b = 0; b < plan_.size(); ++b)
+        for (size_t i = plan_[b].first; i < plan_[b].last; ++i) bucket_of_[i] = b;
+    for (size_t i = 0; i < params_.size(); ++i) {
+        std::shared_ptr<torch::autograd::Node> accumulator = torch::autograd::impl::grad_accumulator(params_[i]);
+        if (!accumulator) continue;   // never gets a gradient: its bucket goes when backward ends
+        const uintptr_t key = accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+            [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+                gradientReady(i);
+                return outputs;
+            }));
+        hooks_.emplace_back(std::move(accumulator), key);
+    }
+}
+
+void Zero2Strategy::gradientReady(size_t param) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!in_backward_) return;   // a backward of its own (a finder's probe): nothing to reduce
+    if (ready_[param])
+        throw std::runtime_error("zero2: parameter " + std::to_string(param) + " of " + std::to_string(params_.size()) +
+                                 " received a second gradient in one backward (a weight the model uses twice?) after "
+                                 "its bucket was reduced; use trainer.strategy ddp or zero3 for this model");
+    ready_[param] = 1;
+    const size_t b = bucket_of_[param];
+    if (--waiting_[b] == 0) {
+        torch::NoGradGuard no_grad;
+        launch(b);
+    }
+}
+
+void Zero2Strategy::launch(size_t b) {
+    const auto& [first, last, start, end] = plan_[b];
+    launched_[b] = 1;
+    const std::vector<torch::Tensor> members(params_.begin() + static_cast<std::ptrdiff_t>(first),
+                                             params_.begin() + static_cast<std::ptrdiff_t>(last));
+    const auto bucket = flattenPadded(members, end - start, /*grads=*/true);
+    releaseGrads(first, last);
+    InFlight f;
+    for (int64_t owner = start / slice_size_; owner < worldSize() && owner * slice_size_ < end; ++owner) {
+        const int64_t lo = std::max(start, owner * slice_size_);
+        const int64_t hi = std::min(end, (owner + 1) * slice_size_);
+        if (owner == rank()) {
+            f.mine = f.reduces.size();
+            f.shard_offset = lo - owner * slice_size_;
+        }
+        f.reduces.push_back(group_->reduceSumAsync(bucket.narrow(0, lo - start, hi - lo), owner));
+    }
+    flight_.push_back(std::move(f));
+    if (flight_.size() > 2) finishOldest();   // the next bucket's copy overlaps these reduces
+}
+
+void Zero2Strategy::finishOldest() {
+    InFlight& f = flight_.front();
+    for (size_t i = 0; i < f.reduces.size(); ++i) {
+        auto summed = f.reduces[i]->wait();
+        if (f.mine == i)
+            master_.mutable_grad().narrow(0, f.shard_offset, summed.numel()).add_(summed.div_(static_cast<double>(worldSize())));
+    }
+    flight_.pop_front();
 }
 
 void Zero2Strategy::weightsReplaced() {
@@ -71,52 +141,35 @@ void Zero2Strategy::weightsReplaced() {
 }
 
 void Zero2Strategy::backward(const torch::Tensor& loss, bool closes_group) {
-    Strategy::backward(loss, closes_group);
-    // Every micro-batch (also inside an accumulation group): the gradients, taken in flat order a
-    // bucket at a time (whole parameters, trainer.ddp.bucket_cap_mb), each bucket's part of every
-    // rank's slice summed onto that rank, which adds the average into its gradient shard; each
-    // bucket's gradients are freed as soon as they are copied out. No full-size copy of the
-    // gradients is ever made: besides them the step holds two buckets in flight. (The collective
-    // time counted includes the copies into the buckets.)
+    // Every micro-batch (also inside an accumulation group): the buckets reduced as their
+    // gradients arrive (gradientReady), then the ones still waiting (parameters without a
+    // gradient), then every reduce finished. The collective time counted here is what backward
+    // left: the last buckets and the waits (the ones started during backward overlap it).
+    {
+        torch::NoGradGuard no_grad;
+        if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_);
+        const std::lock_guard<std::mutex> lock(mutex_);
+        waiting_.clear();
+        for (const auto& bucket : plan_) waiting_.push_back(bucket.last - bucket.first);
+        ready_.assign(params_.size(), 0);
+        launched_.assign(plan_.size(), 0);
+        in_backward_ = true;
+    }
+    try {
+        Strategy::backward(loss, closes_group);
+    } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        in_backward_ = false;
+        flight_.clear();
+        throw;
+    }
     torch::NoGradGuard no_grad;
-    if (!master_.grad().defined()) master_.mutable_grad() = torch::zeros_like(master_);
-    struct InFlight {
-        std::vector<std::unique_ptr<dist::ProcessGroup::Pending>> reduces;  // one per owner in the bucket
-        std::optional<size_t> mine;  // which of them sums onto this rank
-        int64_t shard_offset = 0;    // where that part goes in this rank's shard
-    };
-    auto finish = [&](InFlight& f) {
-        for (size_t i = 0; i < f.reduces.size(); ++i) {
-            auto summed = f.reduces[i]->wait();
-            if (f.mine == i)
-                master_.mutable_grad().narrow(0, f.shard_offset, summed.numel())
-                    .add_(summed.div_(static_cast<double>(worldSize())));
-        }
-    };
+    const std::lock_guard<std::mutex> lock(mutex_);
+    in_backward_ = false;
     timeCollective([&] {
-        std::deque<InFlight> flight;
-        for (const auto& [first, last, start, end] : buckets()) {
-            const std::vector<torch::Tensor> members(params_.begin() + static_cast<std::ptrdiff_t>(first),
-                                                     params_.begin() + static_cast<std::ptrdiff_t>(last));
-            const auto bucket = flattenPadded(members, end - start, /*grads=*/true);
-            releaseGrads(first, last);
-            InFlight f;
-            for (int64_t owner = start / slice_size_; owner < worldSize() && owner * slice_size_ < end; ++owner) {
-                const int64_t lo = std::max(start, owner * slice_size_);
-                const int64_t hi = std::min(end, (owner + 1) * slice_size_);
-                if (owner == rank()) {
-                    f.mine = f.reduces.size();
-                    f.shard_offset = lo - owner * slice_size_;
-                }
-                f.reduces.push_back(group_->reduceSumAsync(bucket.narrow(0, lo - start, hi - lo), owner));
-            }
-            flight.push_back(std::move(f));
-            if (flight.size() > 2) {  // the next bucket's copy overlaps these reduces
-                finish(flight.front());
-                flight.pop_front();
-            }
-        }
-        for (auto& f : flight) finish(f);
+        for (size_t b = 0; b < plan_.size(); ++b)
+            if (!launched_[b]) launch(b);
+        while (!flight_.empty()) finishOldest();
     });
 }
 

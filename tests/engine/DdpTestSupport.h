@@ -78,6 +78,17 @@ struct DdpSettings {
 // each counted once).
 class OptimizerShare final : public Callback {
 public:
+    // The gradient elements the model holds when its first parameter's gradient arrives (the last
+    // one backward computes): zero2 has reduced and freed every other bucket by then.
+    void onFitStart(TrainerContext& ctx) override {
+        auto first = ctx.model().parameters().front();
+        ClassifierImpl* model = &ctx.model();
+        first.register_hook([this, model](const torch::Tensor&) {
+            int64_t held = 0;
+            for (const auto& p : model->parameters()) held += p.grad().defined() ? p.grad().numel() : 0;
+            grads_in_backward = std::max(grads_in_backward, held);
+        });
+    }
     // Between a training forward and its backward: zero3 has freed every block's parameters again
     // and holds the root unit's (the head) whole; the other strategies hold every parameter.
     void onForwardEnd(TrainerContext& ctx) override {
@@ -125,7 +136,7 @@ public:
     // model_storage: elements the model's own parameters held in memory between steps (the
     // allocator's bytes for them; zero3 frees them and keeps its shards in the optimizer's).
     int64_t held = 0, total = 0, grads = 0, model_storage = 0, live_after_forward = 0, host_copies = 0,
-            counted_parameters = 0;
+            counted_parameters = 0, grads_in_backward = 0;
 };
 
 // Exits the process abruptly at a given optimizer step: a rank that dies mid-run.
@@ -225,7 +236,8 @@ struct BlobsRun {
     // [optimizer elements held, model elements, most gradient elements held, elements the model's
     // parameters held in memory at the end of fit, the most they held after a training forward,
     // elements of the host copies an offloaded optimizer stepped, parameter elements the memory
-    // breakdown counts]
+    // breakdown counts, the most gradient elements the model held when backward reached its first
+    // parameter]
     torch::Tensor share;
     torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
     torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
@@ -268,7 +280,8 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     trainer.test();
     BlobsRun run;
     run.share = torch::tensor({counter->held, counter->total, counter->grads, counter->model_storage,
-                               counter->live_after_forward, counter->host_copies, counter->counted_parameters},
+                               counter->live_after_forward, counter->host_copies, counter->counted_parameters,
+                               counter->grads_in_backward},
                               torch::kInt64);
     std::vector<torch::Tensor> flat;
     // Read through the strategy (zero3 keeps only shards between steps); the Trainer lends it const.
