@@ -320,8 +320,10 @@ void ExperimentForm::offerWhatCanRun(const hearth::DeviceCapabilities& caps)
                 combo->second->addItem(qstr(value), qstr(value));
             setChoice(key.key, current);
         } else if (const auto spin = m_ints.find(key.key); spin != m_ints.end()) {
+            // Never below the value shown: a loaded one stays (QSpinBox would clamp it).
             if (const auto max = hearth::offeredMax(key, caps))
-                spin->second->setMaximum(static_cast<int>(std::min<double>(*max, std::numeric_limits<int>::max())));
+                spin->second->setMaximum(std::max(spin->second->value(),
+                                                  static_cast<int>(std::min<double>(*max, std::numeric_limits<int>::max()))));
         }
     }
     m_loading = wasLoading;

@@ -133,6 +133,14 @@ void ExperimentForm::showValue(const hearth::ConfigKey& key, const hearth::Exper
     const auto clampInt = [](int64_t v) {
         return static_cast<int>(std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
     };
+    // A loaded number above what this machine offers (trainer.devices=2 before the devices are
+    // probed) is shown as it is, not clamped, so validation names it and the file is not changed.
+    const auto showInt = [this](const std::string& name, int v) {
+        QSpinBox* spin = m_ints.at(name);
+        if (v > spin->maximum())
+            spin->setMaximum(v);
+        spin->setValue(v);
+    };
     std::visit(
         [&](auto* field) {
             using V = std::remove_pointer_t<decltype(field)>;
@@ -146,9 +154,9 @@ void ExperimentForm::showValue(const hearth::ConfigKey& key, const hearth::Exper
             } else if constexpr (std::is_same_v<V, bool>) {
                 m_flags.at(k)->setChecked(*field);
             } else if constexpr (std::is_same_v<V, int64_t>) {
-                m_ints.at(k)->setValue(clampInt(*field));
+                showInt(k, clampInt(*field));
             } else if constexpr (std::is_same_v<V, std::optional<int64_t>>) {
-                m_ints.at(k)->setValue(clampInt(field->value_or(0)));   // 0: the special "unset" value
+                showInt(k, clampInt(field->value_or(0)));   // 0: the special "unset" value
             } else if constexpr (std::is_same_v<V, uint64_t>) {
                 setText(k, QString::number(*field));
             } else if constexpr (std::is_same_v<V, double>) {

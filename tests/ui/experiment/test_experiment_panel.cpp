@@ -264,6 +264,26 @@ private Q_SLOTS:
         QCOMPARE(panel.config().trainer.strategy, std::string("ddp"));
     }
 
+    // An experiment opened before the machine is probed (the form then offers one device) keeps its
+    // trainer.devices: not clamped to 1 and run on one process. Once the probe allows 2 it is valid
+    // as it stands; on a machine that offers fewer it still shows the file's value.
+    void aLoadedDeviceCountIsNotClampedByTheProbe()
+    {
+        ExperimentPanel panel;
+        panel.form()->setCapabilities(hearth::DeviceCapabilities{}, /*known=*/false);
+        QCOMPARE(field<QSpinBox>(panel, "trainer.devices")->maximum(), 1);
+        auto c = panel.config();
+        c.trainer.devices = 2;
+        c.trainer.strategy = "pipeline";
+        panel.form()->setConfig(c);
+        QCOMPARE(panel.config().trainer.devices.value_or(0), int64_t(2));
+        panel.form()->setCapabilities(cpuWithC10d());
+        QCOMPARE(panel.config().trainer.devices.value_or(0), int64_t(2));
+        QCOMPARE(field<QSpinBox>(panel, "trainer.devices")->maximum(), 8);
+        panel.form()->setCapabilities(hearth::DeviceCapabilities{});
+        QCOMPARE(panel.config().trainer.devices.value_or(0), int64_t(2));
+    }
+
     void capabilitiesAreShown()
     {
         ExperimentPanel panel;
