@@ -101,24 +101,28 @@ std::string TorchScriptClassifierImpl::scriptedType() const {
     return name ? name->qualifiedName() : std::string();
 }
 
-std::vector<std::vector<torch::Tensor>> TorchScriptClassifierImpl::blockParameters() {
+namespace {
+
+// Per block, the tensors `of` lists for each of its children (parameters or buffers).
+template <class Of>
+std::vector<std::vector<torch::Tensor>> perBlock(const std::vector<std::vector<torch::jit::Module>>& blocks, Of of) {
     std::vector<std::vector<torch::Tensor>> out;
-    for (const auto& block : blocks_) {
+    for (const auto& block : blocks) {
         out.emplace_back();
         for (const auto& child : block)
-            for (const auto& p : child.parameters(/*recurse=*/true)) out.back().push_back(p);
+            for (const auto& t : of(child)) out.back().push_back(t);
     }
     return out;
 }
 
+}  // namespace
+
+std::vector<std::vector<torch::Tensor>> TorchScriptClassifierImpl::blockParameters() {
+    return perBlock(blocks_, [](const torch::jit::Module& m) { return m.parameters(/*recurse=*/true); });
+}
+
 std::vector<std::vector<torch::Tensor>> TorchScriptClassifierImpl::blockBuffers() {
-    std::vector<std::vector<torch::Tensor>> out;
-    for (const auto& block : blocks_) {
-        out.emplace_back();
-        for (const auto& child : block)
-            for (const auto& b : child.buffers(/*recurse=*/true)) out.back().push_back(b);
-    }
-    return out;
+    return perBlock(blocks_, [](const torch::jit::Module& m) { return m.buffers(/*recurse=*/true); });
 }
 
 torch::Tensor TorchScriptClassifierImpl::runBlocks(torch::Tensor x, size_t begin, size_t end, BlockHooks* hooks) {
