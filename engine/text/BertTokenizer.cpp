@@ -180,13 +180,9 @@ BertTokenizer fromVocabTxt(const std::string& path, BertTokenizerOptions options
     return BertTokenizer(std::move(vocab), options, path);
 }
 
-BertTokenizer fromTokenizerJson(const std::string& path) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(readAll(path));
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError("tokenizer: '" + path + "' is not valid JSON: " + e.what());
-    }
+// A parsed tokenizer.json as a tokenizer. Throws DataError, or nlohmann's exceptions for a field of
+// another JSON type than tokenizers write ("type": 5, "lowercase": "yes").
+BertTokenizer tokenizerOfJson(const nlohmann::json& j, const std::string& path) {
     const auto fail = [&](const std::string& what) { return DataError("tokenizer: '" + path + "': " + what); };
     if (!j.contains("model") || j["model"].value("type", "") != "WordPiece" || !j["model"].contains("vocab") ||
         !j["model"]["vocab"].is_object()) {
@@ -220,6 +216,20 @@ BertTokenizer fromTokenizerJson(const std::string& path) {
         o.strip_accents = false;
     }
     return BertTokenizer(std::move(vocab), o, path);
+}
+
+BertTokenizer fromTokenizerJson(const std::string& path) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(readAll(path));
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError("tokenizer: '" + path + "' is not valid JSON: " + e.what());
+    }
+    try {
+        return tokenizerOfJson(j, path);
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError("tokenizer: '" + path + "': not a tokenizer.json as transformers writes it (" + e.what() + ")");
+    }
 }
 
 }  // namespace

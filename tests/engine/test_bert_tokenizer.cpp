@@ -111,6 +111,14 @@ private Q_SLOTS:
         QTest::newRow("ids with a gap") << "tokenizer.json"
                                         << QByteArray(R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 5}}})")
                                         << "vocab id of 'a'";
+        // Fields of another JSON type (found by fuzz_vocab): named, not a crash.
+        QTest::newRow("model type a number") << "tokenizer.json" << QByteArray(R"({"model": {"type": 5, "vocab": {}}})")
+                                             << "not a tokenizer.json as transformers writes it";
+        QTest::newRow("lowercase a string") << "tokenizer.json"
+                                            << QByteArray(R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}},
+                                                             "normalizer": {"type": "BertNormalizer", "lowercase": "yes"}})")
+                                            << "not a tokenizer.json as transformers writes it";
+        QTest::newRow("a list") << "tokenizer.json" << QByteArray("[1, 2]") << "not a WordPiece tokenizer";
     }
 
     void badFilesNameTheFileAndTheProblem() {
