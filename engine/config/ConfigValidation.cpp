@@ -131,6 +131,10 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
         c.fail("model.pretrained", "applies to distilbert, bert and the resnets only");
     if (isResNetName(m.name) && !isImageKind(cfg.data.kind) && !isTextKind(cfg.data.kind))
         c.fail("model.name", m.name + " needs image input but data.kind is " + cfg.data.kind + "; use mlp");
+    // An image folder's images are resized to data.image_size: too small for a resnet's five halvings.
+    if (isResNetName(m.name) && cfg.data.kind == "image_folder" && cfg.data.image_size < 32)
+        c.fail("data.image_size", "a resnet halves its input five times: it needs at least 32 pixels, got " +
+                                      std::to_string(cfg.data.image_size));
     if (m.name == "cnn") {
         if (m.channels.empty() || m.channels.size() > 4)
             c.fail("model.channels", "a cnn needs 1 to 4 convolution blocks, got " + std::to_string(m.channels.size()));

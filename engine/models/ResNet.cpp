@@ -108,8 +108,10 @@ ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int6
     const int64_t channels = sample_shape[0];
     int64_t h = sample_shape[1], w = sample_shape[2];
     if (h < 32 || w < 32)
-        throw ConfigError("data.image_size", "a resnet halves its input five times: images need at least 32x32 pixels, "
-                                             "these are " + std::to_string(h) + "x" + std::to_string(w));
+        throw ConfigError("model.name", "a resnet halves its input five times: images need at least 32x32 pixels, "
+                                         "these are " + std::to_string(h) + "x" + std::to_string(w) +
+                                         " (an image folder is resized to data.image_size; for smaller images use "
+                                         "the cnn)");
     conv1_ = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(channels, 64, 7).stride(2).padding(3).bias(false)));
     bn1_ = register_module("bn1", nn::BatchNorm2d(64));
     h = strided(h, 7, 2), w = strided(w, 7, 2);

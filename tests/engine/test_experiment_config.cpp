@@ -306,6 +306,17 @@ private Q_SLOTS:
         pipe.model.path = "model.pt";
         QVERIFY(!hasIssue(validate(pipe, withC10d), "trainer.pipeline.stages", ""));
         pipe.model.path.reset();
+        // An image folder resized below a resnet's 32 pixels is refused before any file is read.
+        {
+            ExperimentConfig small;
+            small.model.name = "resnet18";
+            small.data.kind = "image_folder";
+            small.data.path = "images";
+            small.data.image_size = 16;
+            QVERIFY(hasIssue(validate(small, withC10d), "data.image_size", "at least 32 pixels, got 16"));
+            small.data.image_size = 32;
+            QVERIFY(!hasIssue(validate(small, withC10d), "data.image_size", ""));
+        }
         // A resnet18's 8 residual blocks take up to 8 stages; a new transformer's layers as many.
         pipe.model.name = "resnet18";
         pipe.trainer.devices = 8;
