@@ -36,10 +36,6 @@ void checkKeys(const ExperimentConfig& cfg, Checker& c) {
 }
 
 // What one key alone cannot say: rules between keys.
-bool isTransformer(const std::string& name) {
-    return name == "distilbert" || name == "bert";
-}
-
 void checkData(const DataConfig& d, Checker& c) {
     if (d.path.empty())
         c.fail("data.path", "must name a folder (idx, image_folder), a file (csv, text_csv) or data.noun (wordnet)");
@@ -118,16 +114,16 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
                                                    "model runs its forward as it was written");
         if (m.inplace_activations)
             c.fail("model.inplace_activations", "applies to cnn and mlp; a TorchScript model runs as it was written");
-    } else if (isTransformer(m.name)) {
+    } else if (isTransformerName(m.name)) {
         checkTransformer(cfg, c);
     } else if (isTextKind(cfg.data.kind)) {
         c.fail("model.name", m.name + " cannot read text (data.kind is " + cfg.data.kind +
                                  "); use distilbert, bert or a torchscript model");
     }
-    if (m.inplace_activations && isTransformer(m.name))
+    if (m.inplace_activations && isTransformerName(m.name))
         c.fail("model.inplace_activations", "applies to cnn and mlp (their ReLUs); a transformer's GELU has no "
                                             "in-place form");
-    if (m.pretrained && !isTransformer(m.name) && !isResNetName(m.name))
+    if (m.pretrained && !isTransformerName(m.name) && !isResNetName(m.name))
         c.fail("model.pretrained", "applies to distilbert, bert and the resnets only");
     if (isResNetName(m.name) && !isImageKind(cfg.data.kind) && !isTextKind(cfg.data.kind))
         c.fail("model.name", m.name + " needs image input but data.kind is " + cfg.data.kind + "; use mlp");

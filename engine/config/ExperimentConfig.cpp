@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <fstream>
 #include <variant>
 #include <sstream>
@@ -277,9 +278,11 @@ std::vector<std::string> configKeys() {
 std::optional<int64_t> configuredBlocks(const ModelConfig& m) {
     if (m.name == "cnn") return static_cast<int64_t>(m.channels.size());
     if (m.name == "mlp") return static_cast<int64_t>(m.hidden.size());
-    if (m.name == "resnet18") return 8;
-    if (m.name == "resnet34" || m.name == "resnet50") return 16;
-    if ((m.name == "distilbert" || m.name == "bert") && !m.pretrained) return m.num_layers;
+    if (isResNetName(m.name)) {
+        const auto layers = resnetLayers(resnetDepth(m.name));
+        return std::accumulate(layers.begin(), layers.end(), int64_t{0});
+    }
+    if (isTransformerName(m.name) && !m.pretrained) return m.num_layers;
     return std::nullopt;
 }
 

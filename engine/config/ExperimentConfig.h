@@ -55,6 +55,17 @@ inline bool isImageKind(const std::string& kind) {
 inline bool isResNetName(const std::string& name) {
     return name == "resnet18" || name == "resnet34" || name == "resnet50";
 }
+// 18, 34 or 50 for a resnet's name.
+inline int resnetDepth(const std::string& name) { return std::stoi(name.substr(6)); }
+// torchvision's residual blocks per stage (layer1..layer4) for a depth; empty for another depth.
+inline std::vector<int64_t> resnetLayers(int depth) {
+    if (depth == 18) return {2, 2, 2, 2};
+    if (depth == 34 || depth == 50) return {3, 4, 6, 3};
+    return {};
+}
+
+// The built-in BERT-family encoders (model.name distilbert | bert).
+inline bool isTransformerName(const std::string& name) { return name == "distilbert" || name == "bert"; }
 
 struct ModelConfig {
     std::string name = "cnn";                         // mlp | cnn | resnet18 | resnet34 | resnet50 | distilbert | bert | torchscript
@@ -88,7 +99,7 @@ struct OptimizerConfig {
 // The blocks a built-in model is cut between (pipeline stages, ZeRO-3's units, checkpointing):
 // cnn's conv blocks, mlp's hidden layers, a resnet's residual blocks, a new transformer's layers.
 // nullopt where the config alone does not say: a pretrained transformer (its config.json does) and
-// a TorchScript module (one forward, no blocks: the pipeline cannot cut it).
+// a TorchScript module (a scripted nn.Sequential's children, known once the file is read).
 std::optional<int64_t> configuredBlocks(const ModelConfig& m);
 
 struct SchedulerConfig {

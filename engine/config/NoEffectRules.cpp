@@ -9,7 +9,6 @@ namespace {
 
 using Caps = DeviceCapabilities;
 
-bool isTransformerName(const std::string& name) { return name == "distilbert" || name == "bert"; }
 
 std::string onlyOptimizers(const ExperimentConfig& c, std::initializer_list<const char*> names, const char* what) {
     for (const char* n : names) {

@@ -47,7 +47,7 @@ public:
     // runs the stem on the batch's inputs when `begin` is 0 (`x` unused), else takes `x`, block
     // begin - 1's output; then blocks [begin, end), then the head when `head`. What a block needs
     // besides `x` (a transformer's attention mask) it reads from `batch`, which every stage has.
-    // The built-in models can be cut (cutsAtBlocks()); a TorchScript module cannot.
+    // The built-in models can be cut (cutsAtBlocks()), and a TorchScript nn.Sequential.
     virtual bool cutsAtBlocks() const { return false; }
     virtual torch::Tensor forwardStage(const Batch& batch, torch::Tensor x, size_t begin, size_t end, bool head);
     // The model FLOPs of a forward pass by part (ModelFlops.h); unknown (all zero, no blocks) for a

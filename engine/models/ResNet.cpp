@@ -96,12 +96,10 @@ private:
 
 ResNetImpl::ResNetImpl(int depth, const std::vector<int64_t>& sample_shape, int64_t num_classes, bool inplace_relu)
     : inplace_(inplace_relu) {
-    std::vector<int64_t> layers;
-    bool bottleneck = false;
-    if (depth == 18) layers = {2, 2, 2, 2};
-    else if (depth == 34) layers = {3, 4, 6, 3};
-    else if (depth == 50) layers = {3, 4, 6, 3}, bottleneck = true;
-    else throw ConfigError("model.name", "ResNet depth " + std::to_string(depth) + " is not built in (18, 34, 50)");
+    const std::vector<int64_t> layers = resnetLayers(depth);
+    const bool bottleneck = depth == 50;
+    if (layers.empty())
+        throw ConfigError("model.name", "ResNet depth " + std::to_string(depth) + " is not built in (18, 34, 50)");
     if (sample_shape.size() != 3)
         throw ConfigError("model.name", "a resnet needs images [C, H, W]; the data's samples have " +
                                             std::to_string(sample_shape.size()) + " dimension(s)");
@@ -234,7 +232,7 @@ void ResNetImpl::loadStateDict(const std::map<std::string, torch::Tensor>& tenso
 }
 
 std::shared_ptr<ClassifierImpl> makeResNet(const ModelConfig& config, const ModelInput& input) {
-    const int depth = std::stoi(config.name.substr(6));
+    const int depth = resnetDepth(config.name);
     auto model = std::make_shared<ResNetImpl>(depth, input.sample_shape, input.num_classes, config.inplace_activations);
     if (!config.pretrained) {
         model->addNote("new " + config.name + " (torchvision's initialisation)");

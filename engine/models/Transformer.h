@@ -63,9 +63,8 @@ private:
     torch::Tensor encode(torch::Tensor x, const torch::Tensor& keep, size_t begin, size_t end, BlockHooks* hooks);
     torch::Tensor classify(const torch::Tensor& x);   // the first token's state into the head
 
-
     TransformerSpec spec_;
-    PartFlops flops_;   // of spec_, asked for at every micro-batch
+    PartFlops flops_;   // of spec_
     std::vector<std::string> notes_;
     torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
     torch::nn::LayerNorm embeddings_norm_{nullptr};

@@ -95,6 +95,7 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     takeRankZerosWeights();
     const auto blocks = model.blockParameters();
     const auto block_buffers = model.blockBuffers();
+    const auto stem = model.stemParameters();
     blocks_ = blocks.size();
     const auto stages = static_cast<size_t>(worldSize());
     // Balance the stages' forward FLOPs where the model counts them, else their parameters.
@@ -109,7 +110,7 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
         last = weigh(flops.head);
     } else {
         for (const auto& b : blocks) costs.push_back(elementsOf(b));
-        first = elementsOf(model.stemParameters());
+        first = elementsOf(stem);
         last = elementsOf(model.parameters()) - first - std::accumulate(costs.begin(), costs.end(), 0.0);
     }
     std::vector<size_t> bounds;
@@ -144,8 +145,8 @@ void PipelineStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
         if (b < block_buffers.size())
             for (const auto& buffer : block_buffers[b]) stage_of[buffer.unsafeGetTensorImpl()] = stageOf(b);
     }
-    has_stem_ = !model.stemParameters().empty();
-    for (const auto& p : model.stemParameters()) stage_of[p.unsafeGetTensorImpl()] = 0;
+    has_stem_ = !stem.empty();
+    for (const auto& p : stem) stage_of[p.unsafeGetTensorImpl()] = 0;
     for (const auto& buffer : model.stemBuffers()) stage_of[buffer.unsafeGetTensorImpl()] = 0;
     const auto stageOfTensor = [&](const torch::Tensor& t) {
         const auto it = stage_of.find(t.unsafeGetTensorImpl());

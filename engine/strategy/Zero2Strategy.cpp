@@ -92,8 +92,9 @@ void Zero2Strategy::gradientReady(size_t param) {
     if (!in_backward_) return;   // a backward of its own (a finder's probe): nothing to reduce
     if (ready_[param])
         throw std::runtime_error("zero2: parameter " + std::to_string(param) + " of " + std::to_string(params_.size()) +
-                                 " received a second gradient in one backward (a weight the model uses twice?) after "
-                                 "its bucket was reduced; use trainer.strategy ddp or zero3 for this model");
+                                 " received a second gradient in one backward after its bucket was reduced (a "
+                                 "weight used both inside and outside a recomputed block?); use trainer.strategy "
+                                 "ddp or zero3 for this model");
     ready_[param] = 1;
     const size_t b = bucket_of_[param];
     if (--waiting_[b] == 0) {

@@ -42,6 +42,7 @@ Trainer::Trainer(const ExperimentConfig& config, TrainerParts parts, std::shared
       callbacks_(std::move(parts.callbacks)),
       profiler_(parts.profiler),
       model_(std::move(model)),
+      model_flops_(model_->forwardFlops()),
       splits_(splits),
       sink_(sink),
       external_stop_(stop) {
@@ -247,7 +248,7 @@ bool Trainer::trainEpoch(int64_t first_batch) {
         // stages (every rank reads every batch) share its model FLOPs: their mean per device.
         const double readers = strategy_->shardsData() ? 1.0 : static_cast<double>(strategy_->worldSize());
         const double flops =
-            model_->forwardFlops().training(host_batch->size(), tokensPerSample(*host_batch)) / readers;
+            model_flops_.training(host_batch->size(), tokensPerSample(*host_batch)) / readers;
         epoch.local_flops += flops;
         metrics_.addFlops(flops);
         trainMicroBatch(batch);

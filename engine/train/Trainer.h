@@ -142,6 +142,7 @@ private:
     Profiler* profiler_;
     std::unique_ptr<StepProfiler> step_profiler_;  // trainer.profile_every_n_steps (without parts.profiler)
     std::shared_ptr<ClassifierImpl> model_;
+    const ForwardFlops model_flops_;   // the model's count, read once (summed from its parts)
     const DataSplits splits_;
     EventSink& sink_;
     const std::atomic<bool>& external_stop_;
