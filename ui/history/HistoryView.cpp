@@ -14,6 +14,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -76,8 +77,18 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     connect(m_statusFilter, &QComboBox::currentIndexChanged, this,
             [this] { m_filter->setStatus(m_statusFilter->currentData().toString()); });
     connect(m_tag, &QComboBox::currentIndexChanged, this, [this] { m_filter->setTag(m_tag->currentData().toString()); });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryView::updateActions);
-    connect(m_model, &HistoryModel::modelReset, this, &HistoryView::updateActions);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        if (!m_applyingSelection)
+            m_selectWhenLoaded.clear();   // the user chose: a selection asked for earlier is dropped
+        updateActions();
+    });
+    // A refresh that adds or removes runs resets the model, which would drop the selection: the
+    // rows selected before are selected again (the ones still there).
+    connect(m_model, &HistoryModel::modelAboutToBeReset, this, [this] { m_selectedBeforeReset = selectedRunIds(); });
+    connect(m_model, &HistoryModel::modelReset, this, [this] {
+        applySelection(std::exchange(m_selectedBeforeReset, {}));
+        updateActions();
+    });
     // A refresh that only changed statuses (a resumed run now completed) updates rows in place.
     connect(m_model, &HistoryModel::dataChanged, this, &HistoryView::updateActions);
     connect(m_model, &HistoryModel::refreshed, this, &HistoryView::updateTagFilter);
@@ -99,8 +110,8 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     connect(m_model, &HistoryModel::refreshed, this, [this] {
         if (!m_status->property("problem").toBool())
             showStatus(QString(), false);   // loaded: "Loading runs…" goes
-        if (!m_selectWhenLoaded.isEmpty())
-            selectRuns(std::exchange(m_selectWhenLoaded, {}));
+        if (!m_selectWhenLoaded.isEmpty() && applySelection(m_selectWhenLoaded))
+            m_selectWhenLoaded.clear();
     });
     showStatus(tr("Loading runs…"), false);
     updateTagFilter();
@@ -133,20 +144,29 @@ QList<qint64> HistoryView::selectedRunIds() const
 
 void HistoryView::selectRuns(const QList<qint64>& ids)
 {
-    if (!m_model->hasLoaded()) {
-        m_selectWhenLoaded = ids;
-        return;
-    }
+    m_selectWhenLoaded.clear();
+    if (!m_model->hasLoaded() || !applySelection(ids))
+        m_selectWhenLoaded = ids;   // selected when a refresh brings them
+}
+
+bool HistoryView::applySelection(const QList<qint64>& ids)
+{
+    if (ids.isEmpty())
+        return true;
     QItemSelection selection;
+    bool all = true;
     for (qint64 id : ids) {
         const int row = m_model->rowOf(id);
-        if (row < 0)
+        const QModelIndex index = row < 0 ? QModelIndex() : m_filter->mapFromSource(m_model->index(row, 0));
+        if (!index.isValid()) {
+            all = all && row >= 0;   // hidden by the filter: shown, it is not waited for
             continue;
-        const QModelIndex index = m_filter->mapFromSource(m_model->index(row, 0));
-        if (index.isValid())
-            selection.select(index, index);
+        }
+        selection.select(index, index);
     }
+    const QScopedValueRollback<bool> applying(m_applyingSelection, true);
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    return all;
 }
 
 qint64 HistoryView::resumableSelection() const

@@ -29,7 +29,9 @@ public:
     // The line above the table: "Loading runs…", or the last store problem; "" when hidden.
     QString statusText() const;
     QList<qint64> selectedRunIds() const;
-    // Selects these runs (once the first load has arrived, when it has not yet).
+    // Selects these runs. A run the list does not show yet (the first load has not arrived, or a
+    // run just written that the next refresh brings) is selected when it comes, unless the user
+    // has chosen other rows by then.
     void selectRuns(const QList<qint64>& ids);
     QByteArray saveHeaderState() const;
     void restoreHeaderState(const QByteArray& state);
@@ -50,6 +52,8 @@ private:
     // The one selected run, when it can be resumed (stopped, interrupted or failed); else 0.
     qint64 resumableSelection() const;
     void updateActions();
+    // Selects the listed runs that are shown; true when every one of them was.
+    bool applySelection(const QList<qint64>& ids);
     void updateTagFilter();
     void showContextMenu(const QPoint& pos);
     void showStatus(const QString& text, bool problem);
@@ -66,6 +70,8 @@ private:
     QPushButton* m_delete;
     QPushButton* m_resume;
     QList<qint64> m_selectWhenLoaded;
+    QList<qint64> m_selectedBeforeReset;   // a refresh that adds or removes runs keeps the selection
+    bool m_applyingSelection = false;
 };
 
 }  // namespace hearth::ui

@@ -203,6 +203,36 @@ private Q_SLOTS:
         QVERIFY(!resume->isEnabled());
     }
 
+    // A run selected before the list shows it (written just now, e.g. the run the window stopped
+    // a moment ago) is selected when a refresh brings it; a refresh that adds a run keeps what is
+    // selected; the user's own choice drops a selection still waited for.
+    void selectionSurvivesRefreshesThatAddRuns()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("select.sqlite"));
+        hearth::RunWriter cli(db.toStdString());
+        const int64_t first = recordRun(cli, "first", 0.5, 1.0);
+        HistoryView view(db);
+        view.model()->setPollInterval(100);
+        QTRY_VERIFY(view.model()->hasLoaded());
+        QCOMPARE(view.model()->rowCount(), 1);
+
+        const int64_t second = recordRun(cli, "second", 0.6, 1.0);
+        view.selectRuns({second});   // not listed yet
+        QVERIFY(view.selectedRunIds().isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(view.selectedRunIds(), QList<qint64>{second}, 5000);
+
+        view.selectRuns({first});
+        recordRun(cli, "third", 0.7, 1.0);
+        QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 5000);   // a reset: one more row
+        QCOMPARE(view.selectedRunIds(), QList<qint64>{first});
+
+        view.selectRuns({9999});   // never written
+        view.table()->selectRow(view.filter()->mapFromSource(view.model()->index(view.model()->rowOf(second), 0)).row());
+        recordRun(cli, "fourth", 0.8, 1.0);
+        QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 4, 5000);
+        QCOMPARE(view.selectedRunIds(), QList<qint64>{second});
+    }
+
     // Another connection holds the write lock: the rename shows at once, the window keeps
     // running, and the store has it once the lock is gone.
     void renameWaitsForALockedStoreNotTheWindow()
