@@ -236,13 +236,14 @@ int64_t ProcessGroup::worldSize() const { return impl_->world; }
 const std::string& ProcessGroup::backend() const { return impl_->backend; }
 
 void ProcessGroup::allreduceSum(std::vector<torch::Tensor>& tensors) {
+    if (impl_->world == 1) return;
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::SUM;
     impl_->wait(impl_->group->allreduce(tensors, o), "allreduce");
 }
 
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
-    if (tensors.empty()) return;
+    if (tensors.empty() || impl_->world == 1) return;
     // As Python's DDP syncs its buffers: flattened into one collective per dtype and device (in
     // buckets of up to 250 MiB), not one per tensor, each of which costs a launch and a wait.
     try {
@@ -254,6 +255,7 @@ void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) 
 }
 
 std::vector<torch::Tensor> ProcessGroup::allgather(const torch::Tensor& tensor) {
+    if (impl_->world == 1) return {tensor.clone()};   // a copy, as the collective's output is
     std::vector<std::vector<torch::Tensor>> out(1);
     for (int64_t r = 0; r < impl_->world; ++r) out[0].push_back(torch::empty_like(tensor));
     std::vector<torch::Tensor> in{tensor.contiguous()};
@@ -376,6 +378,7 @@ torch::Tensor ProcessGroup::allgatherFlat(const torch::Tensor& slice) {
 }
 
 void ProcessGroup::barrier() {
+    if (impl_->world == 1) return;
     impl_->wait(impl_->group->barrier(), "barrier");
 }
 

@@ -36,6 +36,9 @@ public:
     int64_t rank() const;
     int64_t worldSize() const;
     const std::string& backend() const;
+    // The blocking collectives below launch nothing in a world of one (the sum over one rank, its
+    // broadcast and its gather are its own values): a one-process job (a one-GPU node, the
+    // strategy's world-of-one check) pays no thread handoff nor host round trip for them.
     // In place, summed over ranks.
     void allreduceSum(std::vector<torch::Tensor>& tensors);
     // In place: every rank ends with `root`'s values (coalesced: one collective per dtype).

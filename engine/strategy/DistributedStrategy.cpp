@@ -120,6 +120,8 @@ void DistributedStrategy::reduceSum(std::vector<double>& values) const {
 }
 
 bool DistributedStrategy::agreeToStop(bool local) const {
+    // A world of one agrees with itself; the Trainer asks on every step there.
+    if (worldSize() == 1) return local;
     std::vector<torch::Tensor> t{torch::tensor({local ? 1.0 : 0.0}, torch::kFloat64)};
     group_->allreduceSum(t);
     return t[0].item<double>() > 0.0;
@@ -130,8 +132,7 @@ bool DistributedStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
     // ranks agree on the first bad step at the next metric sync (firstNonFiniteStep).
     if (precision().scalesLoss()) return false;
     torch::NoGradGuard no_grad;
-    const auto bad = torch::logical_and(torch::logical_not(torch::isfinite(loss.detach())), first_bad_step_.eq(0));
-    first_bad_step_.masked_fill_(bad, step);
+    first_bad_step_.masked_fill_(firstNonFinite(loss), step);
     return false;
 }
 

@@ -537,6 +537,27 @@ private Q_SLOTS:
         QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-6);
     }
 
+    // A world of one (one process, e.g. one GPU of a job) launches no collective for the blocking
+    // calls: each returns what the collective would, the gather a copy that the caller may change.
+    void aWorldOfOnesCollectivesAreItsOwnValues() {
+        dist::DistEnv env;
+        env.master_port = freePort();
+        dist::GroupOptions options;
+        options.timeout = std::chrono::seconds(30);
+        const auto group = dist::ProcessGroup::join(env, options);
+        QCOMPARE(group->worldSize(), int64_t{1});
+        std::vector<torch::Tensor> values{torch::tensor({1.5, -2.0}, torch::kFloat64)};
+        group->allreduceSum(values);
+        QVERIFY(torch::equal(values[0], torch::tensor({1.5, -2.0}, torch::kFloat64)));
+        group->broadcast(values, 0);
+        QVERIFY(torch::equal(values[0], torch::tensor({1.5, -2.0}, torch::kFloat64)));
+        const auto gathered = group->allgather(values[0]);
+        QCOMPARE(gathered.size(), size_t{1});
+        gathered[0].add_(1.0);
+        QVERIFY(torch::equal(values[0], torch::tensor({1.5, -2.0}, torch::kFloat64)));
+        group->barrier();
+    }
+
     void aRankThatDiesFailsTheOtherWithAMessage_data() {
         QTest::addColumn<QString>("strategy");
         QTest::newRow("ddp") << "ddp";
