@@ -7,6 +7,8 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -109,6 +111,18 @@ private:
     at::ScalarType prev_dtype_;
     bool prev_cache_;
 };
+
+// The intra-op thread count, for LibTorch and for the BLAS under it. Debian's LibTorch computes
+// its matrix products in OpenBLAS, whose pthread build keeps a pool of its own (one thread per
+// core) that torch::set_num_threads does not reach: trainer.num_threads=1 still ran every large
+// GEMM on all cores, and two ddp processes on two cores ran four spinning threads. The wheel's
+// MKL follows set_num_threads itself; there the OpenBLAS symbol is absent and nothing more is done.
+inline void setIntraOpThreads(int threads) {
+    torch::set_num_threads(threads);
+    using SetBlasThreads = void (*)(int);
+    static const auto set_blas = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (set_blas) set_blas(threads);
+}
 
 // Drops every gradient (set_to_none semantics) in both versions: 1.13's Optimizer::zero_grad()
 // zeroes in place while 2.x's default sets None. Undefined grads also let the GradScaler and

@@ -142,7 +142,7 @@ void applyGlobalSettings(const ExperimentConfig& config, torch::Device device) {
     const auto& t = config.trainer;
     tuneHostAllocator();
     const int threads = defaultThreadCount();
-    torch::set_num_threads(t.num_threads > 0 ? static_cast<int>(t.num_threads) : threads);
+    compat::setIntraOpThreads(t.num_threads > 0 ? static_cast<int>(t.num_threads) : threads);
     torch::manual_seed(config.seed);
     if (device.is_cuda()) {
         torch::cuda::manual_seed_all(config.seed);

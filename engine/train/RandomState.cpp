@@ -1,5 +1,7 @@
 #include "engine/train/RandomState.h"
 
+#include "engine/TorchCompat.h"
+
 #include <ATen/Context.h>
 #include <ATen/core/Generator.h>
 
@@ -52,7 +54,7 @@ RandomStateGuard::~RandomStateGuard() {
         setCpuRngState(cpu_);
         for (size_t i = 0; i < cuda_.size(); ++i)
             setGeneratorState(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i)), cuda_[i]);
-        torch::set_num_threads(threads_);
+        compat::setIntraOpThreads(threads_);
     } catch (...) {
         // A destructor must not throw; the next run re-seeds anyway.
     }

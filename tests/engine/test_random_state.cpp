@@ -1,8 +1,12 @@
 // RandomState: the one place that reads and sets LibTorch's default generators. A saved state
 // replays the same numbers, a non-CUDA device has no device state (and setting one changes
-// nothing), and RandomStateGuard puts the generators and the thread count back.
+// nothing), and RandomStateGuard puts the generators and the thread count back. The thread count
+// reaches the BLAS under LibTorch (compat::setIntraOpThreads).
 
+#include "engine/TorchCompat.h"
 #include "engine/train/RandomState.h"
+
+#include <dlfcn.h>
 
 #include <QtTest>
 
@@ -49,6 +53,25 @@ private Q_SLOTS:
         }
         QCOMPARE(torch::get_num_threads(), threads);
         QVERIFY(torch::equal(torch::rand({8}), expected));
+    }
+
+    // Debian's LibTorch multiplies matrices in OpenBLAS, whose own thread pool set_num_threads
+    // does not size: trainer.num_threads must reach it (the wheel's MKL follows LibTorch itself).
+    void intraOpThreadsReachTheBlas() {
+        using GetBlasThreads = int (*)();
+        const auto blas_threads = reinterpret_cast<GetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+        if (!blas_threads) QSKIP("this LibTorch does not compute in OpenBLAS");
+        const int threads = torch::get_num_threads();
+        compat::setIntraOpThreads(threads);
+        const int blas = blas_threads();   // LibTorch's count, within what OpenBLAS started with
+        {
+            RandomStateGuard guard;
+            compat::setIntraOpThreads(1);
+            QCOMPARE(torch::get_num_threads(), 1);
+            QCOMPARE(blas_threads(), 1);
+        }
+        QCOMPARE(torch::get_num_threads(), threads);   // the guard puts both counts back
+        QCOMPARE(blas_threads(), blas);
     }
 
     void cudaStateReplaysTheSameNumbers() {
