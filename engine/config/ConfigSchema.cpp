@@ -303,9 +303,9 @@ std::vector<ConfigKey> buildSchema() {
     s.push_back(Entry("trainer.set_grads_to_none", T::Bool, "Memory", "Free gradients after each step",
                       "Drop the gradients after each optimizer step (backward allocates them anew) instead of "
                       "zeroing them in place, so they do not hold memory through the next forward pass. "
-                      "ddp and zero1 always zero in place (the gradients live in the reducer's buckets).",
-                      HEARTH_FIELD(trainer.set_grads_to_none)).toggle()
-                    .noEffect(gradsToNoneRule));
+                      "Under ddp and zero1 the reducer's buckets keep that memory; dropping saves zeroing them "
+                      "(backward's gradients are copied into the buckets instead of added to zeros).",
+                      HEARTH_FIELD(trainer.set_grads_to_none)).toggle());
     s.push_back(Entry("trainer.deterministic", T::Bool, "Optimization", "Deterministic algorithms",
                       "Reproducible results, possibly slower.", HEARTH_FIELD(trainer.deterministic)).toggle());
     s.push_back(Entry("trainer.log_every_n_steps", T::Int, "Optimization", "Log every",

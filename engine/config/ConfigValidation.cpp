@@ -296,8 +296,6 @@ TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilit
     TrainerConfig t = trainer;
     if (!t.devices) t.devices = trainsOnCuda(t, caps) ? std::max<int64_t>(caps.cuda_device_count, 1) : 1;
     if (t.strategy == "auto" && *t.devices * t.num_nodes > 1) t.strategy = "ddp";
-    // DDP's gradients live in the reducer's buckets: they are zeroed in place, never dropped.
-    if (t.strategy == "ddp" || t.strategy == "zero1") t.set_grads_to_none = false;
     return t;
 }
 

@@ -248,8 +248,8 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCa
 
 // The trainer settings with "auto" decided for `caps`, as Lightning decides them: devices auto =
 // every GPU when training on CUDA, else 1; strategy auto = ddp when there are several devices in
-// all (devices x num_nodes > 1), else one device; under ddp and zero1 gradients are zeroed in
-// place (set_grads_to_none false: they are the reducer's buckets). Everything else is unchanged.
+// all (devices x num_nodes > 1), else one device. Everything else is unchanged (set_grads_to_none
+// applies under ddp and zero1 too: it drops the views of the reducer's buckets, not the memory).
 TrainerConfig resolveTrainer(const TrainerConfig& trainer, const DeviceCapabilities& caps);
 // Whether `trainer` (resolved or not) trains on CUDA on `caps`.
 bool trainsOnCuda(const TrainerConfig& trainer, const DeviceCapabilities& caps);

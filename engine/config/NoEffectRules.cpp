@@ -124,12 +124,6 @@ std::string workersRule(const ExperimentConfig& c, const Caps&) {
 std::string cudaRule(const ExperimentConfig& c, const Caps& caps) {
     return trainsOnCuda(c.trainer, caps) ? "" : "CUDA only, and this run trains on the CPU";
 }
-std::string gradsToNoneRule(const ExperimentConfig& c, const Caps& caps) {
-    const std::string strategy = resolveTrainer(c.trainer, caps).strategy;
-    return strategy == "ddp" || strategy == "zero1"
-               ? strategy + " zeroes gradients in place (they live in the reducer's buckets)"
-               : "";
-}
 bool shardsOptimizerState(const std::string& strategy) {
     return strategy == "zero1" || strategy == "zero2" || strategy == "zero3";
 }

@@ -35,7 +35,6 @@ std::string csvFilesRule(const ExperimentConfig& c, const DeviceCapabilities& ca
 std::string testFractionRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string workersRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string cudaRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
-std::string gradsToNoneRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 std::string distributedRule(const ExperimentConfig& c, const DeviceCapabilities& caps);
 // zero1, zero2 and zero3: each rank holds a share of the optimizer state (what
 // trainer.offload_optimizer moves to the host).

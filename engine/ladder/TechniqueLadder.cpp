@@ -27,6 +27,7 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
     const TrainerConfig resolved = resolveTrainer(base.trainer, caps);
     const std::string strategy = resolved.strategy;
     const bool processes = resolved.devices.value_or(1) * resolved.num_nodes > 1;
+    // Under ddp and zero1 the reducer's buckets keep the gradients' memory: no memory rung there.
     if (strategy != "ddp" && strategy != "zero1") {
         current.trainer.set_grads_to_none = true;
         add("+ grads set to none", "grads to none",

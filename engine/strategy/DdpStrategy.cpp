@@ -88,9 +88,17 @@ void DdpStrategy::optimizerStep(torch::optim::Optimizer& optimizer, std::optiona
 }
 
 void DdpStrategy::zeroGrad(torch::optim::Optimizer& /*optimizer*/) {
-    // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
     // Every trainable parameter (under zero1 the optimizer holds only this rank's share).
     torch::NoGradGuard no_grad;
+    if (gradsToNone()) {
+        // As Python's DDP after zero_grad(set_to_none=True): backward's gradient is then copied
+        // into its bucket, where the Reducer points the parameter's gradient again; zeroing the
+        // buckets and adding into them is two passes more over every gradient. The buckets keep
+        // their memory either way.
+        for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+        return;
+    }
+    // In place: with gradient_as_bucket_view the gradients are views into the reducer's buckets.
     std::vector<torch::Tensor> grads;
     grads.reserve(params_.size());
     for (auto& p : params_) {

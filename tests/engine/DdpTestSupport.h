@@ -26,6 +26,7 @@ struct DdpSettings {
     int64_t accumulate = 1;
     bool find_unused = false;
     bool bucket_view = false;
+    bool grads_to_none = true;   // trainer.set_grads_to_none (DDP_GRADS_TO_NONE)
     double clip = 0.0;           // trainer.gradient_clip_val (0 = none)
     bool float64 = false;        // model and data in float64 (equality to ~1e-12)
     int64_t die_at_step = 0;     // 0 = never
@@ -53,6 +54,7 @@ struct DdpSettings {
         s.accumulate = std::stoll(get("DDP_ACCUMULATE", "1"));
         s.find_unused = get("DDP_FIND_UNUSED", "0") == "1";
         s.bucket_view = get("DDP_BUCKET_VIEW", "0") == "1";
+        s.grads_to_none = get("DDP_GRADS_TO_NONE", "1") == "1";
         s.die_at_step = std::stoll(get("DDP_DIE_AT_STEP", "0"));
         s.clip = std::stod(get("DDP_CLIP", "0"));
         s.float64 = get("DDP_FLOAT64", "0") == "1";
@@ -265,6 +267,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     c.trainer.ddp.backend = s.backend;
     c.trainer.ddp.find_unused_parameters = s.find_unused;
     c.trainer.ddp.gradient_as_bucket_view = s.bucket_view;
+    c.trainer.set_grads_to_none = s.grads_to_none;
     c.trainer.ddp.bucket_cap_mb = s.bucket_mb;
     c.trainer.ddp.timeout_s = 30;
     if (s.clip > 0.0) c.trainer.gradient_clip_val = s.clip;

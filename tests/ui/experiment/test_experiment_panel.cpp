@@ -321,8 +321,8 @@ private Q_SLOTS:
         QVERIFY(!field<QComboBox>(panel, "trainer.ddp.backend")->isEnabled());
         QVERIFY(field<QCheckBox>(panel, "trainer.set_grads_to_none")->isEnabled());
         field<QSpinBox>(panel, "trainer.devices")->setValue(2);   // two Gloo processes
-        // DDP zeroes gradients in place (its buckets): the toggle does not apply.
-        QVERIFY(!field<QCheckBox>(panel, "trainer.set_grads_to_none")->isEnabled());
+        // Under DDP the toggle still applies: it drops the gradients' views of the reducer's buckets.
+        QVERIFY(field<QCheckBox>(panel, "trainer.set_grads_to_none")->isEnabled());
         QVERIFY2(line->text().contains(QStringLiteral("× 2 device(s)")) && line->text().contains(QStringLiteral("= 128.")),
                  qPrintable(line->text()));
         QVERIFY(line->text().contains(QStringLiteral("Start launches 2 processes")));
@@ -578,11 +578,11 @@ private Q_SLOTS:
              [](hearth::ExperimentConfig& c) { c.trainer.num_workers = 0; },
              {{"trainer.prefetch_factor", false}, {"trainer.persistent_workers", false}}},
             {"two processes (strategy auto: ddp)", [](hearth::ExperimentConfig& c) { c.trainer.devices = 2; },
-             {{"trainer.set_grads_to_none", false}, {"trainer.ddp.backend", true},
+             {{"trainer.set_grads_to_none", true}, {"trainer.ddp.backend", true},
               {"trainer.ddp.find_unused_parameters", true}, {"trainer.ddp.gradient_as_bucket_view", true},
               {"trainer.ddp.bucket_cap_mb", true}, {"trainer.ddp.timeout_s", true}}},
             {"zero1", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero1"; c.trainer.devices = 2; },
-             {{"trainer.set_grads_to_none", false}, {"trainer.ddp.bucket_cap_mb", true}}},
+             {{"trainer.set_grads_to_none", true}, {"trainer.ddp.bucket_cap_mb", true}}},
             {"zero2", [](hearth::ExperimentConfig& c) { c.trainer.strategy = "zero2"; c.trainer.devices = 2; },
              {{"trainer.set_grads_to_none", true}, {"trainer.ddp.backend", true}, {"trainer.ddp.timeout_s", true},
               {"trainer.ddp.find_unused_parameters", false}, {"trainer.ddp.gradient_as_bucket_view", false},
