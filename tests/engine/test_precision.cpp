@@ -216,13 +216,15 @@ private Q_SLOTS:
                 QCOMPARE(p.layer->bias.grad().abs().sum().item<double>(), 0.0);
             }
         }
-        // ddp and zero1 keep gradients in the reducer's buckets: resolved to zeroing in place.
-        TrainerConfig ddp;
-        ddp.strategy = "ddp";
-        QVERIFY(!resolveTrainer(ddp, DeviceCapabilities{}).set_grads_to_none);
-        TrainerConfig zero2;
-        zero2.strategy = "zero2";
-        QVERIFY(resolveTrainer(zero2, DeviceCapabilities{}).set_grads_to_none);
+        // Every strategy keeps the setting as given (ddp and zero1 drop their bucket views with it).
+        for (const char* strategy : {"ddp", "zero1", "zero2"}) {
+            for (const bool to_none : {true, false}) {
+                TrainerConfig t;
+                t.strategy = strategy;
+                t.set_grads_to_none = to_none;
+                QCOMPARE(resolveTrainer(t, DeviceCapabilities{}).set_grads_to_none, to_none);
+            }
+        }
     }
 };
 
