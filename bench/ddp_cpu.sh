@@ -15,7 +15,8 @@ build="${1:-build/dev}"
 cli="$build/app/cli/hearth-cli"
 [ -x "$cli" ] || { echo "bench/ddp_cpu.sh: no $cli (scripts/build dev)" >&2; exit 2; }
 limit="${BENCH_LIMIT:-5000}" epochs="${BENCH_EPOCHS:-2}" batch="${BENCH_BATCH:-128}" model="${BENCH_MODEL:-cnn}"
-db="$(mktemp -d)/ddp-bench.sqlite"
+scratch="$(mktemp -d)"; trap 'rm -rf "$scratch"' EXIT
+db="$scratch/ddp-bench.sqlite"
 common=(--set data.limit="$limit" --set trainer.max_epochs="$epochs" --set trainer.num_workers=0
         --set model.name="$model" -q)
 run() {  # name, then --set arguments

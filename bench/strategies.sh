@@ -29,7 +29,8 @@ repeats="${BENCH_REPEATS:-3}" limit="${BENCH_LIMIT:-4000}" hidden="${BENCH_HIDDE
 batch="${BENCH_BATCH:-64}" strategies="${BENCH_STRATEGIES:-ddp zero1 zero2 zero3 zero3+offload pipeline}"
 accelerator="${BENCH_ACCELERATOR:-cpu}" backend="${BENCH_BACKEND:-auto}" devices="${BENCH_DEVICES:-2}"
 epochs="${BENCH_EPOCHS:-1}"
-db="$(mktemp -d)/strategies.sqlite"
+scratch="$(mktemp -d)"; trap 'rm -rf "$scratch"' EXIT   # its run store (GBs of wide-MLP checkpoints)
+db="$scratch/strategies.sqlite"
 if [ -n "${BENCH_LOGS:-}" ]; then mkdir -p "$BENCH_LOGS" && db="$BENCH_LOGS/strategies.sqlite" && rm -f "$db"; fi
 for r in $(seq "$repeats"); do
   for s in $strategies; do

@@ -5,7 +5,7 @@
 # target on a GPU: ddp at most 3% fewer steady samples/s. Prints a Markdown table per model
 # (bench/world_one_report.py): steady (last epoch) and whole-fit samples/s, median (min-max).
 #
-#   bench/world_one.sh [BUILD_DIR] [OUT_DIR]    (defaults build/dev, a scratch folder)
+#   bench/world_one.sh [BUILD_DIR] [OUT_DIR]    (defaults build/dev, a scratch folder removed at the end)
 #
 # Environment: BENCH_ACCELERATOR (cpu; cuda), BENCH_MODELS ("mlp" on the CPU, whose CNN step is
 # too long for a per-step cost to show; "mlp cnn" on a GPU; also distilbert: random texts of 512
@@ -14,7 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/dev}"
-out="${2:-$(mktemp -d)}"
+# The scratch folder goes at the end unless a run failed (its log is there).
+failed=0
+if [ -n "${2:-}" ]; then out="$2"; else out="$(mktemp -d)"; trap '[ "$failed" != 0 ] || rm -rf "$out"' EXIT; fi
 cli="$build/app/cli/hearth-cli"
 [ -x "$cli" ] || { echo "bench/world_one.sh: no $cli (scripts/build)" >&2; exit 2; }
 mkdir -p "$out"
@@ -51,7 +53,7 @@ run() {  # model, variant
   local data=()
   [ "$model" != distilbert ] && data=("${image_data[@]}")
   "$cli" --db "$db" run --set "name=$model | $variant" "${common[@]}" "${spec[@]}" "${data[@]}" "${extra[@]}" \
-    > "$out/$model-${variant// /-}-$r.log" 2>&1 || echo "bench/world_one.sh: $model, $variant (round $r) failed (see $out)" >&2
+    > "$out/$model-${variant// /-}-$r.log" 2>&1 || { failed=1; echo "bench/world_one.sh: $model, $variant (round $r) failed (see $out)" >&2; }
 }
 for r in $(seq "$repeats"); do
   for model in $models; do
