@@ -82,7 +82,7 @@ private Q_SLOTS:
         QCOMPARE(started.effective.at("trainer.pin_memory"), std::string("off (not applicable on CPU)"));
         QCOMPARE(started.effective.at("trainer.num_threads"), std::string("2"));
         QVERIFY(started.effective.at("trainer.precision").find("32-true") == 0);
-        QVERIFY(started.effective.at("trainer.num_workers").find("0") == 0);
+        QVERIFY(started.effective.at("trainer.num_workers").find('0') == 0);
         QVERIFY(started.effective.count("trainer.cudnn_benchmark"));
         // Every toggle of the key table is in the list, so none is dropped silently.
         for (const auto& key : configSchema())
