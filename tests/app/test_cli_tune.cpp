@@ -1,6 +1,7 @@
 // hearth-cli tune as a user drives it: the LR sweep's table and suggestion, the batch-size trials
 // and result, --apply, and bad inputs with their exit codes and messages.
 #include "CliTestSupport.h"
+#include "engine/config/ByteSize.h"
 
 #include <QDir>
 #include <QFile>
@@ -79,10 +80,11 @@ private Q_SLOTS:
         const CliResult probe = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB", "--max-batch",
                                                 "256", "--steps", "1"} + cnn);
         QVERIFY2(probe.exit_code == 0, qPrintable(probe.out));
-        const auto peak = [&](int batch) {  // in MiB; formatBytes writes GiB from 1 GiB on (ASan's peaks)
-            const QRegularExpression row(QString(R"(\n\s+%1\s+fits\s+([0-9.]+) (MiB|GiB))").arg(batch));
+        const auto peak = [&](int batch) {  // in MiB (formatBytes writes GiB from 1 GiB on: ASan's peaks)
+            const QRegularExpression row(QString(R"(\n\s+%1\s+fits\s+([0-9.]+ [KMG]iB))").arg(batch));
             const auto m = row.match(probe.out);
-            return !m.hasMatch() ? 0.0 : m.captured(1).toDouble() * (m.captured(2) == "GiB" ? 1024.0 : 1.0);
+            const auto bytes = m.hasMatch() ? hearth::parseByteSize(m.captured(1).toStdString()) : std::nullopt;
+            return bytes ? static_cast<double>(*bytes) / (1 << 20) : 0.0;
         };
         QVERIFY2(peak(2) > 0 && peak(256) > peak(2) + 100, qPrintable(probe.out));
         const QString limit = QString::number(static_cast<int>((peak(2) + peak(256)) / 2)) + "MiB";
