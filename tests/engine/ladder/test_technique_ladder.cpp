@@ -302,6 +302,10 @@ private Q_SLOTS:
         for (const auto& s : steps) labels << QString::fromStdString(s.label);
         QCOMPARE(labels, (QStringList{"baseline", "+ zero1", "+ zero2", "+ zero3", "+ checkpointing"}));
         QCOMPARE(QString::fromStdString(steps[3].config.trainer.strategy), QString("zero3"));
+        // ddp and zero1 zero the gradients in place (their buckets hold them); from zero2 on they
+        // are dropped, or zero2 would keep every full gradient beside its slice.
+        QVERIFY(!steps[0].config.trainer.set_grads_to_none && !steps[1].config.trainer.set_grads_to_none);
+        QVERIFY(steps[2].config.trainer.set_grads_to_none && steps[3].config.trainer.set_grads_to_none);
         QVERIFY(steps[4].config.model.gradient_checkpointing && steps[4].config.trainer.strategy == "zero3");
         for (const auto& s : steps) QVERIFY2(validate(s.config, distributed).empty(), s.label.c_str());
         base.trainer.strategy = "zero2";
