@@ -3,7 +3,7 @@
 // StepProfiler (wall clock, as on the CPU) through the same calls, profiled and not, and prints
 // the cost per micro-batch next to the fastest step Hearth's presets take, as a share of it.
 // Usage: profiler_overhead [--every N] [--step-ms MS]
-#include "engine/train/StepProfiler.h"
+#include "engine/monitor/StepProfiler.h"
 
 #include <chrono>
 #include <cstdio>

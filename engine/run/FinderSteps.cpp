@@ -7,7 +7,7 @@
 #include "engine/monitor/ProcessMemory.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/optim/Optimizers.h"
-#include "engine/train/MemoryAccounting.h"
+#include "engine/monitor/MemoryAccounting.h"
 #include "engine/train/Task.h"
 #include "engine/train/TrainerParts.h"
 #include "engine/train/TrainingError.h"

@@ -5,7 +5,7 @@
 // The loop does the reading back and the reductions across ranks (they go through its strategy).
 
 #include "engine/events/Events.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 #include "engine/train/FitProgress.h"
 #include "engine/train/RunningMeter.h"
 

@@ -2,10 +2,10 @@
 
 #include "engine/data/Augment.h"
 #include "engine/monitor/DeviceMonitor.h"
-#include "engine/train/Checkpoint.h"
-#include "engine/train/DeviceStatsMonitor.h"
-#include "engine/train/EarlyStopping.h"
-#include "engine/train/SafetyCheckpoint.h"
+#include "engine/callbacks/BestCheckpoint.h"
+#include "engine/callbacks/DeviceStatsMonitor.h"
+#include "engine/callbacks/EarlyStopping.h"
+#include "engine/callbacks/SafetyCheckpoint.h"
 
 namespace hearth {
 

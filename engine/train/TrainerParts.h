@@ -6,9 +6,9 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Loader.h"
 #include "engine/strategy/Strategy.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 #include "engine/train/MetricsLogger.h"
-#include "engine/train/Profiler.h"
+#include "engine/monitor/Profiler.h"
 #include "engine/train/Task.h"
 
 #include <torch/torch.h>

@@ -1,19 +1,12 @@
 # Sources of engine/train (listed, not globbed).
 target_sources(hearth_engine PRIVATE
   train/Task.cpp
-  train/Callback.cpp
   train/LoopState.cpp
   train/FitProgress.cpp
   train/RandomState.cpp
   train/TrainingState.cpp
-  train/Checkpoint.cpp
-  train/EarlyStopping.cpp
-  train/SafetyCheckpoint.cpp
   train/Evaluation.cpp
   train/RankReport.cpp
-  train/StepProfiler.cpp
-  train/MemoryAccounting.cpp
-  train/DeviceStatsMonitor.cpp
   train/MetricsLogger.cpp
   train/TrainerParts.cpp
   train/Trainer.cpp)

@@ -5,7 +5,7 @@
 // The fit then ends as completed (the best checkpoint is tested), with the reason stored.
 
 #include "engine/config/ExperimentConfig.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 
 #include <optional>
 #include <string>

@@ -8,7 +8,7 @@
 // backward, on the host from the counted tensor bytes at the peak), which it hands to the Trainer.
 
 #include "engine/monitor/DeviceMonitor.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 
 #include <cstdint>
 

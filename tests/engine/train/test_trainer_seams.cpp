@@ -5,9 +5,9 @@
 #include "TrainTestSupport.h"
 
 #include "engine/strategy/Strategy.h"
-#include "engine/train/Checkpoint.h"
+#include "engine/callbacks/BestCheckpoint.h"
 #include "engine/train/LoopState.h"
-#include "engine/train/Profiler.h"
+#include "engine/monitor/Profiler.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainerParts.h"
 

@@ -10,7 +10,7 @@
 
 #include "engine/dist/CommStats.h"
 #include "engine/events/Events.h"
-#include "engine/train/Profiler.h"
+#include "engine/monitor/Profiler.h"
 
 #include <chrono>
 #include <deque>

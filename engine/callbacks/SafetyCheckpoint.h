@@ -12,7 +12,7 @@
 // others pass an empty directory or, resuming, the run's, which they only read.
 
 #include "engine/config/ExperimentConfig.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 #include "engine/train/StateFiles.h"
 
 #include <chrono>

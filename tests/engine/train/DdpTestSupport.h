@@ -7,7 +7,7 @@
 
 #include "engine/models/ModelRegistry.h"
 #include "engine/optim/OffloadedOptimizer.h"
-#include "engine/train/MemoryAccounting.h"
+#include "engine/monitor/MemoryAccounting.h"
 #include "engine/train/Trainer.h"
 
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "engine/train/MemoryAccounting.h"
+#include "engine/monitor/MemoryAccounting.h"
 
 #include "engine/optim/OffloadedOptimizer.h"
 

@@ -1,4 +1,4 @@
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 
 #include <nlohmann/json.hpp>
 

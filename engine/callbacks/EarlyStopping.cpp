@@ -1,4 +1,4 @@
-#include "engine/train/EarlyStopping.h"
+#include "engine/callbacks/EarlyStopping.h"
 
 #include <nlohmann/json.hpp>
 

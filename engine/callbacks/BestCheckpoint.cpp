@@ -1,4 +1,4 @@
-#include "engine/train/Checkpoint.h"
+#include "engine/callbacks/BestCheckpoint.h"
 
 #include "engine/strategy/Strategy.h"
 #include "engine/train/TrainingState.h"

@@ -5,8 +5,8 @@
 
 #include "engine/TorchCompat.h"
 #include "engine/data/Loader.h"
-#include "engine/train/Checkpoint.h"
-#include "engine/train/EarlyStopping.h"
+#include "engine/callbacks/BestCheckpoint.h"
+#include "engine/callbacks/EarlyStopping.h"
 #include "engine/train/Evaluation.h"
 #include "engine/optim/Schedulers.h"
 #include "engine/train/Trainer.h"

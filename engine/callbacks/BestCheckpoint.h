@@ -9,7 +9,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
 #include "engine/strategy/CheckpointFile.h"
-#include "engine/train/Callback.h"
+#include "engine/callbacks/Callback.h"
 
 #include <torch/torch.h>
 

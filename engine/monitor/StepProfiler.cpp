@@ -1,4 +1,4 @@
-#include "engine/train/StepProfiler.h"
+#include "engine/monitor/StepProfiler.h"
 
 #include "engine/strategy/Strategy.h"
 

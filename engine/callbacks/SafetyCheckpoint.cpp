@@ -1,4 +1,4 @@
-#include "engine/train/SafetyCheckpoint.h"
+#include "engine/callbacks/SafetyCheckpoint.h"
 
 #include "engine/strategy/Strategy.h"
 #include "engine/train/TrainingState.h"

@@ -6,8 +6,8 @@
 #include "TrainTestSupport.h"
 
 #include "engine/metrics/RunProfile.h"
-#include "engine/train/MemoryAccounting.h"
-#include "engine/train/StepProfiler.h"
+#include "engine/monitor/MemoryAccounting.h"
+#include "engine/monitor/StepProfiler.h"
 #include "engine/train/Trainer.h"
 
 #include <QTest>
