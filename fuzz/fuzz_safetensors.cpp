@@ -1,7 +1,7 @@
 // The safetensors header checks on arbitrary bytes: only DataError comes out, and an accepted
 // layout's tensors lie inside the file and tile its data section.
 #include "engine/data/DataError.h"
-#include "engine/models/SafeTensorsHeader.h"
+#include "engine/weights/SafeTensorsHeader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

@@ -9,7 +9,7 @@
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
-#include "engine/models/ModelFileInfo.h"
+#include "engine/weights/ModelFileInfo.h"
 
 #include <CLI/CLI.hpp>
 

@@ -3,7 +3,7 @@
 #include "engine/models/ModelRegistry.h"
 
 #include "engine/models/Cnn.h"
-#include "engine/models/HfCheckpoint.h"
+#include "engine/weights/HfCheckpoint.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/ResNet.h"
 #include "engine/models/TorchScriptModel.h"

@@ -2,9 +2,9 @@
 
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
-#include "engine/models/SafeTensors.h"
-#include "engine/models/WeightsText.h"
-#include "engine/models/StateDictFile.h"
+#include "engine/weights/SafeTensors.h"
+#include "engine/weights/WeightsText.h"
+#include "engine/weights/StateDictFile.h"
 
 #include <filesystem>
 #include <set>

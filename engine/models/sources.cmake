@@ -4,13 +4,8 @@ target_sources(hearth_engine PRIVATE
   models/ModelFlops.cpp
   models/Mlp.cpp
   models/Cnn.cpp
-  models/SafeTensorsHeader.cpp
-  models/SafeTensors.cpp
   models/TransformerSpec.cpp
   models/Transformer.cpp
   models/ActivationCheckpoint.cpp
-  models/HfCheckpoint.cpp
   models/TorchScriptModel.cpp
-  models/StateDictFile.cpp
-  models/ResNet.cpp
-  models/ModelFileInfo.cpp)
+  models/ResNet.cpp)

@@ -1,7 +1,7 @@
 #include "engine/run/TextPredictor.h"
 
 #include "engine/data/DataError.h"
-#include "engine/models/HfCheckpoint.h"
+#include "engine/weights/HfCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"

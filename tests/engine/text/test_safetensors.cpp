@@ -4,7 +4,7 @@
 // naming the file and the problem; and the real all-MiniLM-L6-v2 checkpoint where the project's
 // Python environment has it.
 #include "engine/data/DataError.h"
-#include "engine/models/SafeTensors.h"
+#include "engine/weights/SafeTensors.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/models/ResNet.h"
-#include "engine/models/SafeTensors.h"
+#include "engine/weights/SafeTensors.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
-#include "engine/models/SafeTensors.h"
+#include "engine/weights/SafeTensors.h"
 
 #include "engine/data/DataError.h"
-#include "engine/models/SafeTensorsHeader.h"
+#include "engine/weights/SafeTensorsHeader.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "engine/models/StateDictFile.h"
+#include "engine/weights/StateDictFile.h"
 
 #include "engine/data/DataError.h"
 

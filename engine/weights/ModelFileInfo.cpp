@@ -1,4 +1,4 @@
-#include "engine/models/ModelFileInfo.h"
+#include "engine/weights/ModelFileInfo.h"
 
 #include "engine/models/TorchScriptModel.h"
 

@@ -1,4 +1,4 @@
-#include "engine/models/SafeTensorsHeader.h"
+#include "engine/weights/SafeTensorsHeader.h"
 
 #include "engine/data/DataError.h"
 
