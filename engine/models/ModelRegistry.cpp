@@ -132,8 +132,9 @@ std::vector<std::string> modelNames() {
     return names;
 }
 
-torch::Tensor ClassifierImpl::forwardStage(const Batch& /*batch*/, torch::Tensor /*x*/, size_t /*begin*/,
-                                          size_t /*end*/, bool /*head*/) {
+// x by value as in the overrides, which reassign it layer by layer.
+torch::Tensor ClassifierImpl::forwardStage(const Batch& /*batch*/, torch::Tensor /*x*/,  // NOLINT(performance-unnecessary-value-param)
+                                          size_t /*begin*/, size_t /*end*/, bool /*head*/) {
     throw std::logic_error("this model is not cut into pipeline stages (cutsAtBlocks() is false)");
 }
 
@@ -205,6 +206,7 @@ std::vector<std::string> modelSummary(const torch::nn::Module& model) {
         }
     }
     std::vector<std::string> lines;
+    lines.reserve(rows.size());
     for (const auto& row : rows) {
         lines.push_back(row.name + std::string(name_width - row.name.size() + 2, ' ') + row.description +
                         std::string(desc_width - row.description.size() + 2, ' ') + std::to_string(row.params) +
