@@ -10,9 +10,5 @@ target_sources(hearth_storage PRIVATE
   RunEdits.cpp
   BatchWriter.cpp
   RunWriter.cpp
-  TextTable.cpp
-  RunFormat.cpp
-  RunProfileText.cpp
-  RunExport.cpp
   tensorboard/EventFile.cpp
   tensorboard/TensorBoardExport.cpp)

@@ -1,7 +1,7 @@
 #include "LadderTable.h"
 
 #include "engine/config/ExperimentConfig.h"
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "ProgressPrinter.h"
 
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 
 #include <cmath>
 #include <string>

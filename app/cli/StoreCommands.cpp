@@ -5,7 +5,7 @@
 
 #include "engine/run/ModelExport.h"
 #include "storage/ProcessIdentity.h"
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/report/BrowserPrint.h"
 #include "storage/report/ComparisonPage.h"

@@ -2,7 +2,7 @@
 // the curves' place, the settings that differ, and the breakdowns' place.
 #include "storage/report/ComparisonPage.h"
 
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "storage/report/HtmlPage.h"
 #include "storage/report/ReportScripts.h"
 #include "storage/report/RunComparison.h"

@@ -3,7 +3,7 @@
 #include "engine/config/ByteSize.h"
 #include "engine/ladder/LadderPlan.h"
 #include "engine/ladder/LadderWhy.h"
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,9 +1,15 @@
-# storage/report: the self-contained HTML reports (a run's, a comparison's) and what they need.
+# storage/report: readable renderings of stored runs: terminal text, Markdown, CSV and JSON
+# (RunReport.h, for hearth-cli and the workbench), and the self-contained HTML reports (a run's,
+# a comparison's) with what they need.
 # The chart libraries come from Debian's libjs-dygraphs and libjs-chart.js and are compiled into
 # the program, so an exported page and hearth-cli need no JavaScript files at run time.
 include(HearthEmbed)
 find_package(ZLIB REQUIRED)   # PNG images of the misclassified samples
 target_sources(hearth_storage PRIVATE
+  report/TextTable.cpp
+  report/RunFormat.cpp
+  report/RunProfileText.cpp
+  report/RunExport.cpp
   report/HtmlPage.cpp
   report/PngImage.cpp
   report/ReportScripts.cpp

@@ -1,7 +1,7 @@
 #include "storage/tensorboard/TensorBoardExport.h"
 
 #include "engine/events/EventFields.h"
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "storage/tensorboard/EventFile.h"
 
 #include <nlohmann/json.hpp>

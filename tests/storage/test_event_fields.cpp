@@ -6,7 +6,7 @@
 #include "engine/events/EventFields.h"
 #include "engine/events/EventJson.h"
 #include "storage/FieldSql.h"
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/Schema.h"

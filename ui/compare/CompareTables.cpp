@@ -1,6 +1,6 @@
 #include "ui/compare/CompareTables.h"
 
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "storage/report/RunComparison.h"
 #include "ui/widgets/Format.h"
 

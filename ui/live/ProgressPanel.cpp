@@ -1,6 +1,6 @@
 #include "ui/live/ProgressPanel.h"
 
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 #include "ui/widgets/Format.h"
 
 #include <QGridLayout>

@@ -1,6 +1,6 @@
 // Terminal renderings of where a run's time and memory went (`hearth-cli show` and `compare`).
-#include "storage/RunReport.h"
-#include "storage/TextTable.h"
+#include "storage/report/RunReport.h"
+#include "storage/report/TextTable.h"
 
 #include "engine/metrics/RunProfile.h"
 

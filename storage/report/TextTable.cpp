@@ -1,4 +1,4 @@
-#include "storage/TextTable.h"
+#include "storage/report/TextTable.h"
 
 #include <algorithm>
 #include <cctype>

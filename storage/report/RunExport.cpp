@@ -1,6 +1,6 @@
 // File renderings of a stored run: Lightning-style metrics CSV, full JSON and Markdown (the HTML
 // report is storage/report/RunPage.h).
-#include "storage/RunReport.h"
+#include "storage/report/RunReport.h"
 
 #include "engine/data/formats/CsvReader.h"
 #include "engine/events/FieldJson.h"

@@ -1,6 +1,6 @@
 // Terminal renderings of stored runs: the runs table, `show`, and `compare`.
-#include "storage/RunReport.h"
-#include "storage/TextTable.h"
+#include "storage/report/RunReport.h"
+#include "storage/report/TextTable.h"
 #include "storage/report/RunComparison.h"
 
 #include <nlohmann/json.hpp>
