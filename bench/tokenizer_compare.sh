@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tokenizer throughput, one thread: Hearth's BertTokenizer (bench/tokenizer_throughput.cpp) vs
+# Tokenizer throughput, one thread: Hearth's BertTokenizer (bench/src/tokenizer_throughput.cpp) vs
 # Hugging Face's Rust tokenizer (tokenizers' BertWordPieceTokenizer, the pipeline of
 # BertTokenizerFast) on the same texts: the tokenizer fixture's 3128 texts (3000 real sentences),
 # repeated, truncated at 512.
