@@ -347,10 +347,13 @@ std::unique_ptr<ProcessGroup::Pending> ProcessGroup::allgatherFlatAsync(const to
         state->works.push_back(impl_->group->_allgather_base(out, state->in[0]));
         state->result = [out] { return out; };
     } else {
+        // Each rank's part lands in its place of one flat tensor: no concatenation afterwards
+        // (a second full-size copy of what is gathered).
+        auto out = torch::empty({slice.numel() * impl_->world}, state->in[0].options());
         state->parts.resize(1);
-        for (int64_t r = 0; r < impl_->world; ++r) state->parts[0].push_back(torch::empty_like(state->in[0]));
+        for (int64_t r = 0; r < impl_->world; ++r) state->parts[0].push_back(out.narrow(0, r * slice.numel(), slice.numel()));
         state->works.push_back(impl_->group->allgather(state->parts, state->in));
-        state->result = [parts = state->parts] { return torch::cat(parts[0]); };
+        state->result = [out] { return out; };
     }
     return std::unique_ptr<Pending>(new Pending(std::move(state)));
 }
