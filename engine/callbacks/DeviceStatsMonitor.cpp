@@ -32,9 +32,11 @@ void DeviceStatsMonitor::onFitStart(TrainerContext& ctx) {
     memory_ = MemoryBreakdown{};
     optimizer_state_measured_ = false;
     monitor_.resetPeak();
-    baseline_bytes_ = monitor_.currentBytes();
-    baseline_tensor_bytes_ = monitor_.tensorBytes();
-    batch_end_bytes_ = baseline_tensor_bytes_;
+    const int64_t tensors = monitor_.tensorBytes();
+    const MemoryBaseline baseline = memoryBaseline(monitor_.currentBytes(), tensors, ctx.strategy().gradientBuffers());
+    baseline_bytes_ = baseline.bytes;
+    baseline_tensor_bytes_ = baseline.tensor_bytes;
+    batch_end_bytes_ = tensors;
     forward_kept_bytes_ = -1;
 }
 
@@ -51,7 +53,7 @@ void DeviceStatsMonitor::onResume(TrainerContext& ctx) {
 void DeviceStatsMonitor::onBeforeOptimizerStep(TrainerContext& ctx) {
     if (ctx.state().global_step != 0) return;
     // The first step's gradients, before the optimizer step frees or zeroes them.
-    const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer());
+    const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer(), ctx.strategy().gradientBuffers());
     memory_.parameters_bytes = held.parameters;
     memory_.gradients_bytes = held.gradients;
 }

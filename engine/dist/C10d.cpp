@@ -498,6 +498,13 @@ void GradientReducer::prepareForward() {
     impl_->reducer->prepare_for_forward();
 }
 
+std::vector<torch::Tensor> GradientReducer::buckets() const {
+    std::vector<torch::Tensor> out;
+    for (const auto& bucket : impl_->reducer->get_grad_buckets(/*return_zero_tensors=*/false))
+        out.push_back(bucket.getBuffer());
+    return out;
+}
+
 CommStats GradientReducer::commStats() const {
     const auto data = impl_->logger->get_ddp_logging_data();
     auto ms = [&](const char* key) {

@@ -106,6 +106,8 @@ public:
     void prepareBackward(const torch::Tensor& loss, bool sync);
     // Measured on every synchronised step (the Reducer's own timers; Python samples 1 in 100).
     CommStats commStats() const;
+    // The buckets' flat tensors (the gradients' views point into them with gradient_as_bucket_view).
+    std::vector<torch::Tensor> buckets() const;
 
 private:
     struct Impl;

@@ -43,9 +43,11 @@ int64_t stateBytes(torch::optim::OptimizerParamState& state, StorageSet& seen) {
 
 }  // namespace
 
-HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                           const std::vector<torch::Tensor>& gradient_buffers) {
     HeldBytes out;
     StorageSet params, grads, state;
+    for (const auto& buffer : gradient_buffers) out.gradients += grads.add(buffer);
     int64_t elements = 0;
     for (const auto& p : model.parameters()) {
         out.parameters += params.add(p);
@@ -78,6 +80,17 @@ HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimiz
     bool on_device = false;
     for (const auto& p : model.parameters()) on_device = on_device || !p.device().is_cpu();
     (on_device ? out.offloaded : out.optimizer_state) += host;
+    return out;
+}
+
+MemoryBaseline memoryBaseline(int64_t current_bytes, int64_t tensor_bytes,
+                              const std::vector<torch::Tensor>& gradient_buffers) {
+    StorageSet seen;
+    int64_t gradient_buffer_bytes = 0;
+    for (const auto& buffer : gradient_buffers) gradient_buffer_bytes += seen.add(buffer);
+    MemoryBaseline out;
+    out.bytes = std::max<int64_t>(0, current_bytes - gradient_buffer_bytes);
+    out.tensor_bytes = tensor_bytes < 0 ? -1 : std::max<int64_t>(0, tensor_bytes - gradient_buffer_bytes);
     return out;
 }
 

@@ -17,9 +17,22 @@ struct HeldBytes {
     int64_t offloaded = 0;
 };
 
-// Parameters and gradients now; optimizer state (and what is offloaded) once the optimizer has stepped (its state is
-// created lazily).
-HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer);
+// Parameters and gradients now (with the strategy's gradient buffers, Strategy::gradientBuffers);
+// optimizer state (and what is offloaded) once the optimizer has stepped (its state is created
+// lazily).
+HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                           const std::vector<torch::Tensor>& gradient_buffers = {});
+
+// What a process held before its first step, as the memory breakdown's baseline (a run's, a
+// footprint probe's): the bytes (RSS on a host, allocated on a GPU) and the counted tensor bytes
+// (-1: not counted), less the gradient buffers a strategy allocated when it set the model up
+// (Strategy::gradientBuffers), which the breakdown counts as gradients.
+struct MemoryBaseline {
+    int64_t bytes = 0;
+    int64_t tensor_bytes = -1;
+};
+MemoryBaseline memoryBaseline(int64_t current_bytes, int64_t tensor_bytes,
+                              const std::vector<torch::Tensor>& gradient_buffers);
 
 // How the memory breakdown splits a host's peak (a run's, or a footprint probe's): activations are
 // the counted tensor bytes' growth beyond the held ones (gradients + optimizer state); what the

@@ -281,8 +281,9 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
     DeviceMonitor monitor(run.device);
     PeakMemory memory(run.device, 0, strategy->worldSize() > 1);
     memory.releaseFreed();
-    const int64_t before_bytes = monitor.currentBytes();
-    const int64_t before_tensors = monitor.tensorBytes();
+    const MemoryBaseline before = memoryBaseline(monitor.currentBytes(), monitor.tensorBytes(), strategy->gradientBuffers());
+    const int64_t before_bytes = before.bytes;
+    const int64_t before_tensors = before.tensor_bytes;
 
     FootprintBase base;
     base.device = run.device.str();
@@ -350,7 +351,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 pass_peak = std::max(pass_peak, phasePeak());
                 // The gradients before the optimizer step frees or zeroes them; its state after it
                 // (created lazily), as the run's monitor counts them.
-                if (s == 0) held = measureHeldBytes(*run.model, *optimizer);
+                if (s == 0) held = measureHeldBytes(*run.model, *optimizer, strategy->gradientBuffers());
                 step.optimizerStep(*optimizer, trainer.gradient_clip_val);
                 if (s == 0) held.optimizer_state = measureHeldBytes(*run.model, *optimizer).optimizer_state;
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step

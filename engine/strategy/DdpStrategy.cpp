@@ -33,6 +33,10 @@ void DdpStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     }
 }
 
+std::vector<torch::Tensor> DdpStrategy::gradientBuffers() const {
+    return reducer_ ? reducer_->buckets() : std::vector<torch::Tensor>{};
+}
+
 void DdpStrategy::beforeTrainingForward() {
     reducer_->prepareForward();
 }

@@ -30,6 +30,7 @@ public:
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void zeroGrad(torch::optim::Optimizer& optimizer) override;
     dist::CommStats commStats() const override { return reducer_ ? reducer_->commStats() : dist::CommStats{}; }
+    std::vector<torch::Tensor> gradientBuffers() const override;
 
 private:
     void beforeTrainingForward() override;

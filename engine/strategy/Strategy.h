@@ -93,6 +93,11 @@ public:
     virtual void releaseWeights(bool /*changed*/) {}
     // Where this rank's synchronised steps spent their time (nothing measured on one device).
     virtual dist::CommStats commStats() const { return {}; }
+    // The tensors kept for the gradients for the whole fit, allocated when the model was set up
+    // (DDP's reducer buckets): the memory breakdown counts them as gradients (each storage once:
+    // with gradient_as_bucket_view the gradients are views of them) and leaves them out of what
+    // the process held before its first step.
+    virtual std::vector<torch::Tensor> gradientBuffers() const { return {}; }
     // Every rank's rows (any count per rank, same trailing shape and dtype), in rank order, on
     // the host: how sharded evaluation collects its predictions. One device: {rows}.
     virtual std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const { return {rows}; }

@@ -239,7 +239,7 @@ struct BlobsRun {
     // parameters held in memory at the end of fit, the most they held after a training forward,
     // elements of the host copies an offloaded optimizer stepped, parameter elements the memory
     // breakdown counts, the most gradient elements the model held when backward reached its first
-    // parameter]
+    // parameter, the memory breakdown's activations in bytes]
     torch::Tensor share;
     torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
     torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
@@ -284,7 +284,7 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     BlobsRun run;
     run.share = torch::tensor({counter->held, counter->total, counter->grads, counter->model_storage,
                                counter->live_after_forward, counter->host_copies, counter->counted_parameters,
-                               counter->grads_in_backward},
+                               counter->grads_in_backward, trainer.memoryBreakdown().activations_bytes},
                               torch::kInt64);
     std::vector<torch::Tensor> flat;
     // Read through the strategy (zero3 keeps only shards between steps); the Trainer lends it const.

@@ -12,6 +12,9 @@
 #include "engine/dist/C10d.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/dist/StoreProbe.h"
+#include "engine/monitor/DeviceMonitor.h"
+#include "engine/monitor/MemoryAccounting.h"
+#include "engine/strategy/DdpStrategy.h"
 #include "engine/strategy/CheckpointFile.h"
 
 #include <QElapsedTimer>
@@ -539,6 +542,84 @@ private Q_SLOTS:
         single.optimizer = "adam";
         single.batch = 32;
         QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-6);
+    }
+
+    // DdpStrategy::gradientBuffers (the reducer's buckets) are what setting the model up allocated
+    // for the gradients, counted by the CPU's tensor counter; the memory breakdown counts them as
+    // gradients (once: with gradient_as_bucket_view the gradients are their views; without, a
+    // second copy) and leaves them out of what the process held before its first step. Left in,
+    // the breakdown's activations under ddp were one device's less the buckets: 0.2 MiB instead of
+    // the optimizer step's 22.4 MiB on an MLP 2x2048.
+    void ddpMemoryBreakdownCountsTheBucketsAsGradients_data() {
+        QTest::addColumn<bool>("bucketView");
+        QTest::newRow("gradient_as_bucket_view") << true;
+        QTest::newRow("gradients copied into the buckets") << false;
+    }
+
+    void ddpMemoryBreakdownCountsTheBucketsAsGradients() {
+        QFETCH(bool, bucketView);
+        const DeviceMonitor monitor(torch::kCPU);   // installs the CPU's tensor counter
+        dist::DistEnv env;
+        dist::GroupOptions options;
+        options.timeout = std::chrono::seconds(30);
+        dist::ReducerOptions reducer;
+        reducer.gradient_as_bucket_view = bucketView;
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {512, 512};
+        c.trainer.max_epochs = 1;
+        c.trainer.batch_size = 4;
+        c.trainer.num_workers = 0;
+        const auto newModel = [&] {
+            torch::manual_seed(1);
+            return createModel(c.model, ModelInput{{256}, 3});
+        };
+        int64_t param_bytes = 0;
+        for (const auto& p : newModel()->parameters()) param_bytes += p.numel() * static_cast<int64_t>(p.element_size());
+
+        env.master_port = freePort();
+        auto ddp = std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true",
+                                                 reducer, /*shard_optimizer=*/false);
+        QVERIFY(ddp->gradientBuffers().empty());   // no reducer yet
+        auto model = newModel();
+        const int64_t before = monitor.tensorBytes();
+        QVERIFY(before >= 0);
+        ddp->setupModel(*model, /*channels_last=*/false);
+        int64_t buffer_bytes = 0;
+        for (const auto& b : ddp->gradientBuffers()) buffer_bytes += static_cast<int64_t>(b.storage().nbytes());
+        QCOMPARE(buffer_bytes, param_bytes);
+        const int64_t allocated = monitor.tensorBytes() - before;
+        QVERIFY2(allocated >= param_bytes && allocated < param_bytes + param_bytes / 10,
+                 qPrintable(QString("setupModel allocated %1 bytes; parameters %2").arg(allocated).arg(param_bytes)));
+        QVERIFY(createStrategy(TrainerConfig{}, torch::kCPU)->gradientBuffers().empty());   // one device
+
+        // A run's breakdown: an MLP whose peak is Adam's step (its temporaries, 1.6 MB, against a
+        // batch of 4's activations), under ddp in this world of one and on one device.
+        const auto splits = blobSplits(32, 4, 4, {256});
+        const auto train = [&](std::unique_ptr<Strategy> strategy, std::shared_ptr<ClassifierImpl> net) {
+            auto parts = defaultTrainerParts(c, torch::kCPU, "");
+            if (strategy) parts.strategy = std::move(strategy);
+            RecordingSink sink;
+            std::atomic<bool> stop{false};
+            Trainer trainer(c, std::move(parts), std::move(net), splits, sink, stop);
+            trainer.fit();
+            return trainer.memoryBreakdown();
+        };
+        const MemoryBreakdown under_ddp = train(std::move(ddp), model), alone = train(nullptr, newModel());
+        QCOMPARE(alone.gradients_bytes, param_bytes);
+        QCOMPARE(under_ddp.gradients_bytes, bucketView ? param_bytes : 2 * param_bytes);
+        const double ratio = static_cast<double>(under_ddp.activations_bytes) / static_cast<double>(alone.activations_bytes);
+        QVERIFY2(alone.activations_bytes > param_bytes / 2 && ratio > 0.9 && ratio < 1.1,
+                 qPrintable(QString("activations: ddp %1, one device %2 bytes (parameters %3)")
+                                .arg(under_ddp.activations_bytes).arg(alone.activations_bytes).arg(param_bytes)));
+
+        // The baseline: the buffers out of both readings (each storage once), never below zero.
+        const std::vector<torch::Tensor> buffers{torch::zeros({25}), torch::zeros({25})};   // 2 x 100 bytes
+        const MemoryBaseline b = memoryBaseline(1000, 600, {buffers[0], buffers[1], buffers[0].narrow(0, 0, 5)});
+        QCOMPARE(b.bytes, int64_t{800});
+        QCOMPARE(b.tensor_bytes, int64_t{400});
+        QCOMPARE(memoryBaseline(1000, -1, buffers).tensor_bytes, int64_t{-1});   // tensors not counted
+        QCOMPARE(memoryBaseline(100, 50, {torch::zeros({100})}).bytes, int64_t{0});
     }
 
     // trainer.set_grads_to_none=false under ddp and zero1: the buckets zeroed in place and backward
