@@ -593,8 +593,8 @@ private Q_SLOTS:
                  qPrintable(QString("setupModel allocated %1 bytes; parameters %2").arg(allocated).arg(param_bytes)));
         QVERIFY(createStrategy(TrainerConfig{}, torch::kCPU)->gradientBuffers().empty());   // one device
 
-        // A run's breakdown: an MLP whose peak is Adam's step (its temporaries, 1.6 MB, against a
-        // batch of 4's activations), under ddp in this world of one and on one device.
+        // A run's breakdown: an MLP with Adam (on 1.13 its step's temporaries, 1.6 MB, are the peak;
+        // 2.x's fused kernel makes none), under ddp in this world of one and on one device.
         const auto splits = blobSplits(32, 4, 4, {256});
         const auto train = [&](std::unique_ptr<Strategy> strategy, std::shared_ptr<ClassifierImpl> net) {
             auto parts = defaultTrainerParts(c, torch::kCPU, "");
@@ -608,8 +608,10 @@ private Q_SLOTS:
         const MemoryBreakdown under_ddp = train(std::move(ddp), model), alone = train(nullptr, newModel());
         QCOMPARE(alone.gradients_bytes, param_bytes);
         QCOMPARE(under_ddp.gradients_bytes, bucketView ? param_bytes : 2 * param_bytes);
-        const double ratio = static_cast<double>(under_ddp.activations_bytes) / static_cast<double>(alone.activations_bytes);
-        QVERIFY2(alone.activations_bytes > param_bytes / 2 && ratio > 0.9 && ratio < 1.1,
+        // ddp holds at its peak what one device holds and its own (LibTorch 2.x keeps a second set
+        // of buckets when it rebuilds them), never less, and the buckets are not counted twice.
+        QVERIFY2(under_ddp.activations_bytes >= alone.activations_bytes &&
+                     under_ddp.activations_bytes <= alone.activations_bytes + param_bytes + param_bytes / 10,
                  qPrintable(QString("activations: ddp %1, one device %2 bytes (parameters %3)")
                                 .arg(under_ddp.activations_bytes).arg(alone.activations_bytes).arg(param_bytes)));
 
