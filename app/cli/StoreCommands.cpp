@@ -5,11 +5,11 @@
 
 #include "engine/run/ModelExport.h"
 #include "storage/ProcessIdentity.h"
-#include "storage/report/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/report/BrowserPrint.h"
 #include "storage/report/ComparisonPage.h"
 #include "storage/report/RunPage.h"
+#include "storage/report/RunReport.h"
 #include "storage/tensorboard/TensorBoardExport.h"
 
 #include <algorithm>

@@ -6,10 +6,10 @@
 // on its device: that would hold the model's size of device memory for the whole fit and count
 // as activations in the memory breakdown. Before the test phase it puts the best weights back.
 
+#include "engine/callbacks/Callback.h"
 #include "engine/config/ExperimentConfig.h"
 #include "engine/events/Events.h"
 #include "engine/strategy/CheckpointFile.h"
-#include "engine/callbacks/Callback.h"
 
 #include <torch/torch.h>
 

@@ -1,9 +1,9 @@
 #include "engine/callbacks/DeviceStatsMonitor.h"
 
 #include "engine/config/ByteSize.h"
+#include "engine/monitor/MemoryAccounting.h"
 #include "engine/optim/OffloadedOptimizer.h"
 #include "engine/strategy/Strategy.h"
-#include "engine/monitor/MemoryAccounting.h"
 #include "engine/train/RankReport.h"
 
 #include <algorithm>

@@ -7,8 +7,8 @@
 // first optimizer step; activations on a GPU as the most a forward pass keeps allocated for its
 // backward, on the host from the counted tensor bytes at the peak), which it hands to the Trainer.
 
-#include "engine/monitor/DeviceMonitor.h"
 #include "engine/callbacks/Callback.h"
+#include "engine/monitor/DeviceMonitor.h"
 
 #include <cstdint>
 

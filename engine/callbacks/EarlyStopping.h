@@ -4,8 +4,8 @@
 // larger than min_delta over the best value so far, or at once when the metric is not finite.
 // The fit then ends as completed (the best checkpoint is tested), with the reason stored.
 
-#include "engine/config/ExperimentConfig.h"
 #include "engine/callbacks/Callback.h"
+#include "engine/config/ExperimentConfig.h"
 
 #include <optional>
 #include <string>

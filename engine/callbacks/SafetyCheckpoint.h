@@ -11,8 +11,8 @@
 // (any rank's clock or stop request makes it so). Rank 0 alone writes, prunes and reports; the
 // others pass an empty directory or, resuming, the run's, which they only read.
 
-#include "engine/config/ExperimentConfig.h"
 #include "engine/callbacks/Callback.h"
+#include "engine/config/ExperimentConfig.h"
 #include "engine/train/StateFiles.h"
 
 #include <chrono>

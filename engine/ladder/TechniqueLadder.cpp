@@ -47,13 +47,11 @@ std::vector<LadderStep> memoryLadder(const ExperimentConfig& base, const DeviceC
         };
         if (strategy == "ddp") shard("zero1", "each process keeps only its share of the optimizer state");
         if (strategy != "zero2") {
-            // Under ddp and zero1 the baseline zeroes the gradients in place (the buckets hold them
-            // either way); zero2 keeps a full gradient only while it is reduced, so from here on
-            // they are dropped, or every full gradient would stay allocated beside its slice.
-            const bool drops = !current.trainer.set_grads_to_none;
+            // Here (ddp or zero1) the baseline zeroes the gradients in place and no rung dropped
+            // them (the buckets hold them either way); zero2 keeps a full gradient only while it
+            // is reduced, so from here on they are dropped, or each would stay beside its slice.
             current.trainer.set_grads_to_none = true;
-            shard("zero2", drops ? "and only its slice of the gradients (the full ones dropped after each reduce)"
-                                 : "and only its slice of the gradients");
+            shard("zero2", "and only its slice of the gradients (the full ones dropped after each reduce)");
         }
         shard("zero3", "and only its slice of the parameters, each block gathered when it runs");
     }

@@ -3,11 +3,11 @@
 #include "engine/models/ModelRegistry.h"
 
 #include "engine/models/Cnn.h"
-#include "engine/weights/HfCheckpoint.h"
 #include "engine/models/Mlp.h"
 #include "engine/models/ResNet.h"
 #include "engine/models/TorchScriptModel.h"
 #include "engine/models/Transformer.h"
+#include "engine/weights/HfCheckpoint.h"
 
 #include <map>
 #include <numeric>

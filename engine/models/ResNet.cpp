@@ -3,8 +3,8 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/weights/SafeTensors.h"
-#include "engine/weights/WeightsText.h"
 #include "engine/weights/StateDictFile.h"
+#include "engine/weights/WeightsText.h"
 
 #include <filesystem>
 #include <set>

@@ -1,7 +1,6 @@
 #include "engine/run/TextPredictor.h"
 
 #include "engine/data/DataError.h"
-#include "engine/weights/HfCheckpoint.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
@@ -9,6 +8,7 @@
 #include "engine/text/TextCsv.h"
 #include "engine/text/TextDataset.h"
 #include "engine/text/TokenizedCorpus.h"
+#include "engine/weights/HfCheckpoint.h"
 
 #include <algorithm>
 #include <chrono>

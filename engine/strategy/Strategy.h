@@ -6,8 +6,8 @@
 // strategies (DDP, ZeRO) plug in without touching it. SingleDeviceStrategy is the one today.
 
 #include "engine/config/ExperimentConfig.h"
-#include "engine/dist/CommStats.h"
 #include "engine/data/Loader.h"
+#include "engine/dist/CommStats.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/strategy/Precision.h"
 

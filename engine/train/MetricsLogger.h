@@ -4,8 +4,8 @@
 // fit's clock, and builds StepMetrics (with the ETA) and EpochMetrics from the loop's progress.
 // The loop does the reading back and the reductions across ranks (they go through its strategy).
 
-#include "engine/events/Events.h"
 #include "engine/callbacks/Callback.h"
+#include "engine/events/Events.h"
 #include "engine/train/FitProgress.h"
 #include "engine/train/RunningMeter.h"
 

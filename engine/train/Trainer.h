@@ -14,18 +14,18 @@
 // stop on an epoch's last micro-batch still validates and records that epoch. fit() then reports
 // stopped.
 
+#include "engine/callbacks/Callback.h"
 #include "engine/data/Loader.h"
 #include "engine/events/Events.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/monitor/Profiler.h"
+#include "engine/monitor/StepProfiler.h"
+#include "engine/optim/Schedulers.h"
 #include "engine/strategy/CapturedStep.h"
 #include "engine/strategy/Strategy.h"
-#include "engine/callbacks/Callback.h"
 #include "engine/train/Evaluation.h"
 #include "engine/train/FitProgress.h"
 #include "engine/train/MetricsLogger.h"
-#include "engine/monitor/Profiler.h"
-#include "engine/optim/Schedulers.h"
-#include "engine/monitor/StepProfiler.h"
 #include "engine/train/Task.h"
 #include "engine/train/TrainerParts.h"
 #include "engine/train/TrainingState.h"

@@ -1,11 +1,11 @@
 #include "engine/train/TrainerParts.h"
 
-#include "engine/data/Augment.h"
-#include "engine/monitor/DeviceMonitor.h"
 #include "engine/callbacks/BestCheckpoint.h"
 #include "engine/callbacks/DeviceStatsMonitor.h"
 #include "engine/callbacks/EarlyStopping.h"
 #include "engine/callbacks/SafetyCheckpoint.h"
+#include "engine/data/Augment.h"
+#include "engine/monitor/DeviceMonitor.h"
 
 namespace hearth {
 

@@ -3,12 +3,12 @@
 // config asks for (defaultTrainerParts). Tests and later features pass their own. Also what the
 // Trainer shares with the finders' trials: the training loader's options and the training step.
 
+#include "engine/callbacks/Callback.h"
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/Loader.h"
-#include "engine/strategy/Strategy.h"
-#include "engine/callbacks/Callback.h"
-#include "engine/train/MetricsLogger.h"
 #include "engine/monitor/Profiler.h"
+#include "engine/strategy/Strategy.h"
+#include "engine/train/MetricsLogger.h"
 #include "engine/train/Task.h"
 
 #include <torch/torch.h>

@@ -2,10 +2,10 @@
 // the curves' place, the settings that differ, and the breakdowns' place.
 #include "storage/report/ComparisonPage.h"
 
-#include "storage/report/RunReport.h"
 #include "storage/report/HtmlPage.h"
 #include "storage/report/ReportScripts.h"
 #include "storage/report/RunComparison.h"
+#include "storage/report/RunReport.h"
 
 #include <ctime>
 #include <map>

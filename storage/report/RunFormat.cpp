@@ -1,7 +1,7 @@
 // Terminal renderings of stored runs: the runs table, `show`, and `compare`.
+#include "storage/report/RunComparison.h"
 #include "storage/report/RunReport.h"
 #include "storage/report/TextTable.h"
-#include "storage/report/RunComparison.h"
 
 #include <nlohmann/json.hpp>
 

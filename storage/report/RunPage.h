@@ -7,8 +7,8 @@
 // what there is and says what is missing and why. No Qt; the samples' images and texts are read
 // by the caller (the data readers live in the engine, which storage does not link).
 
-#include "storage/report/RunReport.h"
 #include "storage/report/PngImage.h"
+#include "storage/report/RunReport.h"
 
 #include <cstdint>
 #include <optional>

@@ -6,11 +6,11 @@
 #include "engine/events/EventFields.h"
 #include "engine/events/EventJson.h"
 #include "storage/FieldSql.h"
-#include "storage/report/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/Schema.h"
 #include "storage/StepBlock.h"
+#include "storage/report/RunReport.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

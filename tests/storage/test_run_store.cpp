@@ -2,10 +2,10 @@
 // a run whose writer died is reported as interrupted.
 #include "RawDb.h"
 #include "StoreTestEvents.h"
-#include "storage/report/RunReport.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/Sha256.h"
+#include "storage/report/RunReport.h"
 
 #include <QElapsedTimer>
 #include <QProcess>

@@ -1,7 +1,7 @@
 #include "ui/compare/CompareTables.h"
 
-#include "storage/report/RunReport.h"
 #include "storage/report/RunComparison.h"
+#include "storage/report/RunReport.h"
 #include "ui/widgets/Format.h"
 
 #include <QHeaderView>

@@ -1,6 +1,6 @@
 // ExperimentConfig: JSON round trip, overrides, and validation messages that name the key.
-#include "engine/config/ExperimentConfig.h"
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/ExperimentConfig.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,9 +1,9 @@
 // CSV parsing (RFC 4180) and the tabular dataset: quoting, CRLF, errors with file:line, labels,
 // and standardisation with training statistics only.
 #include "engine/data/CsvDataset.h"
-#include "engine/data/formats/CsvReader.h"
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/data/formats/TextEncoding.h"
 
 #include <QTemporaryDir>

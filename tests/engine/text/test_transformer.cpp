@@ -7,9 +7,9 @@
 // refused with every offending tensor named.
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
+#include "engine/models/Transformer.h"
 #include "engine/weights/HfCheckpoint.h"
 #include "engine/weights/SafeTensors.h"
-#include "engine/models/Transformer.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -6,8 +6,8 @@
 #include "TrainTestSupport.h"
 
 #include "engine/models/ModelRegistry.h"
-#include "engine/optim/OffloadedOptimizer.h"
 #include "engine/monitor/MemoryAccounting.h"
+#include "engine/optim/OffloadedOptimizer.h"
 #include "engine/train/Trainer.h"
 
 #include <atomic>

@@ -14,8 +14,8 @@
 #include "engine/dist/StoreProbe.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/monitor/MemoryAccounting.h"
-#include "engine/strategy/DdpStrategy.h"
 #include "engine/strategy/CheckpointFile.h"
+#include "engine/strategy/DdpStrategy.h"
 
 #include <QElapsedTimer>
 #include <QProcess>

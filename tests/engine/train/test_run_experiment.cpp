@@ -2,11 +2,11 @@
 // and effective settings, determinism, cancellation, and each failure path.
 #include "TrainTestSupport.h"
 
+#include "engine/config/ConfigSchema.h"
 #include "engine/data/DataModule.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/run/RunController.h"
 #include "engine/train/Trainer.h"
-#include "engine/config/ConfigSchema.h"
 
 #include <QTemporaryDir>
 #include <QTest>

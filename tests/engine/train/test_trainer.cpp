@@ -4,11 +4,11 @@
 #include "TrainTestSupport.h"
 
 #include "engine/TorchCompat.h"
-#include "engine/data/Loader.h"
 #include "engine/callbacks/BestCheckpoint.h"
 #include "engine/callbacks/EarlyStopping.h"
-#include "engine/train/Evaluation.h"
+#include "engine/data/Loader.h"
 #include "engine/optim/Schedulers.h"
+#include "engine/train/Evaluation.h"
 #include "engine/train/Trainer.h"
 
 #include <QTemporaryDir>

@@ -4,10 +4,10 @@
 
 #include "TrainTestSupport.h"
 
-#include "engine/strategy/Strategy.h"
 #include "engine/callbacks/BestCheckpoint.h"
-#include "engine/train/LoopState.h"
 #include "engine/monitor/Profiler.h"
+#include "engine/strategy/Strategy.h"
+#include "engine/train/LoopState.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainerParts.h"
 
