@@ -5,7 +5,8 @@
 // its whole summary at the end of fit (RankReport), and measures what filled memory at the fit's
 // peak (MemoryBreakdown: parameters, gradients and optimizer state counted from the tensors at the
 // first optimizer step; activations on a GPU as the most a forward pass keeps allocated for its
-// backward, on the host from the counted tensor bytes at the peak), which it hands to the Trainer.
+// backward, on the host from the counted tensor bytes at the training loop's peak, not the
+// validation's or a checkpoint's), which it hands to the Trainer.
 
 #include "engine/callbacks/Callback.h"
 #include "engine/monitor/DeviceMonitor.h"
@@ -21,6 +22,7 @@ public:
 
     void onFitStart(TrainerContext& ctx) override;
     void onResume(TrainerContext& ctx) override;
+    void onTrainEpochStart(TrainerContext& ctx) override;
     void onForwardEnd(TrainerContext& ctx) override;
     void onBeforeOptimizerStep(TrainerContext& ctx) override;
     void onTrainBatchEnd(TrainerContext& ctx) override;
@@ -44,6 +46,9 @@ private:
     // to them (what it keeps for the backward, the batch included; -1 until measured).
     int64_t batch_end_bytes_ = 0;
     int64_t forward_kept_bytes_ = -1;
+    // Host: the most tensor bytes held while the training loop ran (each epoch's from its start to
+    // its last micro-batch); -1 until a micro-batch ran or when tensors are not counted.
+    int64_t train_tensor_peak_ = -1;
 };
 
 }  // namespace hearth

@@ -17,8 +17,11 @@
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/csrc/distributed/c10d/logger.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
+#include <torch/csrc/utils/tensor_flatten.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #if defined(USE_C10D_NCCL) && HEARTH_TORCH_VERSION >= 200
 #define HEARTH_WITH_NCCL 1
@@ -129,6 +132,35 @@ struct ProcessGroup::Impl {
         } catch (const std::exception& e) {
             throw std::runtime_error(std::string(what) + " across " + std::to_string(world) +
                                      " processes failed (a peer stopped or timed out): " + explain(e.what()));
+        }
+    }
+    // As Python's DDP syncs its parameters and buffers: flattened into one collective per dtype
+    // and device (in parts of up to 250 MiB), not one per tensor, each of which costs a launch and
+    // a wait; only the root flattens, the others receive into an empty buffer. On the host the
+    // call returns once Gloo's worker thread has let go of the finished work and with it the flat
+    // buffer (it holds both a moment after waking the waiter): the memory breakdown's baseline,
+    // read at fit start just after the Reducer's broadcast, caught a whole parameter set there in
+    // some runs. (NCCL's watchdog keeps its works until it next polls; device memory
+    // is ordered by the stream and no baseline reads it.)
+    void broadcastCoalesced(std::vector<at::Tensor>& tensors, int64_t root, const char* what) const {
+        at::NoGradGuard no_grad;
+        for (auto& part : torch::utils::take_tensors(tensors, size_t{250} * 1024 * 1024)) {
+            int64_t numel = 0;
+            for (const auto& t : part.tensors) numel += t.numel();
+            std::vector<at::Tensor> flat{rank == root ? torch::utils::flatten_dense_tensors(part.tensors)
+                                                      : at::empty({numel}, part.tensors.front().options())};
+            c10d::BroadcastOptions options;
+            options.rootRank = root;
+            auto work = group->broadcast(flat, options);
+            wait(work, what);
+            if (rank != root) {
+                const auto values = torch::utils::unflatten_dense_tensors(flat.front(), part.tensors);
+                for (size_t i = 0; i < values.size(); ++i) part.tensors[i].copy_(values[i]);
+            }
+            if (flat.front().is_cuda()) continue;
+            flat.clear();
+            const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+            while (work.use_count() > 1 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
         }
     }
     // Gloo has no reduce for CUDA tensors in every version: stage those through the host.
@@ -244,14 +276,7 @@ void ProcessGroup::allreduceSum(std::vector<torch::Tensor>& tensors) {
 
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root) {
     if (tensors.empty() || impl_->world == 1) return;
-    // As Python's DDP syncs its buffers: flattened into one collective per dtype and device (in
-    // buckets of up to 250 MiB), not one per tensor, each of which costs a launch and a wait.
-    try {
-        c10d::broadcast_coalesced(impl_->group, tensors, size_t{250} * 1024 * 1024, static_cast<int>(root));
-    } catch (const std::exception& e) {
-        throw std::runtime_error("broadcast across " + std::to_string(impl_->world) +
-                                 " processes failed (a peer stopped or timed out): " + explain(e.what()));
-    }
+    impl_->broadcastCoalesced(tensors, root, "broadcast");
 }
 
 std::vector<torch::Tensor> ProcessGroup::allgather(const torch::Tensor& tensor) {
@@ -452,7 +477,7 @@ GradientReducer::GradientReducer(ProcessGroup& group, std::vector<torch::Tensor>
         std::vector<at::Tensor> detached;
         detached.reserve(parameters.size());
         for (const auto& p : parameters) detached.push_back(p.detach());
-        c10d::broadcast_coalesced(pg, detached, size_t{250} * 1024 * 1024, 0);
+        group.impl().broadcastCoalesced(detached, 0, "the starting weights' broadcast");
     }
     const auto cap = static_cast<int64_t>(options.bucket_cap_mb * 1024 * 1024);
     const std::vector<size_t> limits{static_cast<size_t>(1024 * 1024), static_cast<size_t>(cap)};

@@ -18,6 +18,11 @@ std::string DdpStrategy::describe() const {
     std::ostringstream s;
     s << (shard_optimizer_ ? "zero1 (optimizer state sharded) over " : "ddp over ") << groupDescription()
       << offloadDescription();
+    if (!reduces()) {
+        // Nothing to average: backward's gradients are the world's (see setupModel).
+        s << ", one process: no gradient reduction";
+        return s.str();
+    }
     if (options_.find_unused_parameters) s << ", find_unused_parameters";
     if (options_.gradient_as_bucket_view) s << ", gradient_as_bucket_view";
     return s.str();
@@ -25,6 +30,11 @@ std::string DdpStrategy::describe() const {
 
 void DdpStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     DistributedStrategy::setupModel(model, channels_last);
+    // In a world of one there is nothing to average and no peer to start from: no reducer. Its
+    // autograd hook per parameter, bucket copies and bookkeeping buy nothing there, and on an H200
+    // ddp in a world of one ran 7-26% behind one device, the difference in backward
+    // (docs/benchmarks/gpu.md). The step is then one device's.
+    if (worldSize() == 1) return;
     // The reducer broadcasts rank 0's parameters; the buffers follow here.
     reducer_ = std::make_unique<dist::GradientReducer>(*group_, params_, options_);
     if (!buffers_.empty()) {
@@ -38,10 +48,14 @@ std::vector<torch::Tensor> DdpStrategy::gradientBuffers() const {
 }
 
 void DdpStrategy::beforeTrainingForward() {
-    reducer_->prepareForward();
+    if (reducer_) reducer_->prepareForward();
 }
 
 void DdpStrategy::backward(const torch::Tensor& loss, bool closes_group) {
+    if (!reducer_) {
+        Strategy::backward(loss, closes_group);
+        return;
+    }
     reducer_->prepareBackward(loss, /*sync=*/closes_group);
     try {
         Strategy::backward(loss, closes_group);

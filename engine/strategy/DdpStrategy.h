@@ -5,7 +5,8 @@
 // bucket views stay valid). With shard_optimizer (trainer.strategy zero1, as torch's
 // ZeroRedundancyOptimizer) each rank's optimizer holds only the parameters it owns (assigned
 // greedily by size), steps them, and each owner broadcasts its updated parameters: optimizer
-// state per rank is about 1/world.
+// state per rank is about 1/world. In a world of one there is no Reducer: the step is one
+// device's (the process group still carries the run's own collectives, which launch nothing).
 
 #include "engine/strategy/DistributedStrategy.h"
 
@@ -35,6 +36,7 @@ public:
 private:
     void beforeTrainingForward() override;
     bool shardsOptimizer() const override { return shard_optimizer_; }
+    bool reduces() const { return worldSize() > 1; }
 
     dist::ReducerOptions options_;
     std::unique_ptr<dist::GradientReducer> reducer_;

@@ -42,6 +42,7 @@ struct DdpSettings {
     double bucket_mb = 25.0;     // trainer.ddp.bucket_cap_mb
     std::vector<int64_t> stage_blocks;   // trainer.pipeline.stage_blocks (DDP_STAGE_BLOCKS "2,1")
     std::string model = "mlp";   // mlp (blobs) | distilbert (token blobs, padded) | torchscript (blobs, a scripted nn.Sequential)
+    std::vector<int64_t> hidden{16, 8};  // the MLP's hidden widths (DDP_HIDDEN "512,512")
 
     static DdpSettings fromEnvironment() {
         auto get = [](const char* name, const char* fallback) {
@@ -71,6 +72,9 @@ struct DdpSettings {
         s.model = get("DDP_MODEL", "mlp");
         std::stringstream blocks(get("DDP_STAGE_BLOCKS", ""));
         for (std::string n; std::getline(blocks, n, ',');) s.stage_blocks.push_back(std::stoll(n));
+        std::stringstream widths(get("DDP_HIDDEN", "16,8"));
+        s.hidden.clear();
+        for (std::string n; std::getline(widths, n, ',');) s.hidden.push_back(std::stoll(n));
         return s;
     }
 };
@@ -223,7 +227,7 @@ inline std::pair<std::shared_ptr<ClassifierImpl>, DataSplits> blobModelAndData(E
         splits = blobSplits(256, 32, 33, {8}, 3, dtype);
     } else {
         c.model.name = "mlp";
-        c.model.hidden = {16, 8};
+        c.model.hidden = s.hidden;
         c.model.dropout = 0.0;
         splits = blobSplits(256, 32, 33, {8}, 3, dtype);  // 256 = a multiple of every global batch
     }
@@ -239,7 +243,8 @@ struct BlobsRun {
     // parameters held in memory at the end of fit, the most they held after a training forward,
     // elements of the host copies an offloaded optimizer stepped, parameter elements the memory
     // breakdown counts, the most gradient elements the model held when backward reached its first
-    // parameter, the memory breakdown's activations in bytes]
+    // parameter, the memory breakdown's activations in bytes, its gradients in bytes, the bytes of
+    // the strategy's gradient buffers (ddp's reducer buckets)]
     torch::Tensor share;
     torch::Tensor predictions;  // test split, float64 [n, 3]: source index, true, predicted
     torch::Tensor losses;       // float64: validation loss of every epoch, then the test loss
@@ -281,10 +286,13 @@ inline BlobsRun trainBlobs(const DdpSettings& s) {
     Trainer trainer(c, std::move(parts), model, splits, sink, stop);
     trainer.fit();
     trainer.test();
+    int64_t buffer_bytes = 0;
+    for (const auto& b : trainer.strategyInUse().gradientBuffers()) buffer_bytes += static_cast<int64_t>(b.storage().nbytes());
     BlobsRun run;
     run.share = torch::tensor({counter->held, counter->total, counter->grads, counter->model_storage,
                                counter->live_after_forward, counter->host_copies, counter->counted_parameters,
-                               counter->grads_in_backward, trainer.memoryBreakdown().activations_bytes},
+                               counter->grads_in_backward, trainer.memoryBreakdown().activations_bytes,
+                               trainer.memoryBreakdown().gradients_bytes, buffer_bytes},
                               torch::kInt64);
     std::vector<torch::Tensor> flat;
     // Read through the strategy (zero3 keeps only shards between steps); the Trainer lends it const.

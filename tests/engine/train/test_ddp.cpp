@@ -3,7 +3,7 @@
 // accumulation (no_sync), find_unused_parameters, gradient_as_bucket_view and global-norm
 // clipping; zero1, zero2 and zero3 ranks hold about half the optimizer state each, zero2 and zero3
 // ranks half the gradients, zero3's model none of its own parameters between steps; a world of
-// one works for every strategy; a rank that dies makes the other fail with a message within the
+// one works for every strategy (ddp and zero1 there without a reducer); a rank that dies makes the other fail with a message within the
 // timeout; a sharded checkpoint holds every rank's optimizer share and the whole model.
 #include "DdpTestSupport.h"
 #include "FakeStore.h"
@@ -12,7 +12,6 @@
 #include "engine/dist/C10d.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/dist/StoreProbe.h"
-#include "engine/monitor/DeviceMonitor.h"
 #include "engine/monitor/MemoryAccounting.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/strategy/DdpStrategy.h"
@@ -544,12 +543,11 @@ private Q_SLOTS:
         QVERIFY(maxDiff(w.weights[0], trainBlobs(single).weights) < 1e-6);
     }
 
-    // DdpStrategy::gradientBuffers (the reducer's buckets) are what setting the model up allocated
-    // for the gradients, counted by the CPU's tensor counter; the memory breakdown counts them as
-    // gradients (once: with gradient_as_bucket_view the gradients are their views; without, a
-    // second copy) and leaves them out of what the process held before its first step. Left in,
-    // the breakdown's activations under ddp were one device's less the buckets: 0.2 MiB instead of
-    // the optimizer step's 22.4 MiB on an MLP 2x2048.
+    // DdpStrategy::gradientBuffers (the reducer's buckets, one per parameter byte) are counted by
+    // the memory breakdown as gradients (once: with gradient_as_bucket_view the gradients are their
+    // views; without, a second copy) and left out of what the process held before its first step.
+    // Left in, the breakdown's activations under ddp were one device's less the buckets: 0.2 MiB
+    // instead of the optimizer step's 22.4 MiB on an MLP 2x2048.
     void ddpMemoryBreakdownCountsTheBucketsAsGradients_data() {
         QTest::addColumn<bool>("bucketView");
         QTest::newRow("gradient_as_bucket_view") << true;
@@ -558,62 +556,30 @@ private Q_SLOTS:
 
     void ddpMemoryBreakdownCountsTheBucketsAsGradients() {
         QFETCH(bool, bucketView);
-        const DeviceMonitor monitor(torch::kCPU);   // installs the CPU's tensor counter
-        dist::DistEnv env;
-        dist::GroupOptions options;
-        options.timeout = std::chrono::seconds(30);
-        dist::ReducerOptions reducer;
-        reducer.gradient_as_bucket_view = bucketView;
-        ExperimentConfig c;
-        c.model.name = "mlp";
-        c.model.hidden = {512, 512};
-        c.trainer.max_epochs = 1;
-        c.trainer.batch_size = 4;
-        c.trainer.num_workers = 0;
-        const auto newModel = [&] {
-            torch::manual_seed(1);
-            return createModel(c.model, ModelInput{{256}, 3});
-        };
-        int64_t param_bytes = 0;
-        for (const auto& p : newModel()->parameters()) param_bytes += p.numel() * static_cast<int64_t>(p.element_size());
-
-        env.master_port = freePort();
-        auto ddp = std::make_unique<DdpStrategy>(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true",
-                                                 reducer, /*shard_optimizer=*/false);
-        QVERIFY(ddp->gradientBuffers().empty());   // no reducer yet
-        auto model = newModel();
-        const int64_t before = monitor.tensorBytes();
-        QVERIFY(before >= 0);
-        ddp->setupModel(*model, /*channels_last=*/false);
-        int64_t buffer_bytes = 0;
-        for (const auto& b : ddp->gradientBuffers()) buffer_bytes += static_cast<int64_t>(b.storage().nbytes());
-        QCOMPARE(buffer_bytes, param_bytes);
-        const int64_t allocated = monitor.tensorBytes() - before;
-        QVERIFY2(allocated >= param_bytes && allocated < param_bytes + param_bytes / 10,
-                 qPrintable(QString("setupModel allocated %1 bytes; parameters %2").arg(allocated).arg(param_bytes)));
-        QVERIFY(createStrategy(TrainerConfig{}, torch::kCPU)->gradientBuffers().empty());   // one device
-
-        // A run's breakdown: an MLP with Adam (on 1.13 its step's temporaries, 1.6 MB, are the peak;
-        // 2.x's fused kernel makes none), under ddp in this world of one and on one device.
-        const auto splits = blobSplits(32, 4, 4, {256});
-        const auto train = [&](std::unique_ptr<Strategy> strategy, std::shared_ptr<ClassifierImpl> net) {
-            auto parts = defaultTrainerParts(c, torch::kCPU, "");
-            if (strategy) parts.strategy = std::move(strategy);
-            RecordingSink sink;
-            std::atomic<bool> stop{false};
-            Trainer trainer(c, std::move(parts), std::move(net), splits, sink, stop);
-            trainer.fit();
-            return trainer.memoryBreakdown();
-        };
-        const MemoryBreakdown under_ddp = train(std::move(ddp), model), alone = train(nullptr, newModel());
-        QCOMPARE(alone.gradients_bytes, param_bytes);
-        QCOMPARE(under_ddp.gradients_bytes, bucketView ? param_bytes : 2 * param_bytes);
-        // ddp holds at its peak what one device holds and its own (LibTorch 2.x keeps a second set
-        // of buckets when it rebuilds them), never less, and the buckets are not counted twice.
-        QVERIFY2(under_ddp.activations_bytes >= alone.activations_bytes &&
-                     under_ddp.activations_bytes <= alone.activations_bytes + param_bytes + param_bytes / 10,
-                 qPrintable(QString("activations: ddp %1, one device %2 bytes (parameters %3)")
-                                .arg(under_ddp.activations_bytes).arg(alone.activations_bytes).arg(param_bytes)));
+        // An MLP with Adam: on 1.13 its step's temporaries (1 MB) are the peak; 2.x's fused kernel
+        // makes none. Two ranks of 4 against one device on 4.
+        const World w = runWorld(2, {{"DDP_STRATEGY", "ddp"}, {"DDP_OPTIMIZER", "adam"}, {"DDP_BATCH", "4"},
+                                     {"DDP_HIDDEN", "512,512"}, {"DDP_BUCKET_VIEW", bucketView ? "1" : "0"}});
+        DdpSettings single;
+        single.optimizer = "adam";
+        single.batch = 4;
+        single.hidden = {512, 512};
+        const torch::Tensor alone = trainBlobs(single).share;
+        const int64_t param_bytes = alone[1].item<int64_t>() * 4;   // float32
+        QCOMPARE(alone[9].item<int64_t>(), param_bytes);
+        QCOMPARE(alone[10].item<int64_t>(), int64_t{0});   // one device: no buffers
+        for (int r = 0; r < 2; ++r) {
+            QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+            const torch::Tensor& share = w.shares[r];
+            QCOMPARE(share[10].item<int64_t>(), param_bytes);   // the buckets
+            QCOMPARE(share[9].item<int64_t>(), bucketView ? param_bytes : 2 * param_bytes);
+            // ddp holds at its peak what one device holds and its own (LibTorch 2.x keeps a second
+            // set of buckets when it rebuilds them), never less: the buckets are not counted twice.
+            const int64_t ddp = share[8].item<int64_t>(), one = alone[8].item<int64_t>();
+            QVERIFY2(ddp >= one && ddp <= one + param_bytes + param_bytes / 10,
+                     qPrintable(QString("rank %1 activations: ddp %2, one device %3 bytes (parameters %4)")
+                                    .arg(r).arg(ddp).arg(one).arg(param_bytes)));
+        }
 
         // The baseline: the buffers out of both readings (each storage once), never below zero.
         const std::vector<torch::Tensor> buffers{torch::zeros({25}), torch::zeros({25})};   // 2 x 100 bytes
@@ -622,6 +588,62 @@ private Q_SLOTS:
         QCOMPARE(b.tensor_bytes, int64_t{400});
         QCOMPARE(memoryBaseline(1000, -1, buffers).tensor_bytes, int64_t{-1});   // tensors not counted
         QCOMPARE(memoryBaseline(100, 50, {torch::zeros({100})}).bytes, int64_t{0});
+        QVERIFY(createStrategy(TrainerConfig{}, torch::kCPU)->gradientBuffers().empty());   // one device
+    }
+
+    // The host's memory breakdown takes the training loop's peak, not what the checkpoint after
+    // validation holds: zero1's rank 0 gathers every rank's serialised Adam state to write best.pt
+    // (rank 1's share here is the 512x512 layer), which its breakdown called activations (1.09 MB,
+    // checked). Its step needs little beyond the held tensors: rank 0 steps a small share, and
+    // rank 1's broadcast parameters arrive where the dropped gradients were (24.8 KB).
+    void aShardedCheckpointIsNotTakenForActivations() {
+        QTemporaryDir dir;
+        const World w = runWorld(2, {{"DDP_STRATEGY", "zero1"}, {"DDP_OPTIMIZER", "adam"}, {"DDP_BATCH", "4"},
+                                     {"DDP_HIDDEN", "512,512"}, {"DDP_CHECKPOINT", dir.path()}});
+        for (int r = 0; r < 2; ++r) QVERIFY2(w.exit_codes[r] == 0, qPrintable(w.output[r]));
+        QVERIFY(QFile::exists(dir.filePath("best.pt")));
+        const int64_t param_bytes = w.shares[0][1].item<int64_t>() * 4;
+        const int64_t activations = w.shares[0][8].item<int64_t>();
+        QVERIFY2(activations > 0 && activations < param_bytes / 2,
+                 qPrintable(QString("rank 0 activations %1 bytes (parameters %2)").arg(activations).arg(param_bytes)));
+    }
+
+    // ddp and zero1 in a world of one build no reducer: nothing to average, and its hooks and
+    // bucket copies made the step slower than one device's. The weights are one device's bit for
+    // bit, and the memory breakdown holds no second copy of the gradients (with copied buckets it
+    // held two).
+    void aWorldOfOneBuildsNoReducer_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("ddp") << "ddp";
+        QTest::newRow("zero1") << "zero1";
+    }
+
+    void aWorldOfOneBuildsNoReducer() {
+        QFETCH(QString, strategy);
+        dist::DistEnv env;
+        env.master_port = freePort();
+        dist::GroupOptions options;
+        options.timeout = std::chrono::seconds(30);
+        DdpStrategy ddp(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true", dist::ReducerOptions{},
+                        strategy == "zero1");
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {16};
+        auto model = createModel(c.model, ModelInput{{8}, 3});
+        ddp.setupModel(*model, /*channels_last=*/false);
+        QVERIFY(ddp.gradientBuffers().empty());
+        QVERIFY2(ddp.describe().find("one process: no gradient reduction") != std::string::npos, ddp.describe().c_str());
+
+        const World w = runWorld(1, {{"DDP_STRATEGY", strategy}, {"DDP_OPTIMIZER", "adam"}, {"DDP_BATCH", "32"},
+                                     {"DDP_BUCKET_VIEW", "0"}});
+        QVERIFY2(w.exit_codes[0] == 0, qPrintable(w.output[0]));
+        DdpSettings single;
+        single.optimizer = "adam";
+        single.batch = 32;
+        const BlobsRun alone = trainBlobs(single);
+        QCOMPARE(maxDiff(w.weights[0], alone.weights), 0.0);
+        QCOMPARE(w.shares[0][10].item<int64_t>(), int64_t{0});
+        QCOMPARE(w.shares[0][9].item<int64_t>(), alone.share[9].item<int64_t>());
     }
 
     // trainer.set_grads_to_none=false under ddp and zero1: the buckets zeroed in place and backward
