@@ -120,13 +120,16 @@ void DistributedStrategy::reduceSum(std::vector<double>& values) const {
 }
 
 bool DistributedStrategy::agreeToStop(bool local) const {
-    // In a world of one (the Trainer asks on every step there) the allreduce launches nothing.
+    // In a world of one (the Trainer asks on every step there) there is no one to agree with.
+    if (worldSize() == 1) return local;
     std::vector<torch::Tensor> t{torch::tensor({local ? 1.0 : 0.0}, torch::kFloat64)};
     group_->allreduceSum(t);
     return t[0].item<double>() > 0.0;
 }
 
 bool DistributedStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
+    // A world of one has no one waiting: one device's watch (on the host, read at once).
+    if (worldSize() == 1) return Strategy::watchLoss(loss, step);
     // Recorded only: a rank must not fail alone while the others wait in a collective. The
     // ranks agree on the first bad step at the next metric sync (firstNonFiniteStep).
     if (precision().scalesLoss()) return false;
@@ -136,6 +139,7 @@ bool DistributedStrategy::watchLoss(const torch::Tensor& loss, int64_t step) {
 }
 
 int64_t DistributedStrategy::firstNonFiniteStep() {
+    if (worldSize() == 1) return Strategy::firstNonFiniteStep();
     if (precision().scalesLoss() || !first_bad_step_.defined()) return 0;
     // The earliest bad step on any rank (0 = none), in one collective.
     const auto all = group_->allgather(first_bad_step_.to(torch::kCPU));

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <limits>
 #include <map>
 
 using namespace hearth;
@@ -669,6 +670,28 @@ private Q_SLOTS:
         const int64_t total = w.shares[0][1].item<int64_t>();
         QCOMPARE(w.shares[0][2].item<int64_t>(), total);
         QCOMPARE(w.shares[1][2].item<int64_t>(), total);
+    }
+
+    // A world of one watches the loss as one device does (on the host a non-finite loss fails its
+    // step at once, naming it) and agrees to a stop alone: no tensor, no collective per step.
+    void aWorldOfOneWatchesAndStopsAsOneDevice() {
+        dist::DistEnv env;
+        env.master_port = freePort();
+        dist::GroupOptions options;
+        options.timeout = std::chrono::seconds(30);
+        DdpStrategy ddp(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true", dist::ReducerOptions{});
+        ExperimentConfig c;
+        c.model.name = "mlp";
+        c.model.hidden = {4};
+        auto model = createModel(c.model, ModelInput{{8}, 3});
+        ddp.setupModel(*model, /*channels_last=*/false);
+        QVERIFY(!ddp.agreeToStop(false));
+        QVERIFY(ddp.agreeToStop(true));
+        QVERIFY(!ddp.watchLoss(torch::tensor(0.5), 6));
+        QCOMPARE(ddp.firstNonFiniteStep(), int64_t{0});
+        QVERIFY(ddp.watchLoss(torch::tensor(std::numeric_limits<double>::quiet_NaN()), 7));   // at once
+        QVERIFY(ddp.watchLoss(torch::tensor(std::numeric_limits<double>::infinity()), 8));
+        QCOMPARE(ddp.firstNonFiniteStep(), int64_t{7});
     }
 
     // A world of one (one process, e.g. one GPU of a job) launches no collective for the blocking
