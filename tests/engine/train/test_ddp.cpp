@@ -48,6 +48,15 @@ int freePort() {
     return ntohs(addr.sin_port);
 }
 
+// This process alone: a world of one, its store on a free port.
+std::shared_ptr<dist::ProcessGroup> joinWorldOfOne() {
+    dist::DistEnv env;
+    env.master_port = freePort();
+    dist::GroupOptions options;
+    options.timeout = std::chrono::seconds(30);
+    return dist::ProcessGroup::join(env, options);
+}
+
 struct World {
     std::vector<torch::Tensor> weights;  // per rank (undefined when a rank failed)
     std::vector<torch::Tensor> shares;   // per rank: [optimizer held, model elements, gradients held]
@@ -621,12 +630,7 @@ private Q_SLOTS:
 
     void aWorldOfOneBuildsNoReducer() {
         QFETCH(QString, strategy);
-        dist::DistEnv env;
-        env.master_port = freePort();
-        dist::GroupOptions options;
-        options.timeout = std::chrono::seconds(30);
-        DdpStrategy ddp(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true", dist::ReducerOptions{},
-                        strategy == "zero1");
+        DdpStrategy ddp(joinWorldOfOne(), torch::kCPU, "32-true", dist::ReducerOptions{}, strategy == "zero1");
         ExperimentConfig c;
         c.model.name = "mlp";
         c.model.hidden = {16};
@@ -675,11 +679,7 @@ private Q_SLOTS:
     // A world of one watches the loss as one device does (on the host a non-finite loss fails its
     // step at once, naming it) and agrees to a stop alone: no tensor, no collective per step.
     void aWorldOfOneWatchesAndStopsAsOneDevice() {
-        dist::DistEnv env;
-        env.master_port = freePort();
-        dist::GroupOptions options;
-        options.timeout = std::chrono::seconds(30);
-        DdpStrategy ddp(dist::ProcessGroup::join(env, options), torch::kCPU, "32-true", dist::ReducerOptions{});
+        DdpStrategy ddp(joinWorldOfOne(), torch::kCPU, "32-true", dist::ReducerOptions{});
         ExperimentConfig c;
         c.model.name = "mlp";
         c.model.hidden = {4};
@@ -697,11 +697,7 @@ private Q_SLOTS:
     // A world of one (one process, e.g. one GPU of a job) launches no collective for the blocking
     // calls: each returns what the collective would, the gather a copy that the caller may change.
     void aWorldOfOnesCollectivesAreItsOwnValues() {
-        dist::DistEnv env;
-        env.master_port = freePort();
-        dist::GroupOptions options;
-        options.timeout = std::chrono::seconds(30);
-        const auto group = dist::ProcessGroup::join(env, options);
+        const auto group = joinWorldOfOne();
         QCOMPARE(group->worldSize(), int64_t{1});
         std::vector<torch::Tensor> values{torch::tensor({1.5, -2.0}, torch::kFloat64)};
         group->allreduceSum(values);
