@@ -414,12 +414,10 @@ namespace {
 
 // What DDP does with a gradient bucket: average it across the group. Registered as the Reducer's
 // communication hook, it replaces the Reducer's default, which divides every parameter's gradient
-// by the world size as it becomes ready (a kernel per parameter on every step, by 1 in a world of
-// one) and then sums each bucket: here a bucket is averaged in one collective, NCCL's own average
-// where the bucket is on a GPU with NCCL; elsewhere the division first (c10d's built-in allreduce
-// hook does the same: no float16 overflow in the sum) and then the sum. A world of one has nothing
-// to average with: the bucket is already its mean, and no collective is launched. The Reducer's
-// hooks, buckets, bucket views and timers run as they do in any world.
+// by the world size as it becomes ready (a kernel per parameter on every step) and then sums each
+// bucket: here a bucket is averaged in one collective, NCCL's own average where the bucket is on a
+// GPU with NCCL; elsewhere the division first (c10d's built-in allreduce hook does the same: no
+// float16 overflow in the sum) and then the sum.
 class AverageBucketHook final : public c10d::CommHookInterface {
 public:
     AverageBucketHook(c10::intrusive_ptr<c10d::ProcessGroup> group, bool nccl)
@@ -427,12 +425,7 @@ public:
 
     c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
         at::Tensor& buffer = bucket.getBufferRef();
-        const int world = group_->getSize();
-        if (world == 1) {
-            auto done = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
-            done->markCompleted(c10::IValue(buffer));
-            return done;
-        }
+        const int world = group_->getSize();   // > 1: a world of one builds no reducer (DdpStrategy)
         std::vector<at::Tensor> tensors{buffer};
         c10d::AllreduceOptions options;
         if (nccl_ && buffer.is_cuda()) {
