@@ -130,7 +130,6 @@ void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
     }
     memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);
     const int64_t held = memory_.gradients_bytes + memory_.optimizer_state_bytes;
-    const int64_t tensor_peak = device.is_cuda() ? monitor_.tensorPeakBytes() : train_tensor_peak_;
     if (device.is_cuda()) {
         // The peak is the allocated peak. Activations are what a forward pass keeps for its backward;
         // the rest of the peak beyond the counted tensors is Other: cuDNN and cuBLAS workspaces,
@@ -145,14 +144,14 @@ void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
             memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
         }
         memory_.reserved_unused_bytes = std::max<int64_t>(0, monitor_.reservedPeakBytes() - memory_.peak_bytes);
-    } else if (tensor_peak < 0 || baseline_tensor_bytes_ < 0) {
+    } else if (train_tensor_peak_ < 0 || baseline_tensor_bytes_ < 0) {
         // A host whose tensors could not be counted (peak RSS).
         memory_.activations_bytes = std::max<int64_t>(0, memory_.peak_bytes - baseline_bytes_ - held);
     } else {
         // Host: activations from the counted tensor bytes; what the peak RSS grew beyond them
         // (the C heap keeping freed blocks, oneDNN's scratchpads) is the reserved-unused share.
         const HostPeakSplit split =
-            splitHostPeak(memory_.peak_bytes, baseline_bytes_, tensor_peak, baseline_tensor_bytes_, held);
+            splitHostPeak(memory_.peak_bytes, baseline_bytes_, train_tensor_peak_, baseline_tensor_bytes_, held);
         memory_.activations_bytes = split.activations;
         memory_.reserved_unused_bytes = split.heap_beyond_tensors;
     }

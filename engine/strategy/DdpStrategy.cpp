@@ -34,7 +34,7 @@ void DdpStrategy::setupModel(ClassifierImpl& model, bool channels_last) {
     // autograd hook per parameter, bucket copies and bookkeeping buy nothing there, and on an H200
     // ddp in a world of one ran 7-26% behind one device, the difference in backward
     // (docs/benchmarks/gpu.md). The step is then one device's.
-    if (worldSize() == 1) return;
+    if (!reduces()) return;
     // The reducer broadcasts rank 0's parameters; the buffers follow here.
     reducer_ = std::make_unique<dist::GradientReducer>(*group_, params_, options_);
     if (!buffers_.empty()) {
