@@ -99,13 +99,16 @@ torch::Tensor DistributedStrategy::flattenPadded(const std::vector<torch::Tensor
     return flat;
 }
 
+void DistributedStrategy::broadcastBuffers() {
+    // In a world of one it would copy rank 0's onto itself.
+    if (buffers_.empty() || worldSize() == 1) return;
+    torch::NoGradGuard no_grad;
+    group_->broadcast(buffers_, 0);
+}
+
 torch::Tensor DistributedStrategy::forward(ClassifierImpl& model, const Batch& batch) {
     if (torch::GradMode::is_enabled() && model.is_training()) {
-        // broadcast_buffers, as Python's DDP (in a world of one it would copy rank 0's onto itself).
-        if (!buffers_.empty() && worldSize() > 1) {
-            torch::NoGradGuard no_grad;
-            group_->broadcast(buffers_, 0);
-        }
+        broadcastBuffers();
         beforeTrainingForward();
     }
     return Strategy::forward(model, batch);

@@ -1,7 +1,8 @@
 #pragma once
 // DistributedStrategy: what every data-parallel strategy over a c10d process group shares, one
 // process per device: rank 0's buffers (BatchNorm statistics) broadcast before each training
-// forward (Python DDP's broadcast_buffers), metrics summed across ranks, stop requests and
+// forward (Python DDP's broadcast_buffers) and each evaluation pass (every rank evaluates the
+// model a checkpoint keeps), metrics summed across ranks, stop requests and
 // non-finite losses agreed by every rank at the same point of the loop (no rank left waiting in
 // a collective), and evaluation rows gathered from every rank. DdpStrategy (ddp, zero1),
 // Zero2Strategy and Zero3Strategy build on it.
@@ -27,8 +28,10 @@ public:
 
     // Collects the model's buffers and trainable parameters (in order).
     void setupModel(ClassifierImpl& model, bool channels_last) override;
-    // Broadcasts rank 0's buffers before a training forward.
+    // Broadcasts rank 0's buffers before a training forward, and before an evaluation pass (a
+    // rank's own BatchNorm statistics from its last training batches are not the checkpoint's).
     torch::Tensor forward(ClassifierImpl& model, const Batch& batch) override;
+    void beforeEvaluation() override { broadcastBuffers(); }
     void reduceSum(std::vector<double>& values) const override;
     bool agreeToStop(bool local) const override;
     bool watchLoss(const torch::Tensor& loss, int64_t step) override;
@@ -52,6 +55,8 @@ public:
                         torch::optim::Optimizer* optimizer) const override;
 
 protected:
+    // Rank 0's buffers onto every rank (Python DDP's broadcast_buffers; nothing in a world of one).
+    void broadcastBuffers();
     // Before a training forward that will be followed by a synchronised backward (the Reducer's
     // bookkeeping for ddp); buffers are already broadcast.
     virtual void beforeTrainingForward() {}

@@ -54,6 +54,8 @@ public:
     // The batch through every stage, micro-batch by micro-batch; the logits on every process (the
     // last stage's carry its graph).
     torch::Tensor forward(ClassifierImpl& model, const Batch& batch) override;
+    // Each stage's buffers are its own: rank 0's copies of the others' are stale.
+    void beforeEvaluation() override {}
     // The last stage backpropagates `loss`; every stage then passes its input's gradient back.
     void backward(const torch::Tensor& loss, bool closes_group) override;
     void optimizerStep(torch::optim::Optimizer& optimizer, std::optional<double> clip_val) override;

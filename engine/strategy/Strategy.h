@@ -55,6 +55,9 @@ public:
 
     // The model's output for a batch (under the precision's autocast; float32 logits).
     virtual torch::Tensor forward(ClassifierImpl& model, const Batch& batch);
+    // Before an evaluation pass (validation, test), on every rank: the model every rank evaluates
+    // is the one a checkpoint keeps (data parallel: rank 0's buffers, as a training forward takes).
+    virtual void beforeEvaluation() {}
     // closes_group: this micro-batch ends an accumulation group, so gradients are synchronised
     // now (a distributed strategy skips the allreduce on the others, as DDP's no_sync does).
     virtual void backward(const torch::Tensor& loss, bool closes_group);

@@ -48,6 +48,7 @@ EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& datase
                     const Task& task, bool keep_predictions, const std::function<bool()>& between_batches) {
     EvalModeGuard mode(model);
     torch::NoGradGuard no_grad;
+    strategy.beforeEvaluation();
     EvalResult result;
     std::vector<torch::Tensor> local;  // this rank's rows, one tensor per batch
     loader.startEpoch(0);
