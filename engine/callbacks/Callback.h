@@ -32,6 +32,7 @@ public:
     virtual ~TrainerContext() = default;
     virtual const ExperimentConfig& config() const = 0;
     virtual LoopState& state() = 0;
+    virtual int64_t batchesPerEpoch() const = 0;
     // The fit's whole progress: the loop, the epoch's running totals, the fit's totals.
     virtual const FitProgress& progress() const = 0;
     virtual ClassifierImpl& model() = 0;
@@ -46,12 +47,12 @@ public:
     // checkpoint is tested) with `reason` recorded (early stopping).
     virtual void finishEarly(const std::string& reason) = 0;
     // Whether a training state can be written now: between logged optimizer steps, outside an
-    // accumulation group (the same answer on every rank).
+    // accumulation group, or at a stop after an epoch's training (the same answer on every rank).
     virtual bool canSaveState() const = 0;
-    // Writes the fit's whole state (TrainingState) to `path`, from onTrainBatchEnd: false (nothing
-    // written) when !canSaveState(). Data-parallel: a collective that every rank calls at the same
-    // point, each rank's part gathered into rank 0's file (the other ranks pass an empty path).
-    // Throws TrainingStateError.
+    // Writes the fit's whole state (TrainingState) to `path`, from onTrainBatchEnd or
+    // onTrainStopped: false (nothing written) when !canSaveState(). Data-parallel: a collective
+    // that every rank calls at the same point, each rank's part gathered into rank 0's file (the
+    // other ranks pass an empty path). Throws TrainingStateError.
     virtual bool saveState(const std::string& path) = 0;
     // What filled memory at the fit's peak, and the peak, as measured by a monitoring callback
     // (DeviceStatsMonitor) at the end of fit: the Trainer hands them to its owner.
@@ -78,8 +79,11 @@ public:
     virtual void onMetricsSync(TrainerContext&, double /*local_samples_per_sec*/) {}
     // After each batch of a validation or test pass.
     virtual void onEvalBatchEnd(TrainerContext&) {}
-    // A stop ends the fit part-way through an epoch, after the micro-batch's metrics were logged:
-    // the last moment to save a training state there (saveState declines inside a group).
+    // A stop ends the fit: the last moment to save a training state where it stopped. Part-way
+    // through an epoch, after the micro-batch's metrics were logged (saveState declines inside a
+    // group); during an epoch's validation, at the trained epoch (a resume validates it again);
+    // or after a validated epoch, at the next epoch's start (state() says which). A stop in the
+    // epoch's last micro-batch comes here after that epoch's validation.
     virtual void onTrainStopped(TrainerContext&) {}
     // After validation of a completed epoch, before EpochMetrics is emitted.
     virtual void onValidationEnd(TrainerContext&, EpochEnd&) {}

@@ -37,13 +37,13 @@ void SafetyCheckpoint::onFitStart(TrainerContext& ctx) {
     kept_ = writes(ctx) ? trainingStatesIn(directory_) : std::vector<std::string>{};
     std::reverse(kept_.begin(), kept_.end());
     last_step_ = kept_.empty() ? -1 : stepOf(kept_.back());
-    attempted_step_ = last_step_;
+    attempted_ = {-1, last_step_};
 }
 
 void SafetyCheckpoint::loadState(TrainerContext& ctx, const std::string&) {
     const int64_t resumed_at = ctx.state().global_step;
     last_step_ = resumed_at;
-    attempted_step_ = resumed_at;
+    attempted_ = {ctx.state().epoch, resumed_at};
     if (!writes(ctx)) return;
     std::vector<std::string> kept;
     CheckpointSaved gone;   // no new file: the record of the deleted ones
@@ -73,8 +73,9 @@ bool SafetyCheckpoint::due(TrainerContext& ctx) const {
 
 void SafetyCheckpoint::onTrainBatchEnd(TrainerContext& ctx) {
     if (!enabled_ || !ctx.canSaveState()) return;
-    // A stop ends the fit after this micro-batch: the last chance at an epoch's end.
-    const bool stopping = ctx.stopRequested();
+    // A stop ends the fit after this micro-batch; at the epoch's last, after its validation
+    // (onTrainStopped saves there, and a resume does not validate the epoch again).
+    const bool stopping = ctx.stopRequested() && ctx.state().batch_in_epoch < ctx.batchesPerEpoch();
     bool wanted = stopping || due(ctx);
     if (ctx.strategy().worldSize() > 1) wanted = ctx.strategy().agreeToStop(wanted);
     if (wanted) save(ctx, stopping);
@@ -95,9 +96,12 @@ void SafetyCheckpoint::onTrainStopped(TrainerContext& ctx) {
 
 void SafetyCheckpoint::save(TrainerContext& ctx, bool on_stop) {
     const int64_t step = ctx.state().global_step;
-    // Every rank takes this decision alike: a collective follows.
-    if (step == attempted_step_ || step == 0 || !ctx.canSaveState()) return;
-    attempted_step_ = step;
+    // Every rank takes this decision alike: a collective follows. A stop after an epoch's
+    // validation is a new point at the same step: its state replaces the one saved at the
+    // epoch's end (same file).
+    const std::pair<int64_t, int64_t> point{ctx.state().epoch, step};
+    if (point == attempted_ || step == 0 || !ctx.canSaveState()) return;
+    attempted_ = point;
     const bool writer = writes(ctx);
     const std::string path = writer ? (fs::path(directory_) / trainingStateFileName(step)).string() : std::string();
     const auto start = Clock::now();
@@ -118,7 +122,7 @@ void SafetyCheckpoint::save(TrainerContext& ctx, bool on_stop) {
     }
     last_save_ = Clock::now();
     last_step_ = step;
-    kept_.push_back(path);
+    if (std::find(kept_.begin(), kept_.end(), path) == kept_.end()) kept_.push_back(path);
     CheckpointSaved saved;
     saved.kind = "state";
     saved.path = path;

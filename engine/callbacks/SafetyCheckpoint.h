@@ -1,10 +1,10 @@
 #pragma once
 // SafetyCheckpoint: the callback that writes the fit's whole training state (TrainingState) into
 // the run's artifacts folder as state-<optimizer step>.pt, every N optimizer steps and/or M
-// minutes (trainer.safety_checkpoint) and when a stop ends the fit, keeping the last K. A
-// stopped, interrupted (kill -9, power loss) or failed run resumes from the newest
-// (hearth-cli resume). A state can only be written between logged optimizer steps: a save that
-// falls due elsewhere waits for the next such point.
+// minutes (trainer.safety_checkpoint) and when a stop ends the fit (also one during or after an
+// epoch's validation), keeping the last K. A stopped, interrupted (kill -9, power loss) or failed
+// run resumes from the newest (hearth-cli resume). A state can only be written between logged
+// optimizer steps: a save that falls due elsewhere waits for the next such point.
 //
 // Data-parallel, it runs on every rank: saving is a collective (each rank's part gathered into
 // rank 0's file), so the ranks decide together, at the same logged steps, whether a save is due
@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hearth {
@@ -43,7 +44,7 @@ private:
     std::string directory_;
     std::chrono::steady_clock::time_point last_save_;
     int64_t last_step_ = -1;               // optimizer step of the newest state (-1: none yet)
-    int64_t attempted_step_ = -1;          // of the last save tried (the same on every rank)
+    std::pair<int64_t, int64_t> attempted_{-1, -1};  // (epoch, step) of the last save tried (alike on every rank)
     std::vector<std::string> kept_;        // oldest first
     bool enabled_ = true;                  // false: rank 0 has nowhere to write (no run folder)
 };

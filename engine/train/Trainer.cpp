@@ -142,20 +142,30 @@ FitResult Trainer::fit() {
 // fit goes on (false: stopped, or finished early, as `result` says).
 bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     if (first_batch == 0) progress_.epoch = EpochProgress{};
-    in_epoch_ = true;
+    position_ = Position::InEpoch;
     const bool finished = trainEpoch(first_batch);
-    in_epoch_ = false;
-    progress_.fit.add(progress_.epoch);
-    // A stop requested during the epoch's last step still leaves a whole epoch: it is validated
-    // and recorded (the pass runs to its end), then the run stops.
-    const bool stop_after_epoch = finished && strategy_->agreeToStop(stopRequested());
-    if (!finished || !validateEpoch(/*interruptible=*/!stop_after_epoch)) {
+    if (!finished) {   // endStoppedEpoch saved where it stopped
+        position_ = Position::None;
         result.stopped = true;
         return false;
     }
+    // Trained, not yet validated: a state saved now resumes into this epoch's validation.
+    position_ = Position::EpochTrained;
+    // A stop requested during the epoch's last step still leaves a whole epoch: it is validated
+    // and recorded (the pass runs to its end), then the run stops.
+    const bool stop_after_epoch = strategy_->agreeToStop(stopRequested());
+    if (!validateEpoch(/*interruptible=*/!stop_after_epoch)) {
+        // A stop interrupted validation: the last chance to save this epoch's end.
+        forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
+        position_ = Position::None;
+        result.stopped = true;
+        return false;
+    }
+    progress_.fit.add(progress_.epoch);
     progress_.loop.epochs_completed = progress_.loop.epoch + 1;
     // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
     if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {
+        stopBetweenEpochs();
         result.stopped = true;
         return false;
     }
@@ -167,6 +177,19 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
         return false;
     }
     return true;
+}
+
+// A stop after a validated epoch: the loop moves to the next epoch's start, so a state saved there
+// neither trains nor validates this epoch again. Where early stopping had also ended the fit, that
+// start is past the last epoch: a resume only tests.
+void Trainer::stopBetweenEpochs() {
+    LoopState& loop = progress_.loop;
+    loop.epoch = finish_reason_.empty() ? loop.epoch + 1 : config_.trainer.max_epochs;
+    loop.batch_in_epoch = 0;
+    progress_.epoch = EpochProgress{};
+    position_ = Position::BetweenEpochs;
+    forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
+    position_ = Position::None;
 }
 
 ResumePoint Trainer::resumeFrom(const std::string& path) {
@@ -186,9 +209,16 @@ void Trainer::applyResume() {
     setDeviceRngState(strategy_->device(), r.cuda_rng);
     forEachCallback([this](Callback& c) { c.onResume(*this); });
     const LoopState& loop = progress_.loop;
-    log(LogLine::Level::Info, "resumed at epoch " + std::to_string(loop.epoch + 1) + ", micro-batch " +
-                                  std::to_string(loop.batch_in_epoch) + " (optimizer step " +
-                                  std::to_string(loop.global_step) + ")");
+    const std::string step = "optimizer step " + std::to_string(loop.global_step);
+    if (loop.epoch >= config_.trainer.max_epochs) {
+        log(LogLine::Level::Info, "resumed after the last epoch (" + step + "): testing");
+    } else {
+        const std::string where = loop.batch_in_epoch == 0                  ? ", the epoch's start"
+                                  : loop.batch_in_epoch >= batchesPerEpoch() ? ", the epoch trained: validating it"
+                                                                             : "";
+        log(LogLine::Level::Info, "resumed at epoch " + std::to_string(loop.epoch + 1) + ", micro-batch " +
+                                      std::to_string(loop.batch_in_epoch) + " (" + step + where + ")");
+    }
     resume_.reset();
 }
 
@@ -196,7 +226,8 @@ void Trainer::applyResume() {
 TrainingState Trainer::captureState() const {
     TrainingState s;
     s.progress = progress_;
-    s.progress.epoch.train_time_s = secondsSince(epoch_start_);
+    // Inside the epoch its clock runs; once trained, its time is the one trainEpoch recorded.
+    if (position_ == Position::InEpoch) s.progress.epoch.train_time_s = secondsSince(epoch_start_);
     s.progress.elapsed_s = metrics_.elapsedSeconds();
     if (strategy_->precision().scalesLoss())
         s.scaler = strategy_->precision().scaler()->state();
@@ -206,11 +237,22 @@ TrainingState Trainer::captureState() const {
     return s;
 }
 
-// Between optimizer steps (an epoch's last, smaller group closed too), with the last interval
-// logged: the state then holds everything. The loop is the same on every rank, so is the answer.
+// Inside an epoch: between optimizer steps (an epoch's last, smaller group closed too), with the
+// last interval logged; the state then holds everything. Once the epoch is trained (before its
+// validation counts) and between epochs, always; elsewhere (validation's callbacks, the test)
+// never. The loop is the same on every rank, so is the answer.
 bool Trainer::canSaveState() const {
-    return in_epoch_ && metrics_.intervalEmpty() &&
-           (progress_.loop.batch_in_epoch % groupSize() == 0 || progress_.loop.batch_in_epoch == batchesPerEpoch());
+    switch (position_) {
+    case Position::InEpoch:
+        return metrics_.intervalEmpty() && (progress_.loop.batch_in_epoch % groupSize() == 0 ||
+                                            progress_.loop.batch_in_epoch == batchesPerEpoch());
+    case Position::EpochTrained:
+    case Position::BetweenEpochs:
+        return true;
+    case Position::None:
+        break;
+    }
+    return false;
 }
 
 bool Trainer::saveState(const std::string& path) {
@@ -433,6 +475,9 @@ bool Trainer::validateEpoch(bool interruptible) {
     } else if (progress_.loop.epoch == 0) {
         log(LogLine::Level::Warning, "no validation split: the checkpoint keeps the last epoch");
     }
+    // The callbacks' states move past this epoch now: no state describes the loop until the epoch
+    // is counted.
+    position_ = Position::None;
     forEachCallback([this, &end](Callback& c) { c.onValidationEnd(*this, end); });
     progress_.fit.best_val_accuracy = std::max(progress_.fit.best_val_accuracy, end.val_accuracy);
     EpochMetrics e = MetricsLogger::epochMetrics(progress_, end, secondsSince(epoch_start_));

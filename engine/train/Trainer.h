@@ -78,7 +78,7 @@ public:
     // Evaluates the test split (callbacks' onTestStart first: the best checkpoint's weights).
     TestResult test();
 
-    int64_t batchesPerEpoch() const { return train_loader_->batchesPerEpoch(); }
+    int64_t batchesPerEpoch() const override { return train_loader_->batchesPerEpoch(); }
     int64_t optimizerStepsPerEpoch() const;
     const LoopState& loopState() const { return progress_.loop; }
     const FitProgress& fitProgress() const { return progress_; }
@@ -123,6 +123,7 @@ private:
     void endOptimizerStep(int64_t group_size);
     TrainingStep step() { return TrainingStep(*strategy_, *model_, *task_, profiler_); }
     void endStoppedEpoch();
+    void stopBetweenEpochs();
     void emitStepMetrics();
     void failOnNonFiniteLoss();
     // interruptible: a stop request ends the validation pass early (false: the pass completes).
@@ -155,7 +156,10 @@ private:
 
     FitProgress progress_;            // the fit's progress: what a training state saves
     MetricsLogger metrics_;           // the step-metric interval, the fit's clock, the metric events
-    bool in_epoch_ = false;           // between an epoch's start and its end
+    // Where the loop stands, for a training state: inside an epoch's training, its training done
+    // and its validation not yet counted, or stopped between epochs (the next one's start).
+    enum class Position { None, InEpoch, EpochTrained, BetweenEpochs };
+    Position position_ = Position::None;
     MetricsLogger::Clock::time_point epoch_start_;  // progress_.epoch.train_time_s ago when it (re)started
     StepBreakdown epoch_breakdown_;   // the finished epoch's, for its EpochMetrics
     MemoryBreakdown memory_;          // from the monitoring callback

@@ -344,6 +344,53 @@ private Q_SLOTS:
         compareRuns(readRun(db(), id), reference);
         QVERIFY(hearth::trainingStatesIn(artifacts(id).toStdString()).empty());
     }
+
+    // Ctrl+C as the first epoch's last step is logged: the stop lands in that step, in the epoch's
+    // validation (half the data, so it takes a while) or just after it. Wherever, the stop saves
+    // a state at the epoch's end (no safety checkpoint is due there: every 4 steps), and the
+    // resumed run, validating the epoch again or going on with the next, ends as never stopped.
+    void aStopAtAnEpochsEndResumesBitIdentically_data() {
+        QTest::addColumn<int>("devices");
+        QTest::newRow("one process") << 1;
+        QTest::newRow("ddp, 2 processes") << 2;
+    }
+
+    void aStopAtAnEpochsEndResumesBitIdentically() {
+        QFETCH(int, devices);
+        const QString tag = devices == 1 ? "epoch-end" : "ddp-epoch-end";
+        const auto settings = [devices](const QString& name) {
+            QStringList args = experiment(name, 0) + QStringList{"--set", "data.val_fraction=0.5"};
+            if (devices > 1) args += QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=ddp",
+                                                 "--set", "trainer.accelerator=cpu"};
+            return args;
+        };
+        const CliResult ref = cli(QStringList{"run", "-q"} + settings(tag + "-reference"));
+        QVERIFY2(ref.exit_code == 0, qPrintable(ref.out));
+        int64_t ref_id = 0;   // the newest
+        for (const auto& run : RunStore(db().toStdString()).listRuns()) ref_id = std::max(ref_id, run.id);
+        const Outcome reference = readRun(db(), ref_id);
+        QCOMPARE(reference.epochs.size(), size_t{2});
+        const int64_t epoch_end = reference.epochs.front().global_step;
+        QVERIFY2(epoch_end % 4 != 0, "the epoch must not end on a timed safety checkpoint");
+
+        const int64_t id = interruptedRun(settings(tag + "-stopped"), static_cast<int>(epoch_end), SIGINT);
+        QVERIFY(id > 0);
+        const Outcome stopped = readRun(db(), id);
+        QCOMPARE(stopped.status, QString("stopped"));
+        const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
+        QVERIFY(!states.empty());
+        QCOMPARE(hearth::trainingStateStep(states.front()), epoch_end);
+        QVERIFY2(stopped.log.filter("no training state could be saved").isEmpty(), qPrintable(stopped.log.join('\n')));
+
+        const CliResult r = cli({"resume", QString::number(id), "-q"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.out));
+        const Outcome resumed = readRun(db(), id);
+        compareRuns(resumed, reference);
+        const bool in_validation = !resumed.log.filter("the epoch trained: validating it").isEmpty();
+        const bool after_it = !resumed.log.filter("resumed at epoch 2, micro-batch 0").isEmpty();
+        QVERIFY2(in_validation != after_it, qPrintable(resumed.log.join('\n')));
+        qInfo("the stop landed %s", in_validation ? "in the epoch's validation" : "in its last step or after its validation");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliResume)

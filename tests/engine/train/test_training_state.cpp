@@ -103,6 +103,23 @@ private:
     int64_t n_;
 };
 
+// Asks the fit to stop from an epoch's validation: during its pass (after its first batch) or
+// once it has ended (an epoch hook).
+class StopInValidation final : public Callback {
+public:
+    StopInValidation(int64_t epoch, bool after) : epoch_(epoch), after_(after) {}
+    void onEvalBatchEnd(TrainerContext& ctx) override {
+        if (!after_ && ctx.state().epoch == epoch_) ctx.requestStop("test interruption");
+    }
+    void onValidationEnd(TrainerContext& ctx, EpochEnd&) override {
+        if (after_ && ctx.state().epoch == epoch_) ctx.requestStop("test interruption");
+    }
+
+private:
+    int64_t epoch_;
+    bool after_;
+};
+
 ExperimentConfig resumeConfig(int64_t workers) {
     ExperimentConfig c;
     c.model.name = "mlp";
@@ -137,6 +154,8 @@ private Q_SLOTS:
     void resumedFitEqualsTheUninterruptedOne();
     void stateIsOnlyWrittenBetweenSteps();
     void safetyCheckpointsFollowTheirCadenceAndSaveAtAStop();
+    void aStopAtAnEpochsEndResumesWithoutLosingIt_data();
+    void aStopAtAnEpochsEndResumesWithoutLosingIt();
 };
 
 void TestTrainingState::resumedStepsAreBitIdenticalToUninterruptedOnes() {
@@ -415,4 +434,109 @@ void TestTrainingState::safetyCheckpointsFollowTheirCadenceAndSaveAtAStop() {
     QVERIFY(!fit.stopped);
     QCOMPARE(fit.global_steps, int64_t{30});
     QCOMPARE(resumed_sink.all<StepMetrics>().front().global_step, int64_t{18});
+}
+
+void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt_data() {
+    QTest::addColumn<QString>("when");
+    QTest::addColumn<int64_t>("epoch");          // of the stop (0-based)
+    QTest::addColumn<int64_t>("state_epoch");    // the saved position
+    QTest::addColumn<int64_t>("state_batch");
+    QTest::newRow("in the epoch's last step") << QString("last step") << int64_t{1} << int64_t{2} << int64_t{0};
+    QTest::newRow("during validation") << QString("during") << int64_t{1} << int64_t{1} << int64_t{10};
+    QTest::newRow("after validation") << QString("after") << int64_t{1} << int64_t{2} << int64_t{0};
+    QTest::newRow("during the last epoch's validation") << QString("during") << int64_t{2} << int64_t{2} << int64_t{10};
+    QTest::newRow("after the last epoch") << QString("after") << int64_t{2} << int64_t{3} << int64_t{0};
+}
+
+// A stop that lands at an epoch's end saves one state there, where the safety checkpoint's clock
+// would not: during the epoch's validation, the trained epoch (a resume validates it again); in
+// its last step or after its validation, the next epoch's start (a resume neither trains nor
+// validates it again). The run the store keeps (the steps up to the state, the epochs before the
+// state's) and the resumed fit together equal the fit never stopped.
+void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
+    QFETCH(QString, when);
+    QFETCH(int64_t, epoch);
+    QFETCH(int64_t, state_epoch);
+    QFETCH(int64_t, state_batch);
+    auto c = resumeConfig(0);
+    c.trainer.accumulate_grad_batches = 1;   // 10 optimizer steps per epoch
+    c.trainer.safety_checkpoint.every_n_steps = 0;
+    c.trainer.safety_checkpoint.every_n_minutes = 0;   // states only at a stop
+    const auto splits = hearth::testing::blobSplits(160, 48, 48);
+    std::atomic<bool> no_stop{false};
+
+    QTemporaryDir whole_dir;
+    RecordingSink whole_sink;
+    auto whole_model = hearth::testing::seededModel(c, splits, 5);
+    Trainer whole(c, torch::kCPU, whole_model, splits, whole_dir.path().toStdString(), whole_sink, no_stop);
+    const FitResult whole_fit = whole.fit();
+    QVERIFY(!whole_fit.stopped);
+    const TestResult whole_test = whole.test();
+
+    QTemporaryDir artifacts;
+    const std::string dir = artifacts.path().toStdString();
+    TrainerParts parts = defaultTrainerParts(c, torch::kCPU, dir);
+    if (when == "last step")
+        parts.callbacks.insert(parts.callbacks.begin(), std::make_shared<StopAfter>((epoch + 1) * 10));
+    else
+        parts.callbacks.insert(parts.callbacks.begin(), std::make_shared<StopInValidation>(epoch, when == "after"));
+    RecordingSink cut_sink;
+    Trainer cut(c, std::move(parts), hearth::testing::seededModel(c, splits, 5), splits, cut_sink, no_stop);
+    const FitResult cut_fit = cut.fit();
+    QVERIFY(cut_fit.stopped);
+    QCOMPARE(cut_fit.epochs_completed, when == "during" ? epoch : epoch + 1);
+
+    // One state, at the stop; no warning that none could be saved.
+    std::vector<CheckpointSaved> states;
+    for (const auto& e : cut_sink.all<CheckpointSaved>())
+        if (e.kind == "state") states.push_back(e);
+    QCOMPARE(states.size(), size_t{1});
+    QCOMPARE(states.front().epoch, state_epoch);
+    for (const auto& line : cut_sink.all<LogLine>())
+        QVERIFY2(line.level != LogLine::Level::Warning, line.text.c_str());
+    const auto files = trainingStatesIn(dir);
+    QCOMPARE(files.size(), size_t{1});
+    const int64_t state_step = (epoch + 1) * 10;
+    QCOMPARE(trainingStateStep(files.front()), state_step);
+
+    RecordingSink resumed_sink;
+    auto model = hearth::testing::seededModel(c, splits, 9);
+    Trainer resumed(c, torch::kCPU, model, splits, dir, resumed_sink, no_stop);
+    const ResumePoint point = resumed.resumeFrom(files.front());
+    QCOMPARE(point.loop.epoch, state_epoch);
+    QCOMPARE(point.loop.batch_in_epoch, state_batch);
+    QCOMPARE(point.loop.global_step, state_step);
+    const FitResult fit = resumed.fit();
+    const TestResult test = resumed.test();
+    QVERIFY(!fit.stopped);
+    QCOMPARE(fit.global_steps, int64_t{30});
+    QCOMPARE(fit.epochs_completed, int64_t{3});
+    QVERIFY(resumed_sink.all<StepMetrics>().empty() == (state_step == 30));
+
+    // What the store keeps of the stopped run (runedits::reopenRun), then the resumed fit's.
+    RecordingSink sink;
+    for (const auto& e : cut_sink.all<StepMetrics>())
+        if (e.global_step <= state_step) sink.events.emplace_back(e);
+    for (const auto& e : cut_sink.all<EpochMetrics>())
+        if (e.epoch < state_epoch) sink.events.emplace_back(e);
+    for (const auto& e : resumed_sink.events) sink.events.push_back(e);
+    const auto steps = sink.all<StepMetrics>(), whole_steps = whole_sink.all<StepMetrics>();
+    QCOMPARE(steps.size(), whole_steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+        QCOMPARE(steps[i].global_step, whole_steps[i].global_step);
+        QCOMPARE(steps[i].loss, whole_steps[i].loss);
+        QCOMPARE(steps[i].lr, whole_steps[i].lr);
+    }
+    const auto epochs = sink.all<EpochMetrics>(), whole_epochs = whole_sink.all<EpochMetrics>();
+    QCOMPARE(epochs.size(), whole_epochs.size());
+    for (size_t i = 0; i < epochs.size(); ++i) {
+        QCOMPARE(epochs[i].epoch, whole_epochs[i].epoch);
+        QCOMPARE(epochs[i].train_loss, whole_epochs[i].train_loss);
+        QCOMPARE(epochs[i].val_loss, whole_epochs[i].val_loss);
+        QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
+    }
+    QCOMPARE(fit.best_val_accuracy, whole_fit.best_val_accuracy);
+    QVERIFY(torch::equal(hearth::testing::flatWeights(*model), hearth::testing::flatWeights(*whole_model)));
+    QCOMPARE(test.loss, whole_test.loss);
+    QCOMPARE(test.accuracy, whole_test.accuracy);
 }
