@@ -82,8 +82,9 @@ public:
     // A stop ends the fit: the last moment to save a training state where it stopped. Part-way
     // through an epoch, after the micro-batch's metrics were logged (saveState declines inside a
     // group); during an epoch's validation, at the trained epoch (a resume validates it again);
-    // or after a validated epoch, at the next epoch's start (state() says which). A stop in the
-    // epoch's last micro-batch comes here after that epoch's validation.
+    // after a validated epoch, at the next epoch's start; or during the test, past the last
+    // epoch (state() says which). A stop in the epoch's last micro-batch comes here after that
+    // epoch's validation.
     virtual void onTrainStopped(TrainerContext&) {}
     // After validation of a completed epoch, before EpochMetrics is emitted.
     virtual void onValidationEnd(TrainerContext&, EpochEnd&) {}

@@ -165,7 +165,8 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     progress_.loop.epochs_completed = progress_.loop.epoch + 1;
     // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
     if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {
-        stopBetweenEpochs();
+        // Where early stopping had also ended the fit, the next epoch is past the last one.
+        stopBetweenEpochs(finish_reason_.empty() ? progress_.loop.epoch + 1 : config_.trainer.max_epochs);
         result.stopped = true;
         return false;
     }
@@ -179,12 +180,12 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     return true;
 }
 
-// A stop after a validated epoch: the loop moves to the next epoch's start, so a state saved there
-// neither trains nor validates this epoch again. Where early stopping had also ended the fit, that
-// start is past the last epoch: a resume only tests.
-void Trainer::stopBetweenEpochs() {
+// A stop after a validated epoch, or during the test: the loop moves to `next_epoch`'s start, so a
+// state saved there neither trains nor validates the last epoch again. Past the last epoch (the fit
+// is over, or early stopping ended it), a resume only tests.
+void Trainer::stopBetweenEpochs(int64_t next_epoch) {
     LoopState& loop = progress_.loop;
-    loop.epoch = finish_reason_.empty() ? loop.epoch + 1 : config_.trainer.max_epochs;
+    loop.epoch = next_epoch;
     loop.batch_in_epoch = 0;
     progress_.epoch = EpochProgress{};
     position_ = Position::BetweenEpochs;
@@ -494,7 +495,11 @@ TestResult Trainer::test() {
     }
     forEachCallback([this](Callback& c) { c.onTestStart(*this); });
     auto eval = evaluateAndReport("test", *test_loader_, *splits_.test, true);
-    if (eval.interrupted) return out;
+    if (eval.interrupted) {
+        // The fit is over: a resume only tests (the best checkpoint's weights, as here).
+        stopBetweenEpochs(config_.trainer.max_epochs);
+        return out;
+    }
     sink_.onEvent(PredictionsReady{"test", std::move(eval.predictions)});
     return TestResult{true, eval.loss, eval.accuracy};
 }

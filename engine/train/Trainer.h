@@ -123,7 +123,7 @@ private:
     void endOptimizerStep(int64_t group_size);
     TrainingStep step() { return TrainingStep(*strategy_, *model_, *task_, profiler_); }
     void endStoppedEpoch();
-    void stopBetweenEpochs();
+    void stopBetweenEpochs(int64_t next_epoch);
     void emitStepMetrics();
     void failOnNonFiniteLoss();
     // interruptible: a stop request ends the validation pass early (false: the pass completes).

@@ -103,21 +103,26 @@ private:
     int64_t n_;
 };
 
-// Asks the fit to stop from an epoch's validation: during its pass (after its first batch) or
-// once it has ended (an epoch hook).
-class StopInValidation final : public Callback {
+// Asks the run to stop from an epoch's validation, during its pass (after its first batch) or
+// once it has ended (an epoch hook), or from the test pass.
+class StopInEvaluation final : public Callback {
 public:
-    StopInValidation(int64_t epoch, bool after) : epoch_(epoch), after_(after) {}
+    enum class When { DuringValidation, AfterValidation, DuringTest };
+    StopInEvaluation(int64_t epoch, When when) : epoch_(epoch), when_(when) {}
+    void onTestStart(TrainerContext&) override { testing_ = true; }
     void onEvalBatchEnd(TrainerContext& ctx) override {
-        if (!after_ && ctx.state().epoch == epoch_) ctx.requestStop("test interruption");
+        const bool during = testing_ ? when_ == When::DuringTest
+                                     : when_ == When::DuringValidation && ctx.state().epoch == epoch_;
+        if (during) ctx.requestStop("test interruption");
     }
     void onValidationEnd(TrainerContext& ctx, EpochEnd&) override {
-        if (after_ && ctx.state().epoch == epoch_) ctx.requestStop("test interruption");
+        if (when_ == When::AfterValidation && ctx.state().epoch == epoch_) ctx.requestStop("test interruption");
     }
 
 private:
     int64_t epoch_;
-    bool after_;
+    When when_;
+    bool testing_ = false;
 };
 
 ExperimentConfig resumeConfig(int64_t workers) {
@@ -446,12 +451,13 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt_data() {
     QTest::newRow("after validation") << QString("after") << int64_t{1} << int64_t{2} << int64_t{0};
     QTest::newRow("during the last epoch's validation") << QString("during") << int64_t{2} << int64_t{2} << int64_t{10};
     QTest::newRow("after the last epoch") << QString("after") << int64_t{2} << int64_t{3} << int64_t{0};
+    QTest::newRow("during the test") << QString("test") << int64_t{2} << int64_t{3} << int64_t{0};
 }
 
 // A stop that lands at an epoch's end saves one state there, where the safety checkpoint's clock
 // would not: during the epoch's validation, the trained epoch (a resume validates it again); in
 // its last step or after its validation, the next epoch's start (a resume neither trains nor
-// validates it again). The run the store keeps (the steps up to the state, the epochs before the
+// validates it again); during the test, past the last epoch (a resume only tests). The run the store keeps (the steps up to the state, the epochs before the
 // state's) and the resumed fit together equal the fit never stopped.
 void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     QFETCH(QString, when);
@@ -479,12 +485,16 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     if (when == "last step")
         parts.callbacks.insert(parts.callbacks.begin(), std::make_shared<StopAfter>((epoch + 1) * 10));
     else
-        parts.callbacks.insert(parts.callbacks.begin(), std::make_shared<StopInValidation>(epoch, when == "after"));
+        parts.callbacks.insert(parts.callbacks.begin(),
+                               std::make_shared<StopInEvaluation>(epoch, when == "during" ? StopInEvaluation::When::DuringValidation
+                                                                         : when == "after" ? StopInEvaluation::When::AfterValidation
+                                                                                           : StopInEvaluation::When::DuringTest));
     RecordingSink cut_sink;
     Trainer cut(c, std::move(parts), hearth::testing::seededModel(c, splits, 5), splits, cut_sink, no_stop);
     const FitResult cut_fit = cut.fit();
-    QVERIFY(cut_fit.stopped);
+    QCOMPARE(cut_fit.stopped, when != "test");
     QCOMPARE(cut_fit.epochs_completed, when == "during" ? epoch : epoch + 1);
+    if (when == "test") QVERIFY(!cut.test().ran);
 
     // One state, at the stop; no warning that none could be saved.
     std::vector<CheckpointSaved> states;
