@@ -125,6 +125,43 @@ private:
     bool testing_ = false;
 };
 
+// The run's record once a stopped run is resumed from a state: what the store keeps of the stopped
+// fit (runedits::reopenRun: the steps up to the state's, the epochs before its epoch), then the
+// resumed fit's events.
+RecordingSink storedRecord(const RecordingSink& stopped, const ResumePoint& state, const RecordingSink& resumed) {
+    RecordingSink sink;
+    for (const auto& e : stopped.all<StepMetrics>())
+        if (e.global_step <= state.loop.global_step) sink.events.emplace_back(e);
+    for (const auto& e : stopped.all<EpochMetrics>())
+        if (e.epoch < state.loop.epoch) sink.events.emplace_back(e);
+    for (const auto& e : resumed.events) sink.events.push_back(e);
+    return sink;
+}
+
+// Every logged step and epoch of `got` equals `whole`'s, bit for bit (check QTest::currentTestFailed).
+void compareRecords(const RecordingSink& got, const RecordingSink& whole) {
+    const auto steps = got.all<StepMetrics>(), whole_steps = whole.all<StepMetrics>();
+    QCOMPARE(steps.size(), whole_steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+        QCOMPARE(steps[i].global_step, whole_steps[i].global_step);
+        QCOMPARE(steps[i].epoch, whole_steps[i].epoch);
+        QCOMPARE(steps[i].batch, whole_steps[i].batch);
+        QCOMPARE(steps[i].loss, whole_steps[i].loss);
+        QCOMPARE(steps[i].accuracy, whole_steps[i].accuracy);
+        QCOMPARE(steps[i].lr, whole_steps[i].lr);
+    }
+    const auto epochs = got.all<EpochMetrics>(), whole_epochs = whole.all<EpochMetrics>();
+    QCOMPARE(epochs.size(), whole_epochs.size());
+    for (size_t i = 0; i < epochs.size(); ++i) {
+        QCOMPARE(epochs[i].epoch, whole_epochs[i].epoch);
+        QCOMPARE(epochs[i].train_loss, whole_epochs[i].train_loss);
+        QCOMPARE(epochs[i].train_accuracy, whole_epochs[i].train_accuracy);
+        QCOMPARE(epochs[i].val_loss, whole_epochs[i].val_loss);
+        QCOMPARE(epochs[i].val_accuracy, whole_epochs[i].val_accuracy);
+        QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
+    }
+}
+
 ExperimentConfig resumeConfig(int64_t workers) {
     ExperimentConfig c;
     c.model.name = "mlp";
@@ -319,46 +356,20 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
     torch::manual_seed(1234);                     // another generator position
     RecordingSink resumed_sink;
     Trainer resumed(c, torch::kCPU, other_model, splits, dir, resumed_sink, no_stop);
-    resumed.resumeFrom(state_path);
+    const ResumePoint point = resumed.resumeFrom(state_path);
+    QCOMPARE(point.loop.global_step, stop_step);
     const FitResult fit = resumed.fit();
     const TestResult test = resumed.test();
 
-    // The run's record: what the interrupted fit logged up to its state, then the resumed fit's
-    // (the store drops what came after the state when a run is resumed).
-    RecordingSink sink;
-    int64_t saved_epoch = -1;
-    for (const auto& e : cut_sink.all<StepMetrics>())
-        if (e.global_step <= stop_step) {
-            sink.events.emplace_back(e);
-            saved_epoch = e.epoch;
-        }
-    for (const auto& e : cut_sink.all<EpochMetrics>())
-        if (e.epoch < saved_epoch) sink.events.emplace_back(e);
-    for (const auto& e : resumed_sink.events) sink.events.push_back(e);
     QVERIFY(!fit.stopped);
     QCOMPARE(fit.global_steps, whole_fit.global_steps);
     QCOMPARE(fit.epochs_completed, whole_fit.epochs_completed);
     QCOMPARE(fit.best_val_accuracy, whole_fit.best_val_accuracy);
-    const auto steps = sink.all<StepMetrics>(), whole_steps = whole_sink.all<StepMetrics>();
-    QCOMPARE(steps.size(), whole_steps.size());
-    for (size_t i = 0; i < steps.size(); ++i) {
-        QCOMPARE(steps[i].global_step, whole_steps[i].global_step);
-        QCOMPARE(steps[i].epoch, whole_steps[i].epoch);
-        QCOMPARE(steps[i].batch, whole_steps[i].batch);
-        QCOMPARE(steps[i].loss, whole_steps[i].loss);
-        QCOMPARE(steps[i].accuracy, whole_steps[i].accuracy);
-        QCOMPARE(steps[i].lr, whole_steps[i].lr);
-    }
+    const RecordingSink sink = storedRecord(cut_sink, point, resumed_sink);
+    compareRecords(sink, whole_sink);
+    if (QTest::currentTestFailed()) return;
+    const auto steps = sink.all<StepMetrics>();
     QVERIFY(steps[static_cast<size_t>(stop_step)].elapsed_s >= steps[static_cast<size_t>(stop_step) - 1].elapsed_s);
-    const auto epochs = sink.all<EpochMetrics>(), whole_epochs = whole_sink.all<EpochMetrics>();
-    QCOMPARE(epochs.size(), whole_epochs.size());
-    for (size_t i = 0; i < epochs.size(); ++i) {
-        QCOMPARE(epochs[i].train_loss, whole_epochs[i].train_loss);
-        QCOMPARE(epochs[i].train_accuracy, whole_epochs[i].train_accuracy);
-        QCOMPARE(epochs[i].val_loss, whole_epochs[i].val_loss);
-        QCOMPARE(epochs[i].val_accuracy, whole_epochs[i].val_accuracy);
-        QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
-    }
     QVERIFY(torch::equal(hearth::testing::flatWeights(*other_model), hearth::testing::flatWeights(*whole_model)));
     QCOMPARE(test.loss, whole_test.loss);
     QCOMPARE(test.accuracy, whole_test.accuracy);
@@ -523,28 +534,8 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     QCOMPARE(fit.epochs_completed, int64_t{3});
     QVERIFY(resumed_sink.all<StepMetrics>().empty() == (state_step == 30));
 
-    // What the store keeps of the stopped run (runedits::reopenRun), then the resumed fit's.
-    RecordingSink sink;
-    for (const auto& e : cut_sink.all<StepMetrics>())
-        if (e.global_step <= state_step) sink.events.emplace_back(e);
-    for (const auto& e : cut_sink.all<EpochMetrics>())
-        if (e.epoch < state_epoch) sink.events.emplace_back(e);
-    for (const auto& e : resumed_sink.events) sink.events.push_back(e);
-    const auto steps = sink.all<StepMetrics>(), whole_steps = whole_sink.all<StepMetrics>();
-    QCOMPARE(steps.size(), whole_steps.size());
-    for (size_t i = 0; i < steps.size(); ++i) {
-        QCOMPARE(steps[i].global_step, whole_steps[i].global_step);
-        QCOMPARE(steps[i].loss, whole_steps[i].loss);
-        QCOMPARE(steps[i].lr, whole_steps[i].lr);
-    }
-    const auto epochs = sink.all<EpochMetrics>(), whole_epochs = whole_sink.all<EpochMetrics>();
-    QCOMPARE(epochs.size(), whole_epochs.size());
-    for (size_t i = 0; i < epochs.size(); ++i) {
-        QCOMPARE(epochs[i].epoch, whole_epochs[i].epoch);
-        QCOMPARE(epochs[i].train_loss, whole_epochs[i].train_loss);
-        QCOMPARE(epochs[i].val_loss, whole_epochs[i].val_loss);
-        QCOMPARE(epochs[i].is_best, whole_epochs[i].is_best);
-    }
+    compareRecords(storedRecord(cut_sink, point, resumed_sink), whole_sink);
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(fit.best_val_accuracy, whole_fit.best_val_accuracy);
     QVERIFY(torch::equal(hearth::testing::flatWeights(*model), hearth::testing::flatWeights(*whole_model)));
     QCOMPARE(test.loss, whole_test.loss);
