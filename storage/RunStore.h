@@ -126,6 +126,15 @@ public:
                                         bool misclassified_only = false) const;
     std::vector<std::string> logLines(int64_t run_id) const;
     std::vector<Artifact> artifacts(int64_t run_id) const;
+    // What run `run_id` keeps once reopened at the training state `state_path` (RunWriter::
+    // reopenRun's cut there): its steps up to the state's optimizer step and its epochs before the
+    // state's epoch, as recorded with the state (a state at an epoch's end comes before or after
+    // its validation); without that record, the epoch of the last step kept.
+    struct KeptHistory {
+        std::vector<StepMetrics> steps;
+        std::vector<EpochMetrics> epochs;
+    };
+    KeptHistory historyKeptAt(int64_t run_id, const std::string& state_path) const;
     // The RunStarted event as stored (config, effective settings, environment, sizes, classes).
     std::optional<RunStarted> runStarted(int64_t run_id) const;
     std::vector<LogLine> logEntries(int64_t run_id) const;   // logLines() with their levels

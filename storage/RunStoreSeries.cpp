@@ -3,11 +3,13 @@
 #include "storage/RunStore.h"
 
 #include "engine/events/RunJson.h"
+#include "engine/train/StateFiles.h"
 #include "storage/FieldSql.h"
 #include "storage/RunStoreImpl.h"
 #include "storage/StepBlock.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <sys/mman.h>
 
 namespace hearth {
@@ -199,6 +201,20 @@ FROM artifacts WHERE run_id = ?1 ORDER BY id)sql"));
         out.push_back(std::move(a));
     }
     return out;
+}
+
+RunStore::KeptHistory RunStore::historyKeptAt(int64_t run_id, const std::string& state_path) const {
+    KeptHistory kept;
+    const int64_t state_step = trainingStateStep(state_path);
+    for (auto& step : steps(run_id))
+        if (step.global_step <= state_step) kept.steps.push_back(step);
+    int64_t epoch = kept.steps.empty() ? 0 : kept.steps.back().epoch;
+    const auto name = std::filesystem::path(state_path).filename();
+    for (const auto& a : artifacts(run_id))
+        if (a.kind == "state" && a.epoch >= 0 && std::filesystem::path(a.path).filename() == name) epoch = a.epoch;
+    for (auto& e : epochs(run_id))
+        if (e.epoch < epoch) kept.epochs.push_back(e);
+    return kept;
 }
 
 std::optional<RunStarted> RunStore::runStarted(int64_t run_id) const {

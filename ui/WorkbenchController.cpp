@@ -11,8 +11,6 @@
 #include "ui/session/StoreLoader.h"
 #include "ui/session/TrainingSession.h"
 
-#include <filesystem>
-
 namespace hearth::ui {
 
 WorkbenchController::WorkbenchController(TrainingSession* session, LadderRunner* ladder, const WorkbenchViews& views,
@@ -223,19 +221,12 @@ void WorkbenchController::resumeRun(qint64 runId)
             h.status = run->status;
             const auto states = hearth::trainingStatesIn(store.artifactsDir(runId));
             h.stateStep = states.empty() ? -1 : hearth::trainingStateStep(states.front());
-            // What stays of the run once it is reopened at that state (runedits::reopenRun): the
-            // steps up to it, the epochs before its own (recorded with the state; a state at an
-            // epoch's end may come before or after that epoch's validation).
-            for (const auto& step : store.steps(runId))
-                if (step.global_step <= h.stateStep) h.steps.push_back(step);
-            int64_t epoch = h.steps.empty() ? 0 : h.steps.back().epoch;
-            if (!states.empty())
-                for (const auto& a : store.artifacts(runId))
-                    if (a.kind == "state" && a.epoch >= 0 &&
-                        std::filesystem::path(a.path).filename() == std::filesystem::path(states.front()).filename())
-                        epoch = a.epoch;
-            for (const auto& e : store.epochs(runId))
-                if (e.epoch < epoch) h.epochs.push_back(e);
+            // What stays of the run once it is reopened at that state.
+            if (!states.empty()) {
+                auto kept = store.historyKeptAt(runId, states.front());
+                h.steps = std::move(kept.steps);
+                h.epochs = std::move(kept.epochs);
+            }
             return h;
         },
         [this](ResumeHistory h) { onResumeHistory(std::move(h)); },

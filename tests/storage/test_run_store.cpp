@@ -2,6 +2,7 @@
 // a run whose writer died is reported as interrupted.
 #include "RawDb.h"
 #include "StoreTestEvents.h"
+#include "engine/train/StateFiles.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/Sha256.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void enqueueDoesNotWaitForALockedDatabase();
     void artifactsDirIsAbsoluteForRelativeDatabase();
     void reopenedRunContinuesAfterTheResumePoint();
+    void historyKeptAtAStateIsWhatTheReopenedRunKeeps();
 };
 
 void RunStoreTest::roundTripKeepsEveryEventType() {
@@ -582,6 +584,53 @@ void RunStoreTest::reopenedRunContinuesAfterTheResumePoint() {
         QFAIL("a live run was reopened");
     } catch (const StoreError& e) {
         QVERIFY2(std::string(e.what()).find("still running") != std::string::npos, e.what());
+    }
+}
+
+// A stop at an epoch's end saves its state before that epoch's validation (a stop during it) or
+// after it (at the next epoch's start): the same step, two positions, told apart by the epoch the
+// store recorded with the state. What historyKeptAt shows (the workbench's Resume draws it) is what
+// reopenRun at that state keeps; a state the store has no record of falls back on its steps.
+void RunStoreTest::historyKeptAtAStateIsWhatTheReopenedRunKeeps() {
+    const std::string path = freshPath();
+    RunWriter writer(path);
+    // state_epoch: the loop's epoch in the state (-1: the state was never recorded).
+    const auto stoppedRun = [&](const std::string& name, int64_t state_epoch) {
+        const int64_t id = writer.createRun(name, "{}");
+        writer.enqueue(id, startedEvent(name));
+        for (int64_t i = 0; i < 20; ++i) writer.enqueue(id, stepEvent(i, 10));   // epochs 0 and 1
+        writer.enqueue(id, epochEvent(0, 0.5));
+        writer.enqueue(id, epochEvent(1, 0.7));
+        const std::string state = writer.artifactsDir(id) + trainingStateFileName(20);
+        std::ofstream(state) << "state";
+        if (state_epoch >= 0) {
+            CheckpointSaved saved;
+            saved.kind = "state";
+            saved.path = state;
+            saved.epoch = state_epoch;
+            writer.enqueue(id, saved);
+        }
+        RunFinished stopped = finishedEvent();
+        stopped.status = "stopped";
+        writer.enqueue(id, stopped);
+        writer.flush();
+        return std::make_pair(id, state);
+    };
+    struct Case {
+        const char* name;
+        int64_t state_epoch;     // as recorded
+        size_t epochs_kept;
+    };
+    for (const Case c : {Case{"after-validation", 2, 2}, Case{"in-validation", 1, 1}, Case{"unrecorded", -1, 1}}) {
+        const auto [id, state] = stoppedRun(c.name, c.state_epoch);
+        const auto kept = RunStore(path).historyKeptAt(id, state);
+        QCOMPARE(kept.steps.size(), size_t{20});
+        QCOMPARE(kept.epochs.size(), c.epochs_kept);
+        if (c.state_epoch < 0) continue;
+        writer.reopenRun(id, 20, c.state_epoch, 1.0);
+        const RunStore store(path);
+        QCOMPARE(store.epochs(id).size(), kept.epochs.size());
+        QCOMPARE(store.steps(id).size(), kept.steps.size());
     }
 }
 
