@@ -144,8 +144,9 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     if (first_batch == 0) progress_.epoch = EpochProgress{};
     position_ = Position::InEpoch;
     const bool finished = trainEpoch(first_batch);
-    if (!finished) {   // endStoppedEpoch saved where it stopped
+    if (!finished) {   // endStoppedEpoch saved where it stopped; the fit's totals take the part trained
         position_ = Position::None;
+        progress_.fit.add(progress_.epoch);
         result.stopped = true;
         return false;
     }
@@ -155,9 +156,11 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     // and recorded (the pass runs to its end), then the run stops.
     const bool stop_after_epoch = strategy_->agreeToStop(stopRequested());
     if (!validateEpoch(/*interruptible=*/!stop_after_epoch)) {
-        // A stop interrupted validation: the last chance to save this epoch's end.
+        // A stop interrupted validation: the last chance to save this epoch's end. Then the fit's
+        // totals take the epoch (a resume validates it again, from the state saved without it).
         forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
         position_ = Position::None;
+        progress_.fit.add(progress_.epoch);
         result.stopped = true;
         return false;
     }

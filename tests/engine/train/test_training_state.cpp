@@ -425,6 +425,7 @@ void TestTrainingState::safetyCheckpointsFollowTheirCadenceAndSaveAtAStop() {
     std::atomic<bool> no_stop{false};
     Trainer trainer(c, std::move(parts), hearth::testing::seededModel(c, splits, 5), splits, sink, no_stop);
     QVERIFY(trainer.fit().stopped);
+    QCOMPARE(trainer.fitProgress().fit.samples, int64_t{160 + 7 * 16});   // the stopped epoch's part counted
 
     std::vector<int64_t> saved, removed;
     for (const auto& e : sink.all<CheckpointSaved>()) {
@@ -505,6 +506,8 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     const FitResult cut_fit = cut.fit();
     QCOMPARE(cut_fit.stopped, when != "test");
     QCOMPARE(cut_fit.epochs_completed, when == "during" ? epoch : epoch + 1);
+    // The stopped fit's totals (its samples/s) count every sample it trained on.
+    QCOMPARE(cut.fitProgress().fit.samples, (epoch + 1) * 160);
     if (when == "test") QVERIFY(!cut.test().ran);
 
     // One state, at the stop; no warning that none could be saved.
