@@ -35,7 +35,7 @@ extern "C" void onInterrupt(int) {
     // A second Ctrl+C ends the process at once (the default action).
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    const char msg[] = "\nStopping after the current step (Ctrl+C again to abort)...\n";
+    const char msg[] = "\nStopping after the current step or evaluation batch (Ctrl+C again to abort)...\n";
     [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
 }
 
