@@ -32,7 +32,6 @@ public:
     virtual ~TrainerContext() = default;
     virtual const ExperimentConfig& config() const = 0;
     virtual LoopState& state() = 0;
-    virtual int64_t batchesPerEpoch() const = 0;
     // The fit's whole progress: the loop, the epoch's running totals, the fit's totals.
     virtual const FitProgress& progress() const = 0;
     virtual ClassifierImpl& model() = 0;

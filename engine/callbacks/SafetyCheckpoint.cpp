@@ -73,12 +73,10 @@ bool SafetyCheckpoint::due(TrainerContext& ctx) const {
 
 void SafetyCheckpoint::onTrainBatchEnd(TrainerContext& ctx) {
     if (!enabled_ || !ctx.canSaveState()) return;
-    // A stop ends the fit after this micro-batch; at the epoch's last, after its validation
-    // (onTrainStopped saves there, and a resume does not validate the epoch again).
-    const bool stopping = ctx.stopRequested() && ctx.state().batch_in_epoch < ctx.batchesPerEpoch();
-    bool wanted = stopping || due(ctx);
+    // A stop saves in onTrainStopped, which the Trainer calls wherever a stop ends the fit.
+    bool wanted = due(ctx);
     if (ctx.strategy().worldSize() > 1) wanted = ctx.strategy().agreeToStop(wanted);
-    if (wanted) save(ctx, stopping);
+    if (wanted) save(ctx, /*on_stop=*/false);
 }
 
 void SafetyCheckpoint::onTrainStopped(TrainerContext& ctx) {

@@ -143,28 +143,27 @@ FitResult Trainer::fit() {
 bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     if (first_batch == 0) progress_.epoch = EpochProgress{};
     position_ = Position::InEpoch;
+    // endStoppedEpoch saved where a stop part-way ended it.
     const bool finished = trainEpoch(first_batch);
-    if (!finished) {   // endStoppedEpoch saved where it stopped; the fit's totals take the part trained
-        position_ = Position::None;
-        progress_.fit.add(progress_.epoch);
-        result.stopped = true;
-        return false;
+    bool validated = false, stop_after_epoch = false;
+    if (finished) {
+        // Trained, not yet validated: a state saved now resumes into this epoch's validation.
+        position_ = Position::EpochTrained;
+        // A stop requested during the epoch's last step still leaves a whole epoch: it is
+        // validated and recorded (the pass runs to its end), then the run stops.
+        stop_after_epoch = strategy_->agreeToStop(stopRequested());
+        validated = validateEpoch(/*interruptible=*/!stop_after_epoch);
+        // A stop interrupted validation: the last chance to save this epoch's end.
+        if (!validated) forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
     }
-    // Trained, not yet validated: a state saved now resumes into this epoch's validation.
-    position_ = Position::EpochTrained;
-    // A stop requested during the epoch's last step still leaves a whole epoch: it is validated
-    // and recorded (the pass runs to its end), then the run stops.
-    const bool stop_after_epoch = strategy_->agreeToStop(stopRequested());
-    if (!validateEpoch(/*interruptible=*/!stop_after_epoch)) {
-        // A stop interrupted validation: the last chance to save this epoch's end. Then the fit's
-        // totals take the epoch (a resume validates it again, from the state saved without it).
-        forEachCallback([this](Callback& c) { c.onTrainStopped(*this); });
-        position_ = Position::None;
-        progress_.fit.add(progress_.epoch);
-        result.stopped = true;
-        return false;
-    }
+    // The fit's totals take the epoch (or the part trained) only now: a state saved above leaves
+    // it out, so a resume does not count it twice.
+    position_ = Position::None;
     progress_.fit.add(progress_.epoch);
+    if (!validated) {
+        result.stopped = true;
+        return false;
+    }
     progress_.loop.epochs_completed = progress_.loop.epoch + 1;
     // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
     if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {

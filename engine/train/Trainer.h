@@ -78,7 +78,7 @@ public:
     // Evaluates the test split (callbacks' onTestStart first: the best checkpoint's weights).
     TestResult test();
 
-    int64_t batchesPerEpoch() const override { return train_loader_->batchesPerEpoch(); }
+    int64_t batchesPerEpoch() const { return train_loader_->batchesPerEpoch(); }
     int64_t optimizerStepsPerEpoch() const;
     const LoopState& loopState() const { return progress_.loop; }
     const FitProgress& fitProgress() const { return progress_; }
