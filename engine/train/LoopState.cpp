@@ -24,7 +24,7 @@ T field(const Json& j, const char* key) {
 bool LoopState::operator==(const LoopState& o) const {
     return epoch == o.epoch && batch_in_epoch == o.batch_in_epoch && global_step == o.global_step &&
            micro_batches == o.micro_batches && epochs_completed == o.epochs_completed &&
-           best_value == o.best_value && best_epoch == o.best_epoch && lr == o.lr;
+           best_value == o.best_value && best_epoch == o.best_epoch && lr == o.lr && finish_reason == o.finish_reason;
 }
 
 std::string loopStateToJson(const LoopState& s) {
@@ -37,6 +37,7 @@ std::string loopStateToJson(const LoopState& s) {
     j["best_value"] = s.best_value ? Json(*s.best_value) : Json(nullptr);
     j["best_epoch"] = s.best_epoch;
     j["lr"] = s.lr;
+    if (!s.finish_reason.empty()) j["finish_reason"] = s.finish_reason;
     return j.dump();
 }
 
@@ -57,6 +58,7 @@ LoopState loopStateFromJson(const std::string& text) {
     if (j.contains("best_value") && !j.at("best_value").is_null()) s.best_value = field<double>(j, "best_value");
     s.best_epoch = field<int64_t>(j, "best_epoch");
     s.lr = field<double>(j, "lr");
+    if (j.contains("finish_reason")) s.finish_reason = field<std::string>(j, "finish_reason");
     return s;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // LoopState: where a fit stands, as one value that can be saved and read back (the foundation
 // for resuming a run): the epoch and the micro-batch within it, the optimizer steps taken, the
-// best monitored value so far and the learning rate last set.
+// best monitored value so far, the learning rate last set and, once early stopping ended the fit,
+// why (a resume past that point reports it as the uninterrupted fit would).
 
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,7 @@ struct LoopState {
     std::optional<double> best_value;  // the checkpoint's monitored metric at its best epoch
     int64_t best_epoch = -1;
     double lr = 0.0;                // the learning rate of the last optimizer step
+    std::string finish_reason;      // why the fit ended before max_epochs (early stopping); "" otherwise
 
     bool operator==(const LoopState& o) const;
     bool operator!=(const LoopState& o) const { return !(*this == o); }
@@ -31,7 +33,8 @@ struct ResumePoint {
     double elapsed_s = 0.0;
 };
 
-// {"epoch": 2, "batch_in_epoch": 0, ...}; best_value null when there is none.
+// {"epoch": 2, "batch_in_epoch": 0, ...}; best_value null when there is none; finish_reason only
+// when set (a state written before it existed reads as "").
 std::string loopStateToJson(const LoopState& state);
 // Throws std::invalid_argument naming the key that is missing or of the wrong type.
 LoopState loopStateFromJson(const std::string& json);

@@ -127,6 +127,8 @@ FitResult Trainer::fit() {
         if (!runEpoch(result, first_batch)) break;
         first_batch = 0;
     }
+    // Early stopping's reason, also where a resume started after it (the state keeps it).
+    if (!result.stopped) result.stop_reason = progress_.loop.finish_reason;
     forEachCallback([this](Callback& c) { c.onFitEnd(*this); });
     result.best_val_accuracy = progress_.fit.best_val_accuracy;
     result.epochs_completed = progress_.loop.epochs_completed;
@@ -164,19 +166,20 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
         result.stopped = true;
         return false;
     }
-    progress_.loop.epochs_completed = progress_.loop.epoch + 1;
+    LoopState& loop = progress_.loop;
+    loop.epochs_completed = loop.epoch + 1;
     // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
     if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {
         // Where early stopping had also ended the fit, the next epoch is past the last one.
-        stopBetweenEpochs(finish_reason_.empty() ? progress_.loop.epoch + 1 : config_.trainer.max_epochs);
+        stopBetweenEpochs(loop.finish_reason.empty() ? loop.epoch + 1 : config_.trainer.max_epochs);
         result.stopped = true;
         return false;
     }
     // Early stopping (finishEarly) ends the fit as completed; a stop above wins over it. Its
     // metrics are the same on every rank, and agreeing keeps the ranks together regardless.
-    if (strategy_->agreeToStop(!finish_reason_.empty())) {
-        result.stop_reason = finish_reason_.empty() ? "another rank stopped early" : finish_reason_;
-        log(LogLine::Level::Info, result.stop_reason + "; testing the best checkpoint");
+    if (strategy_->agreeToStop(!loop.finish_reason.empty())) {
+        if (loop.finish_reason.empty()) loop.finish_reason = "another rank stopped early";
+        log(LogLine::Level::Info, loop.finish_reason + "; testing the best checkpoint");
         return false;
     }
     return true;
@@ -213,7 +216,10 @@ void Trainer::applyResume() {
     forEachCallback([this](Callback& c) { c.onResume(*this); });
     const LoopState& loop = progress_.loop;
     const std::string step = "optimizer step " + std::to_string(loop.global_step);
-    if (loop.epoch >= config_.trainer.max_epochs) {
+    if (!loop.finish_reason.empty()) {
+        log(LogLine::Level::Info, "resumed after early stopping ended the fit (" + step + ", " + loop.finish_reason +
+                                      "): testing");
+    } else if (loop.epoch >= config_.trainer.max_epochs) {
         log(LogLine::Level::Info, "resumed after the last epoch (" + step + "): testing");
     } else {
         const std::string where = loop.batch_in_epoch == 0                  ? ", the epoch's start"

@@ -104,7 +104,7 @@ private:
     void requestStop(const std::string& reason) override;
     bool stopRequested() const override { return stop_requested_ || external_stop_.load(); }
     void finishEarly(const std::string& reason) override {
-        if (finish_reason_.empty()) finish_reason_ = reason;
+        if (progress_.loop.finish_reason.empty()) progress_.loop.finish_reason = reason;
     }
     bool canSaveState() const override;
     bool saveState(const std::string& path) override;
@@ -148,7 +148,6 @@ private:
     EventSink& sink_;
     const std::atomic<bool>& external_stop_;
     bool stop_requested_ = false;  // by a callback
-    std::string finish_reason_;    // set by finishEarly()
 
     std::unique_ptr<Loader> train_loader_, val_loader_, test_loader_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;

@@ -130,4 +130,20 @@ inline RunFinished finishedEvent() {
     return f;
 }
 
+// A stopped fit's end, as finishedEvent() otherwise.
+inline RunFinished stoppedEvent() {
+    RunFinished f = finishedEvent();
+    f.status = "stopped";
+    return f;
+}
+
+// A training state saved at `path`, in `epoch`.
+inline CheckpointSaved stateSavedEvent(const std::string& path, int64_t epoch = 0) {
+    CheckpointSaved saved;
+    saved.kind = "state";
+    saved.path = path;
+    saved.epoch = epoch;
+    return saved;
+}
+
 }  // namespace hearth::testing

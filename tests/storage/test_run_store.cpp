@@ -521,13 +521,8 @@ void RunStoreTest::reopenedRunContinuesAfterTheResumePoint() {
     writer.enqueue(id, predictionsEvent("test", 30));
     const std::string state = writer.artifactsDir(id) + "state-000001500.pt";
     std::ofstream(state) << "state";
-    CheckpointSaved saved;
-    saved.kind = "state";
-    saved.path = state;
-    writer.enqueue(id, saved);
-    RunFinished stopped = finishedEvent();
-    stopped.status = "stopped";
-    writer.enqueue(id, stopped);
+    writer.enqueue(id, stateSavedEvent(state));
+    writer.enqueue(id, stoppedEvent());
     writer.flush();
     {
         const RunStore store(path);
@@ -603,16 +598,8 @@ void RunStoreTest::historyKeptAtAStateIsWhatTheReopenedRunKeeps() {
         writer.enqueue(id, epochEvent(1, 0.7));
         const std::string state = writer.artifactsDir(id) + trainingStateFileName(20);
         std::ofstream(state) << "state";
-        if (state_epoch >= 0) {
-            CheckpointSaved saved;
-            saved.kind = "state";
-            saved.path = state;
-            saved.epoch = state_epoch;
-            writer.enqueue(id, saved);
-        }
-        RunFinished stopped = finishedEvent();
-        stopped.status = "stopped";
-        writer.enqueue(id, stopped);
+        if (state_epoch >= 0) writer.enqueue(id, stateSavedEvent(state, state_epoch));
+        writer.enqueue(id, stoppedEvent());
         writer.flush();
         return std::make_pair(id, state);
     };

@@ -443,6 +443,10 @@ private Q_SLOTS:
 
         const LoopState back = loopStateFromJson(loopStateToJson(st));
         QVERIFY(back == st);
+        LoopState early = st;
+        early.finish_reason = "reached val_acc 0.9 (trainer.early_stopping.stop_at 0.9) at epoch 3";
+        QCOMPARE(loopStateFromJson(loopStateToJson(early)).finish_reason, early.finish_reason);
+        QVERIFY(!(loopStateFromJson(loopStateToJson(early)) == st));
         LoopState none;
         QVERIFY(!loopStateFromJson(loopStateToJson(none)).best_value.has_value());
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loopStateFromJson("{\"epoch\": 1}"));

@@ -458,12 +458,23 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt_data() {
     QTest::addColumn<int64_t>("epoch");          // of the stop (0-based)
     QTest::addColumn<int64_t>("state_epoch");    // the saved position
     QTest::addColumn<int64_t>("state_batch");
-    QTest::newRow("in the epoch's last step") << QString("last step") << int64_t{1} << int64_t{2} << int64_t{0};
-    QTest::newRow("during validation") << QString("during") << int64_t{1} << int64_t{1} << int64_t{10};
-    QTest::newRow("after validation") << QString("after") << int64_t{1} << int64_t{2} << int64_t{0};
-    QTest::newRow("during the last epoch's validation") << QString("during") << int64_t{2} << int64_t{2} << int64_t{10};
-    QTest::newRow("after the last epoch") << QString("after") << int64_t{2} << int64_t{3} << int64_t{0};
-    QTest::newRow("during the test") << QString("test") << int64_t{2} << int64_t{3} << int64_t{0};
+    QTest::addColumn<bool>("early");             // early stopping ends the fit after epoch 1
+    QTest::newRow("in the epoch's last step") << QString("last step") << int64_t{1} << int64_t{2} << int64_t{0} << false;
+    QTest::newRow("during validation") << QString("during") << int64_t{1} << int64_t{1} << int64_t{10} << false;
+    QTest::newRow("after validation") << QString("after") << int64_t{1} << int64_t{2} << int64_t{0} << false;
+    QTest::newRow("during the last epoch's validation")
+        << QString("during") << int64_t{2} << int64_t{2} << int64_t{10} << false;
+    QTest::newRow("after the last epoch") << QString("after") << int64_t{2} << int64_t{3} << int64_t{0} << false;
+    QTest::newRow("during the test") << QString("test") << int64_t{2} << int64_t{3} << int64_t{0} << false;
+    // Where early stopping ends the fit, the stop's state lies past the last epoch and keeps why.
+    QTest::newRow("in the last step, early stopping") << QString("last step") << int64_t{0} << int64_t{3} << int64_t{0}
+                                                      << true;
+    QTest::newRow("during validation, early stopping")
+        << QString("during") << int64_t{0} << int64_t{0} << int64_t{10} << true;
+    QTest::newRow("after validation, early stopping") << QString("after") << int64_t{0} << int64_t{3} << int64_t{0}
+                                                      << true;
+    QTest::newRow("during the test, early stopping") << QString("test") << int64_t{0} << int64_t{3} << int64_t{0}
+                                                     << true;
 }
 
 // A stop that lands at an epoch's end saves one state there, where the safety checkpoint's clock
@@ -476,10 +487,15 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     QFETCH(int64_t, epoch);
     QFETCH(int64_t, state_epoch);
     QFETCH(int64_t, state_batch);
+    QFETCH(bool, early);
     auto c = resumeConfig(0);
     c.trainer.accumulate_grad_batches = 1;   // 10 optimizer steps per epoch
     c.trainer.safety_checkpoint.every_n_steps = 0;
     c.trainer.safety_checkpoint.every_n_minutes = 0;   // states only at a stop
+    if (early) {
+        c.trainer.early_stopping.monitor = "val_acc";
+        c.trainer.early_stopping.stop_at = 0.0;   // reached by the first validation
+    }
     const auto splits = hearth::testing::blobSplits(160, 48, 48);
     std::atomic<bool> no_stop{false};
 
@@ -489,6 +505,8 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     Trainer whole(c, torch::kCPU, whole_model, splits, whole_dir.path().toStdString(), whole_sink, no_stop);
     const FitResult whole_fit = whole.fit();
     QVERIFY(!whole_fit.stopped);
+    QCOMPARE(whole_fit.epochs_completed, early ? int64_t{1} : int64_t{3});
+    QCOMPARE(whole_fit.stop_reason.empty(), !early);
     const TestResult whole_test = whole.test();
 
     QTemporaryDir artifacts;
@@ -506,6 +524,7 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     const FitResult cut_fit = cut.fit();
     QCOMPARE(cut_fit.stopped, when != "test");
     QCOMPARE(cut_fit.epochs_completed, when == "during" ? epoch : epoch + 1);
+    QCOMPARE(cut_fit.stop_reason, when == "test" ? whole_fit.stop_reason : std::string());
     // The stopped fit's totals (its samples/s) count every sample it trained on.
     QCOMPARE(cut.fitProgress().fit.samples, (epoch + 1) * 160);
     if (when == "test") QVERIFY(!cut.test().ran);
@@ -533,9 +552,10 @@ void TestTrainingState::aStopAtAnEpochsEndResumesWithoutLosingIt() {
     const FitResult fit = resumed.fit();
     const TestResult test = resumed.test();
     QVERIFY(!fit.stopped);
-    QCOMPARE(fit.global_steps, int64_t{30});
-    QCOMPARE(fit.epochs_completed, int64_t{3});
-    QVERIFY(resumed_sink.all<StepMetrics>().empty() == (state_step == 30));
+    QCOMPARE(fit.global_steps, whole_fit.global_steps);
+    QCOMPARE(fit.epochs_completed, whole_fit.epochs_completed);
+    QCOMPARE(fit.stop_reason, whole_fit.stop_reason);   // early stopping's reason, kept by the state
+    QVERIFY(resumed_sink.all<StepMetrics>().empty() == (state_step == whole_fit.global_steps));
 
     compareRecords(storedRecord(cut_sink, point, resumed_sink), whole_sink);
     if (QTest::currentTestFailed()) return;
