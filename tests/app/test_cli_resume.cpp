@@ -17,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -54,12 +55,14 @@ struct Outcome {
     double test_loss = 0.0, test_accuracy = 0.0;
     std::vector<hearth::Prediction> predictions;
     QStringList log;
+    QString stop_reason;   // early stopping's
 };
 
 Outcome readRun(const QString& db, int64_t id) {
     RunStore store(db.toStdString());
     Outcome o;
     o.status = QString::fromStdString(store.run(id)->status);
+    o.stop_reason = QString::fromStdString(store.run(id)->stop_reason);
     o.steps = store.steps(id);
     o.epochs = store.epochs(id);
     if (const auto report = store.report(id, "test")) {
@@ -120,6 +123,7 @@ private:
     void compareRuns(const Outcome& got, const Outcome& reference) {
         const Outcome& m_reference = reference;
         QCOMPARE(got.status, QString("completed"));
+        QCOMPARE(got.stop_reason, m_reference.stop_reason);
         QCOMPARE(got.steps.size(), m_reference.steps.size());
         for (size_t i = 0; i < got.steps.size(); ++i) {
             const auto& a = got.steps[i];
@@ -146,7 +150,8 @@ private:
             QCOMPARE(got.predictions[i].predicted, m_reference.predictions[i].predicted);
             QCOMPARE(got.predictions[i].confidence, m_reference.predictions[i].confidence);   // the final weights
         }
-        QVERIFY2(got.log.filter("resumed at epoch").size() == 1, qPrintable(got.log.join('\n')));
+        QVERIFY2(got.log.filter(QRegularExpression("resumed (at epoch|after)")).size() == 1,
+                 qPrintable(got.log.join('\n')));
     }
 
 private Q_SLOTS:
@@ -351,17 +356,22 @@ private Q_SLOTS:
     // resumed run, validating the epoch again or going on with the next, ends as never stopped.
     void aStopAtAnEpochsEndResumesBitIdentically_data() {
         QTest::addColumn<int>("devices");
-        QTest::newRow("one process") << 1;
-        QTest::newRow("ddp, 2 processes") << 2;
+        QTest::addColumn<bool>("early");   // early stopping ends the run after its first epoch
+        QTest::newRow("one process") << 1 << false;
+        QTest::newRow("ddp, 2 processes") << 2 << false;
+        QTest::newRow("one process, early stopping") << 1 << true;
     }
 
     void aStopAtAnEpochsEndResumesBitIdentically() {
         QFETCH(int, devices);
-        const QString tag = devices == 1 ? "epoch-end" : "ddp-epoch-end";
-        const auto settings = [devices](const QString& name) {
+        QFETCH(bool, early);
+        const QString tag = QString(devices == 1 ? "epoch-end" : "ddp-epoch-end") + (early ? "-early" : "");
+        const auto settings = [devices, early](const QString& name) {
             QStringList args = experiment(name, 0) + QStringList{"--set", "data.val_fraction=0.8"};
             if (devices > 1) args += QStringList{"--set", "trainer.devices=2", "--set", "trainer.strategy=ddp",
                                                  "--set", "trainer.accelerator=cpu"};
+            if (early) args += QStringList{"--set", "trainer.early_stopping.monitor=val_acc", "--set",
+                                           "trainer.early_stopping.stop_at=0"};
             return args;
         };
         const CliResult ref = cli(QStringList{"run", "-q"} + settings(tag + "-reference"));
@@ -369,7 +379,8 @@ private Q_SLOTS:
         int64_t ref_id = 0;   // the newest
         for (const auto& run : RunStore(db().toStdString()).listRuns()) ref_id = std::max(ref_id, run.id);
         const Outcome reference = readRun(db(), ref_id);
-        QCOMPARE(reference.epochs.size(), size_t{2});
+        QCOMPARE(reference.epochs.size(), early ? size_t{1} : size_t{2});
+        QCOMPARE(reference.stop_reason.isEmpty(), !early);
         const int64_t epoch_end = reference.epochs.front().global_step;
         QVERIFY2(epoch_end % 4 != 0, "the epoch must not end on a timed safety checkpoint");
 
@@ -387,7 +398,9 @@ private Q_SLOTS:
         const Outcome resumed = readRun(db(), id);
         compareRuns(resumed, reference);
         const bool in_validation = !resumed.log.filter("the epoch trained: validating it").isEmpty();
-        const bool after_it = !resumed.log.filter("resumed at epoch 2, micro-batch 0").isEmpty();
+        const bool after_it =
+            !resumed.log.filter(early ? "resumed after early stopping ended the fit" : "resumed at epoch 2, micro-batch 0")
+                 .isEmpty();
         QVERIFY2(in_validation != after_it, qPrintable(resumed.log.join('\n')));
         qInfo("the stop landed %s", in_validation ? "in the epoch's validation" : "in its last step or after its validation");
     }
