@@ -69,7 +69,7 @@ std::string predictionText(const LadderSummary& summary) {
             appendf(out, "%-*s -\n", static_cast<int>(width), s.label.c_str());
             continue;
         }
-        std::string activations = report::formatBytes(s.prediction->memory.activations_bytes);
+        std::string activations = formatBytes(s.prediction->memory.activations_bytes);
         if (s.check && s.check->activations_error)
             activations += " (" + footprintErrorText(s.check->activations_error) + ")";
         appendf(out, "%-*s %-38s %-32s %s\n", static_cast<int>(width), s.label.c_str(),
@@ -112,7 +112,7 @@ std::string ladderSummaryText(const LadderSummary& summary) {
                      first ? "-" : speedupText(s.verdict.change_vs_baseline, s.verdict.speedup_vs_baseline).c_str(),
                      ladderAccuracyCell(s.verdict.accuracy).c_str(),
                      first ? "-" : accuracyChangeName(s.verdict.accuracy_change).c_str(),
-                     s.peak_bytes.n ? report::formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
+                     s.peak_bytes.n ? formatBytes(static_cast<int64_t>(s.peak_bytes.median)).c_str() : "-",
                      100.0 * s.data_wait_share.median);
     }
     appendf(out, "(median (min-max) of each step's runs; %s; speed-up: against the step it built on%s. A "
@@ -171,9 +171,9 @@ void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSumma
         const double t = run ? run->train_time_s.value_or(0.0) : 0.0;
         if (i == 0) base_time = t;
         std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), step.label.c_str(),
-                     static_cast<long long>(id), peak > 0 ? report::formatBytes(peak).c_str() : "-", change.c_str(),
-                     m.device.empty() ? "-" : report::formatBytes(m.activations_bytes).c_str(),
-                     m.device.empty() ? "-" : report::formatBytes(m.gradients_bytes).c_str(), report::formatDuration(t).c_str(),
+                     static_cast<long long>(id), peak > 0 ? formatBytes(peak).c_str() : "-", change.c_str(),
+                     m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
+                     m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), report::formatDuration(t).c_str(),
                      t > 0 && base_time > 0 ? t / base_time : 0.0,
                      done ? number(run->test_accuracy.value_or(0.0), "%.4f").c_str() : "-");
         previous_peak = peak;

@@ -18,19 +18,6 @@ std::string formatDuration(double seconds) {
     return buf;
 }
 
-std::string formatBytes(int64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return buf;
-}
-
 ProgressPrinter::ProgressPrinter(std::FILE* out, bool interactive) : out_(out), interactive_(interactive) {}
 
 void ProgressPrinter::onEvent(const Event& event) {

@@ -45,7 +45,5 @@ private:
 
 // "1:02:03", "04:05" like tqdm.
 std::string formatDuration(double seconds);
-// "1.2 GiB", "340 MiB".
-std::string formatBytes(int64_t bytes);
 
 }  // namespace hearth::cli

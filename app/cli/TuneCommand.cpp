@@ -3,6 +3,7 @@
 #include "LocalLauncher.h"
 #include "RunCommand.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/run/FinderJson.h"

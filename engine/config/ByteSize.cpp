@@ -34,12 +34,16 @@ std::optional<int64_t> parseByteSize(const std::string& text) {
 }
 
 std::string formatBytes(int64_t bytes) {
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (std::fabs(value) >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        ++unit;
+    }
     char text[32];
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
-    else if (b >= 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
-    else if (b >= 1024.0) std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
-    else std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    if (unit == 0) std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    else std::snprintf(text, sizeof text, unit >= 3 ? "%.2f %s" : "%.1f %s", value, units[unit]);
     return text;
 }
 

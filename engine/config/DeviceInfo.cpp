@@ -5,6 +5,7 @@
 #include "HearthRevision.h"   // generated at build time: HEARTH_GIT_REVISION
 
 #include "engine/TorchCompat.h"
+#include "engine/config/ByteSize.h"
 #include "engine/monitor/CudaMemory.h"
 #ifdef HEARTH_WITH_CUDA
 #include "engine/config/CudaInfo.h"
@@ -60,11 +61,6 @@ std::string cudaVersionText(int packed) {  // 13000 -> "13.0"
     return std::to_string(packed / 1000) + "." + std::to_string((packed % 1000) / 10);
 }
 
-std::string gib(int64_t bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return buf;
-}
 #endif
 
 // ", no CUDA device found (...)" or ", N CUDA device(s) (driver CUDA x.y):" plus one line each.
@@ -82,7 +78,7 @@ std::string cudaDevicesText(const BuildInfo& build) {
                       " (driver supports CUDA " + cudaVersionText(driver) + "):\n";
     for (int64_t i = 0; i < count; ++i) {
         const auto f = cudaDeviceFacts(i);
-        out += "  cuda:" + std::to_string(i) + "  " + f.name + ", " + gib(f.total_bytes) + ", compute capability " +
+        out += "  cuda:" + std::to_string(i) + "  " + f.name + ", " + formatBytes(f.total_bytes) + ", compute capability " +
                std::to_string(f.major) + "." + std::to_string(f.minor) + "\n";
     }
     return out;

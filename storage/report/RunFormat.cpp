@@ -127,7 +127,7 @@ StoredRun loadRun(const RunStore& store, int64_t run_id) {
 }
 
 std::string formatDuration(double seconds) {
-    if (!(seconds >= 0.0)) return "-";
+    if (!std::isfinite(seconds) || seconds < 0.0) return "-";
     if (seconds < 60.0) return fixed(seconds, 1) + " s";
     const auto total = static_cast<int64_t>(std::llround(seconds));
     char buffer[64];
@@ -155,17 +155,6 @@ std::string formatCompute(std::optional<double> tflops, std::optional<double> mf
         text += " (MFU " + formatFixed(percent, percent >= 1.0 ? 1 : percent >= 0.1 ? 2 : 3) + "%)";
     }
     return text;
-}
-
-std::string formatBytes(int64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    int unit = 0;
-    while (std::fabs(value) >= 1024.0 && unit < 4) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return unit == 0 ? std::to_string(bytes) + " B" : fixed(value, 1) + " " + units[unit];
 }
 
 std::string formatTime(double unix_seconds) {

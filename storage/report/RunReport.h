@@ -2,6 +2,7 @@
 // Readable renderings of stored runs (terminal text, Markdown, Lightning-style CSV, JSON),
 // shared by hearth-cli (`runs`, `show`, `compare`, `export`, the end of `run`) and the workbench.
 
+#include "engine/config/ByteSize.h"   // formatBytes: one rendering of a byte count everywhere
 #include "engine/metrics/RunProfile.h"
 #include "storage/RunStore.h"
 
@@ -27,7 +28,6 @@ struct StoredRun {
 StoredRun loadRun(const RunStore& store, int64_t run_id);   // StoreError if there is no such run
 
 std::string formatDuration(double seconds);     // "12.5 s", "3 min 05 s", "1 h 02 min"
-std::string formatBytes(int64_t bytes);         // "117.7 MiB"
 std::string formatTime(double unix_seconds);    // local time "2024-05-01 12:00:03"; "-" for 0
 std::string formatNumber(double value);         // shortest text that reads back exactly
 std::string formatFixed(double value, int digits);   // printf "%.*f"

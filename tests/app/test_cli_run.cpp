@@ -89,7 +89,7 @@ private Q_SLOTS:
         QCOMPARE(show.exit_code, 0);
         for (const char* part : {"Step-time breakdown", "Forward", "Backward", "Optimizer step", "Step (measured)",
                                  "Memory breakdown", "Parameters", "Optimizer state", "Activations", "Devices",
-                                 "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.0 GiB",
+                                 "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.00 GiB",
                                  "model FLOPs", "TFLOP/s", "engine.mfu_peak"})
             QVERIFY2(show.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, show.out)));
         // What `show` printed is what the store holds: Adam's state is twice the parameters.

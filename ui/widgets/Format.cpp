@@ -1,5 +1,7 @@
 #include "ui/widgets/Format.h"
 
+#include "storage/report/RunReport.h"
+
 #include <QDateTime>
 #include <QLocale>
 
@@ -9,29 +11,12 @@ namespace hearth::ui {
 
 QString formatDuration(double seconds)
 {
-    if (!std::isfinite(seconds) || seconds < 0)
-        return QStringLiteral("–");
-    if (seconds < 10)
-        return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
-    const auto total = static_cast<int64_t>(std::llround(seconds));
-    const int64_t h = total / 3600, m = (total % 3600) / 60, s = total % 60;
-    if (h > 0)
-        return QStringLiteral("%1 h %2 min").arg(h).arg(m, 2, 10, QLatin1Char('0'));
-    if (m > 0)
-        return QStringLiteral("%1 min %2 s").arg(m).arg(s, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1 s").arg(s);
+    return qstr(report::formatDuration(seconds));
 }
 
 QString formatBytes(int64_t bytes)
 {
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024 * 1024)
-        return QStringLiteral("%1 GiB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 2);
-    if (b >= 1024.0 * 1024)
-        return QStringLiteral("%1 MiB").arg(b / (1024.0 * 1024), 0, 'f', 0);
-    if (b >= 1024.0)
-        return QStringLiteral("%1 KiB").arg(b / 1024.0, 0, 'f', 0);
-    return QStringLiteral("%1 B").arg(bytes);
+    return qstr(hearth::formatBytes(bytes));
 }
 
 QString formatRate(double perSecond)
