@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QToolButton>
@@ -25,6 +26,19 @@ constexpr int kMaxRecent = 8;
 const char* kRecentKey = "experiment/recentFiles";
 const char* kLastConfigKey = "experiment/lastConfig";
 const char* kLastFileKey = "experiment/lastFile";
+
+// Scrolls the form vertically and is never narrower than the form's widest row: with no
+// horizontal scroll bar, a narrower viewport clipped the fields and their buttons at the right.
+class FormScrollArea final : public QScrollArea {
+public:
+    QSize minimumSizeHint() const override
+    {
+        QSize hint = QScrollArea::minimumSizeHint();
+        if (const QWidget* form = widget())
+            hint.setWidth(form->minimumSizeHint().width() + verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
+        return hint;
+    }
+};
 }  // namespace
 
 ExperimentPanel::ExperimentPanel(QWidget* parent)
@@ -56,7 +70,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     fileRow->addWidget(save);
     fileRow->addStretch(1);
 
-    auto* scroll = new QScrollArea;
+    auto* scroll = new FormScrollArea;
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);

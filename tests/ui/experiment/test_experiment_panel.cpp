@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QApplication>
 #include <QSpinBox>
@@ -101,6 +102,32 @@ private Q_SLOTS:
         QApplication::sendEvent(precision, &down);
         QCOMPARE(precision->currentIndex(), index);
         QCOMPARE(batch->focusPolicy(), Qt::StrongFocus);
+    }
+
+    // At its narrowest the panel still shows every field and button whole: the form's scroll area
+    // is as wide as the form's widest row (it has no horizontal scroll bar to reach the rest).
+    void atItsNarrowestNoFieldIsClipped()
+    {
+        ExperimentPanel panel;
+        panel.resize(panel.minimumSizeHint().width(), 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* scroll = panel.findChild<QScrollArea*>();
+        QVERIFY(scroll && scroll->widget());
+        const QWidget* viewport = scroll->viewport();
+        int checked = 0;
+        for (const QWidget* w : scroll->widget()->findChildren<QWidget*>()) {
+            const bool field = qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w) ||
+                               qobject_cast<const QComboBox*>(w) || qobject_cast<const QAbstractButton*>(w);
+            if (!field || !w->isVisibleTo(scroll->widget()) || qobject_cast<const QAbstractSpinBox*>(w->parentWidget()))
+                continue;
+            const int right = w->mapTo(viewport, QPoint(w->width() - 1, 0)).x();
+            QVERIFY2(right < viewport->width(), qPrintable(QString("%1 (%2) ends at x=%3 of a %4 px wide view")
+                                                               .arg(w->objectName(), w->metaObject()->className())
+                                                               .arg(right).arg(viewport->width())));
+            ++checked;
+        }
+        QVERIFY(checked > 20);
     }
 
     void defaultsMatchTheBuiltInExperiment()
