@@ -237,6 +237,13 @@ CREATE TABLE sweep_runs (
 CREATE INDEX sweep_runs_by_run ON sweep_runs (run_id);
 )sql";
 
+// v10: what each rank of a data-parallel run held: its share of the gradients and of the
+// optimizer state (-1: not measured; older runs).
+constexpr const char* kV10 = R"sql(
+ALTER TABLE run_ranks ADD COLUMN gradients_bytes INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE run_ranks ADD COLUMN optimizer_state_bytes INTEGER NOT NULL DEFAULT -1;
+)sql";
+
 void ensureFolder(const fs::path& folder, const std::string& path) {
     if (folder.empty()) return;
     std::error_code ec;
@@ -301,6 +308,7 @@ const std::vector<Migration>& migrations() {
         {7, "CUDA graph memory", kV7},
         {8, "offloaded optimizer memory", kV8},
         {9, "sweep plans and each run's step and repeat", kV9},
+        {10, "each rank's gradients and optimizer state", kV10},
     };
     return list;
 }

@@ -30,10 +30,14 @@ void DeviceStatsMonitor::onFitStart(TrainerContext& ctx) {
     monitor_.setRank(ctx.strategy().rank());
     // The memory breakdown's baseline: what the process (or the device) holds before training.
     memory_ = MemoryBreakdown{};
+    first_step_ = -1;
     optimizer_state_measured_ = false;
     monitor_.resetPeak();
     const int64_t tensors = monitor_.tensorBytes();
-    const MemoryBaseline baseline = memoryBaseline(monitor_.currentBytes(), tensors, ctx.strategy().gradientBuffers());
+    // A resumed fit's optimizer holds its loaded state already (a fresh one creates it at the first step).
+    const int64_t loaded_state = measureHeldBytes(ctx.model(), ctx.optimizer()).optimizer_state;
+    const MemoryBaseline baseline =
+        memoryBaseline(monitor_.currentBytes(), tensors, ctx.strategy().gradientBuffers(), loaded_state);
     baseline_bytes_ = baseline.bytes;
     baseline_tensor_bytes_ = baseline.tensor_bytes;
     batch_end_bytes_ = tensors;
@@ -60,7 +64,8 @@ void DeviceStatsMonitor::onResume(TrainerContext& ctx) {
 }
 
 void DeviceStatsMonitor::onBeforeOptimizerStep(TrainerContext& ctx) {
-    if (ctx.state().global_step != 0) return;
+    if (first_step_ >= 0) return;
+    first_step_ = ctx.state().global_step + 1;
     // The first step's gradients, before the optimizer step frees or zeroes them.
     const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer(), ctx.strategy().gradientBuffers());
     memory_.parameters_bytes = held.parameters;
@@ -68,8 +73,8 @@ void DeviceStatsMonitor::onBeforeOptimizerStep(TrainerContext& ctx) {
 }
 
 void DeviceStatsMonitor::onTrainBatchEnd(TrainerContext& ctx) {
-    if (!optimizer_state_measured_ && ctx.state().global_step == 1) {
-        // After the first optimizer step: its state is created lazily.
+    if (!optimizer_state_measured_ && first_step_ >= 0 && ctx.state().global_step >= first_step_) {
+        // After the first optimizer step: its state is created lazily (a resumed one's was loaded).
         const HeldBytes held = measureHeldBytes(ctx.model(), ctx.optimizer());
         memory_.optimizer_state_bytes = held.optimizer_state;
         memory_.offloaded_bytes = held.offloaded;
@@ -105,6 +110,10 @@ void DeviceStatsMonitor::onFitEnd(TrainerContext& ctx) {
     totals.data_wait_s = progress.fit.rank_wait_s;
     totals.peak_memory_bytes = monitor_.peakBytes();
     totals.steps = progress.loop.global_step;
+    if (!memory_.device.empty()) {  // measured: at least one optimizer step
+        totals.gradients_bytes = memory_.gradients_bytes;
+        totals.optimizer_state_bytes = memory_.optimizer_state_bytes;
+    }
     reportRanks(ctx.strategy(), monitor_, totals, sink);
     ctx.recordMemory(monitor_.peakBytes(), memory_);
     // What offload saved and what it cost, in the run's log (the breakdown stores the bytes).
@@ -124,8 +133,8 @@ void DeviceStatsMonitor::measureMemory(TrainerContext& ctx) {
     const torch::Device device = ctx.strategy().device();
     memory_.device = device.str();
     memory_.peak_bytes = monitor_.peakBytes();
-    if (ctx.state().global_step == 0) {
-        memory_.device.clear();  // no optimizer step: nothing to break down
+    if (!optimizer_state_measured_) {
+        memory_.device.clear();  // no optimizer step in this fit: nothing to break down
         return;
     }
     memory_.other_bytes = std::max<int64_t>(0, baseline_bytes_ - memory_.parameters_bytes);

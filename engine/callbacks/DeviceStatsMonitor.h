@@ -3,8 +3,8 @@
 // DeviceStatsMonitor does: it samples memory and utilisation about once a second while training
 // and evaluating (DeviceSample events), shares each rank's live numbers at every logged step and
 // its whole summary at the end of fit (RankReport), and measures what filled memory at the fit's
-// peak (MemoryBreakdown: parameters, gradients and optimizer state counted from the tensors at the
-// first optimizer step; activations on a GPU as the most a forward pass keeps allocated for its
+// peak (MemoryBreakdown: parameters, gradients and optimizer state counted from the tensors at this
+// fit's first optimizer step, a resumed fit's too; activations on a GPU as the most a forward pass keeps allocated for its
 // backward, on the host from the counted tensor bytes at the training loop's peak, not the
 // validation's or a checkpoint's), which it hands to the Trainer.
 
@@ -39,6 +39,9 @@ private:
 
     DeviceMonitor monitor_;
     MemoryBreakdown memory_;
+    // This fit's first optimizer step (a resumed fit's is not global step 0): the global step it
+    // closes (-1: none yet), and whether the optimizer's state was counted after it.
+    int64_t first_step_ = -1;
     bool optimizer_state_measured_ = false;
     int64_t baseline_bytes_ = 0;          // what the process (or the device) held when fit started
     int64_t baseline_tensor_bytes_ = 0;   // tensor bytes then (-1: not counted)

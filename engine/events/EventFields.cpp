@@ -149,6 +149,8 @@ const std::vector<Field<RankSummary>>& rankFields() {
         field<&R::comm_steps>("comm_steps"),
         field<&R::comm_ms>("comm_ms").withUnit("ms"),
         field<&R::overlap_ms>("overlap_ms").withUnit("ms"),
+        field<&R::gradients_bytes>("gradients_bytes").withUnit("bytes"),
+        field<&R::optimizer_state_bytes>("optimizer_state_bytes").withUnit("bytes"),
         field<&R::final>("final").notStored(),
     };
     return table;

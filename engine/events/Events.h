@@ -157,6 +157,11 @@ struct RankSummary {
     int64_t comm_steps = 0;          // steps whose gradient communication was timed (0: none)
     double comm_ms = 0.0;            // mean gradient communication per timed step
     double overlap_ms = 0.0;         // of comm_ms, hidden under backward compute (ddp overlaps)
+    // What this rank held after its first optimizer step (its MemoryBreakdown's): a sharded
+    // strategy's share (zero1/zero2 split the optimizer state, zero2 also the gradients by their
+    // flat slices; zero1 assigns whole parameters, so its shares can differ). -1: not measured.
+    int64_t gradients_bytes = -1;
+    int64_t optimizer_state_bytes = -1;
     // false: a live update while training (samples/s of the last logging interval, the rest 0);
     // true: the rank's record when fit ends (what the store keeps).
     bool final = true;

@@ -84,13 +84,13 @@ HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimiz
 }
 
 MemoryBaseline memoryBaseline(int64_t current_bytes, int64_t tensor_bytes,
-                              const std::vector<torch::Tensor>& gradient_buffers) {
+                              const std::vector<torch::Tensor>& gradient_buffers, int64_t optimizer_state_bytes) {
     StorageSet seen;
-    int64_t gradient_buffer_bytes = 0;
-    for (const auto& buffer : gradient_buffers) gradient_buffer_bytes += seen.add(buffer);
+    int64_t held = optimizer_state_bytes;
+    for (const auto& buffer : gradient_buffers) held += seen.add(buffer);
     MemoryBaseline out;
-    out.bytes = std::max<int64_t>(0, current_bytes - gradient_buffer_bytes);
-    out.tensor_bytes = tensor_bytes < 0 ? -1 : std::max<int64_t>(0, tensor_bytes - gradient_buffer_bytes);
+    out.bytes = std::max<int64_t>(0, current_bytes - held);
+    out.tensor_bytes = tensor_bytes < 0 ? -1 : std::max<int64_t>(0, tensor_bytes - held);
     return out;
 }
 

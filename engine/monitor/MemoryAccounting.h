@@ -26,13 +26,15 @@ HeldBytes measureHeldBytes(const torch::nn::Module& model, torch::optim::Optimiz
 // What a process held before its first step, as the memory breakdown's baseline (a run's, a
 // footprint probe's): the bytes (RSS on a host, allocated on a GPU) and the counted tensor bytes
 // (-1: not counted), less the gradient buffers a strategy allocated when it set the model up
-// (Strategy::gradientBuffers), which the breakdown counts as gradients.
+// (Strategy::gradientBuffers), which the breakdown counts as gradients, and less the optimizer
+// state already held (`optimizer_state_bytes`: a resumed fit's, loaded before it starts), which it
+// counts as optimizer state.
 struct MemoryBaseline {
     int64_t bytes = 0;
     int64_t tensor_bytes = -1;
 };
 MemoryBaseline memoryBaseline(int64_t current_bytes, int64_t tensor_bytes,
-                              const std::vector<torch::Tensor>& gradient_buffers);
+                              const std::vector<torch::Tensor>& gradient_buffers, int64_t optimizer_state_bytes = 0);
 
 // How the memory breakdown splits a host's peak (a run's, or a footprint probe's): activations are
 // the counted tensor bytes' growth beyond the held ones (gradients + optimizer state); what the

@@ -8,7 +8,8 @@ namespace hearth {
 namespace {
 
 enum SummaryColumn : int64_t {
-    kPid, kSamples, kTrainTime, kWait, kPeak, kCuda, kIndex, kSteps, kCommSteps, kComm, kOverlap, kSummaryColumns
+    kPid, kSamples, kTrainTime, kWait, kPeak, kCuda, kIndex, kSteps, kCommSteps, kComm, kOverlap, kGradients,
+    kOptimizerState, kSummaryColumns
 };
 enum SampleColumn : int64_t { kElapsed, kDevice, kAllocated, kReserved, kPeakBytes, kTotal, kUtil, kSampleColumns };
 
@@ -18,7 +19,8 @@ torch::Tensor summaryRow(const Strategy& strategy, const RankTotals& t) {
     return torch::tensor({static_cast<double>(getpid()), static_cast<double>(t.samples), t.train_time_s,
                           t.data_wait_s, static_cast<double>(t.peak_memory_bytes), device.is_cuda() ? 1.0 : 0.0,
                           static_cast<double>(device.has_index() ? device.index() : 0), static_cast<double>(t.steps),
-                          static_cast<double>(comm.steps), comm.comm_ms, comm.overlap_ms},
+                          static_cast<double>(comm.steps), comm.comm_ms, comm.overlap_ms,
+                          static_cast<double>(t.gradients_bytes), static_cast<double>(t.optimizer_state_bytes)},
                          torch::kFloat64)
         .reshape({1, kSummaryColumns});
 }
@@ -121,6 +123,8 @@ void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const R
         s.comm_steps = static_cast<int64_t>(v[kCommSteps]);
         s.comm_ms = v[kComm];
         s.overlap_ms = v[kOverlap];
+        s.gradients_bytes = static_cast<int64_t>(v[kGradients]);
+        s.optimizer_state_bytes = static_cast<int64_t>(v[kOptimizerState]);
         sink.onEvent(s);
         if (r == 0) continue;  // rank 0's samples went to the sink live
         const auto rows = samples[static_cast<size_t>(r)].contiguous();

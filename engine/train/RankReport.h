@@ -18,6 +18,8 @@ struct RankTotals {
     double data_wait_s = 0.0;
     int64_t peak_memory_bytes = 0;
     int64_t steps = 0;            // optimizer steps
+    int64_t gradients_bytes = -1;        // its memory breakdown's (-1: not measured)
+    int64_t optimizer_state_bytes = -1;
 };
 
 void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);

@@ -91,10 +91,12 @@ std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
 
 // One row per process of a data-parallel run: where it ran, how fast, where its steps went
 // (data wait; gradient communication per step and the share of a step it was not hidden under
-// backward), its memory and its log.
+// backward), its memory (its peak, and its share of the gradients and optimizer state: a sharded
+// strategy's ranks hold different parts) and its log.
 std::string ranksTable(const std::vector<RankSummary>& ranks) {
     TextTable t({"RANK", "DEVICE", "PID", "SAMPLES", "TRAIN TIME", "SAMPLES/S", "DATA WAIT", "COMM/STEP",
-                 "EXPOSED COMM", "PEAK MEMORY", "LOG"});
+                 "EXPOSED COMM", "PEAK MEMORY", "GRADIENTS", "OPTIMIZER STATE", "LOG"});
+    const auto bytes = [](int64_t n) { return n < 0 ? std::string("-") : formatBytes(n); };
     for (const auto& r : ranks) {
         const double step_ms = r.steps > 0 ? r.train_time_s * 1000.0 / static_cast<double>(r.steps) : 0.0;
         const bool timed = r.comm_steps > 0 && step_ms > 0.0;
@@ -103,7 +105,8 @@ std::string ranksTable(const std::vector<RankSummary>& ranks) {
                   r.train_time_s > 0.0 ? fixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
                   timed ? fixed(r.comm_ms, 1) + " ms" : "-",
                   timed ? fixed(100.0 * std::max(0.0, r.comm_ms - r.overlap_ms) / step_ms, 1) + "%" : "-",
-                  formatBytes(r.peak_memory_bytes), r.log_path.empty() ? "-" : r.log_path});
+                  formatBytes(r.peak_memory_bytes), bytes(r.gradients_bytes), bytes(r.optimizer_state_bytes),
+                  r.log_path.empty() ? "-" : r.log_path});
     }
     return t.render("  ");
 }
@@ -213,7 +216,11 @@ std::string runText(const StoredRun& run) {
                ranksTable(run.ranks);
     }
     if (!run.epochs.empty()) out += "\nStep-time breakdown\n" + breakdownText(run.epochs);
-    if (run.memory) out += "\nMemory breakdown (at the peak)\n" + memoryText(*run.memory);
+    if (run.memory) {
+        out += "\nMemory breakdown (at the peak" + std::string(run.ranks.empty() ? "" : ", rank 0's; every rank's "
+                                                        "gradients and optimizer state are under Ranks") + ")\n" +
+               memoryText(*run.memory);
+    }
     if (!run.devices.empty()) out += "\nDevices\n" + devicesText(run.devices);
     out += "\nConfig\n" + keyValueLines(flattenJson(s.config_json));
     if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);

@@ -186,9 +186,11 @@ std::string samples(const RunPage& page) {
 }
 
 std::string timeAndMemory(const RunPage& page) {
+    // A data-parallel run's breakdown is rank 0's; the Processes table has every rank's share.
+    const std::string whose = page.run.ranks.empty() ? "" : " (rank 0)";
     std::string body = "<div class=\"grid2\"><div class=\"chartbox\"><h3>Where a micro-batch's time went (ms)</h3>"
                        "<div class=\"chart\" id=\"breakdown-box\"><canvas id=\"chart-breakdown\"></canvas></div></div>\n"
-                       "<div class=\"chartbox\"><h3>Memory at the peak</h3><div class=\"chart\" id=\"memory-box\">"
+                       "<div class=\"chartbox\"><h3>Memory at the peak" + whose + "</h3><div class=\"chart\" id=\"memory-box\">"
                        "<canvas id=\"chart-memory\"></canvas></div></div></div>\n";
     if (!page.run.devices.empty()) {
         html::Table t({"rank", "device", "samples", "mean use", "peak memory", "of", "max temp.", "mean power"}, "num");
@@ -201,12 +203,15 @@ std::string timeAndMemory(const RunPage& page) {
         body += "<h3>Devices</h3><div class=\"scroll\">" + html::render(t) + "</div>";
     }
     if (!page.run.ranks.empty()) {
-        html::Table t({"rank", "device", "samples", "train time", "samples/s", "data wait", "peak memory"}, "num");
+        html::Table t({"rank", "device", "samples", "train time", "samples/s", "data wait", "peak memory", "gradients",
+                       "optimizer state"}, "num");
+        const auto bytes = [](int64_t n) { return n < 0 ? std::string("–") : formatBytes(n); };
         for (const auto& r : page.run.ranks)
             t.rows.push_back({std::to_string(r.rank), escape(r.device), count(r.samples), formatDuration(r.train_time_s),
                               formatFixed(r.samples_per_sec, 0),
                               r.train_time_s > 0 ? percent(r.data_wait_s / r.train_time_s) : "–",
-                              formatBytes(r.peak_memory_bytes)});
+                              formatBytes(r.peak_memory_bytes), bytes(r.gradients_bytes),
+                              bytes(r.optimizer_state_bytes)});
         body += "<h3>Processes</h3><div class=\"scroll\">" + html::render(t) + "</div>";
     }
     return html::section("time-memory", "Time and memory", body);

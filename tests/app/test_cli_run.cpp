@@ -48,7 +48,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& content) {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QFile f(path);
         f.open(QIODevice::WriteOnly);
         f.write(content);
@@ -438,6 +438,31 @@ private Q_SLOTS:
             for (const auto count : row) support += count;
         QCOMPARE(support, started->test_size);
         QCOMPARE(static_cast<int64_t>(store.predictions(1, "test").size()), started->test_size);
+        // What each rank held: every ddp rank the whole optimizer state (as the run's memory
+        // breakdown, rank 0's, says) and no gradients between steps (set to none after each).
+        const auto memory = store.memoryBreakdown(1);
+        QVERIFY(memory && memory->optimizer_state_bytes > 0);
+        for (const auto& rank : ranks) {
+            QCOMPARE(rank.optimizer_state_bytes, memory->optimizer_state_bytes);
+            QCOMPARE(rank.gradients_bytes, memory->gradients_bytes);
+        }
+        QVERIFY(shown.out.contains("OPTIMIZER STATE"));
+        QVERIFY(shown.out.contains("rank 0's; every rank's gradients and optimizer state are under Ranks"));
+        // zero1's ranks hold a part each (whole parameters), together all of it.
+        const CliResult zero1 = cliOn(db, {"run", "--set", "data.kind=csv", "--set", "data.path=" + csv,
+                                     "--set", "model.name=mlp", "--set", "trainer.max_epochs=1", "--set",
+                                     "trainer.num_workers=0", "--set", "trainer.devices=2", "--set", "trainer.strategy=zero1",
+                                     "--set", "trainer.accelerator=cpu", "--set", "trainer.ddp.timeout_s=60", "-q"});
+        QVERIFY2(zero1.exit_code == 0, qPrintable(zero1.out));
+        const auto shares = store.ranks(2);
+        QCOMPARE(shares.size(), size_t{2});
+        const QString held = QString("zero1 ranks %1 + %2 bytes of %3")
+                                 .arg(shares[0].optimizer_state_bytes).arg(shares[1].optimizer_state_bytes)
+                                 .arg(memory->optimizer_state_bytes);
+        QVERIFY2(shares[0].optimizer_state_bytes > 0 && shares[1].optimizer_state_bytes > 0, qPrintable(held));
+        QVERIFY2(shares[0].optimizer_state_bytes + shares[1].optimizer_state_bytes == memory->optimizer_state_bytes,
+                 qPrintable(held));
+        QCOMPARE(store.memoryBreakdown(2)->optimizer_state_bytes, shares[0].optimizer_state_bytes);
     }
 
     // Launched by PyTorch 2.11's own torchrun (issue 26): a build whose LibTorch is 1.x cannot talk

@@ -203,7 +203,10 @@ void RunStoreTest::ranksOfADataParallelRunAreStoredWithTheirLogs() {
     recorder.onEvent(DeviceSample{1.0, -1, "host", 10, 10, 20, 100, -1.0, 0});
     recorder.onEvent(DeviceSample{1.0, -1, "host", 11, 11, 21, 100, -1.0, 1});
     recorder.onEvent(RankSummary{0, 2, "gloo", "cpu", 101, 1500, 2.5, 600.0, 0.25, 1 << 20, ""});
-    recorder.onEvent(RankSummary{1, 2, "gloo", "cpu", 102, 1500, 3.0, 500.0, 0.5, 2 << 20, log});
+    RankSummary second{1, 2, "gloo", "cpu", 102, 1500, 3.0, 500.0, 0.5, 2 << 20, log};
+    second.gradients_bytes = 4096;           // a sharded rank's share (rank 0's were not measured)
+    second.optimizer_state_bytes = 3 << 20;
+    recorder.onEvent(second);
     recorder.onEvent(finishedEvent());
     writer->flush();
     QVERIFY2(writer->lastError().empty(), writer->lastError().c_str());
@@ -218,6 +221,9 @@ void RunStoreTest::ranksOfADataParallelRunAreStoredWithTheirLogs() {
     QCOMPARE(ranks[1].samples_per_sec, 500.0);
     QCOMPARE(ranks[1].peak_memory_bytes, int64_t{2 << 20});
     QCOMPARE(ranks[1].log_path, log);
+    QCOMPARE(ranks[1].gradients_bytes, int64_t{4096});
+    QCOMPARE(ranks[1].optimizer_state_bytes, int64_t{3 << 20});
+    QCOMPARE(ranks[0].optimizer_state_bytes, int64_t{-1});
     const auto samples = store.deviceSamples(id);
     QCOMPARE(samples.size(), size_t{2});
     QCOMPARE(samples[1].rank, int64_t{1});
@@ -229,6 +235,17 @@ void RunStoreTest::ranksOfADataParallelRunAreStoredWithTheirLogs() {
     const std::string text = report::runText(report::loadRun(store, id));
     QVERIFY2(text.find("Ranks (2 processes, gloo)") != std::string::npos, text.c_str());
     QVERIFY(text.find(log) != std::string::npos);
+    // Each rank's share of the gradients and optimizer state, "-" where not measured.
+    const auto line = [&text](const std::string& part) {   // the line that holds `part`
+        const size_t at = text.find(part);
+        if (at == std::string::npos) return std::string();
+        const size_t start = text.rfind('\n', at) + 1;
+        return text.substr(start, text.find('\n', at) - start);
+    };
+    QVERIFY2(text.find("OPTIMIZER STATE") != std::string::npos, text.c_str());
+    const std::string rank1 = line("cpu     102");
+    QVERIFY2(rank1.find("2.0 MiB    4.0 KiB          3.0 MiB") != std::string::npos, text.c_str());
+    QVERIFY2(line("cpu     101").find("1.0 MiB          -                -") != std::string::npos, text.c_str());
     QVERIFY(report::runJson(store, id).find("\"world_size\": 2") != std::string::npos);
     // A run on one device has no rank rows.
     QVERIFY(store.ranks(id + 1).empty());

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void newDatabaseUsesWalAndLatestSchema();
     void migrationsAreNumberedInOrder();
     void v1DatabaseIsUpgradedKeepingRuns();
+    void ranksStoredBeforeV10ReadAsNotMeasured();
     void newerSchemaIsRefusedAndFileUntouched();
     void foreignFileIsRefusedNamingPath();
     void readOnlyFolderGivesClearError();
@@ -64,7 +65,7 @@ void StoreSchemaTest::newDatabaseUsesWalAndLatestSchema() {
     RawDb raw(db);
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
     QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
-    QCOMPARE(RunStore::schemaVersion(), 9);
+    QCOMPARE(RunStore::schemaVersion(), 10);
     // Reading one run's curve goes through the (run_id, block) key, not a table scan.
     const std::string detail = raw.plan("SELECT data FROM step_metrics WHERE run_id = 1 ORDER BY block");
     QVERIFY2(contains(detail, "USING INDEX") || contains(detail, "PRIMARY KEY"), detail.c_str());
@@ -105,7 +106,7 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     QVERIFY(!run->tflops && !run->mfu);            // v6: an old run's FLOPs are unknown
     {
         RawDb raw(db);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 9LL);
+        QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion()));
         // v7, v8: run_memory has the CUDA graph and offloaded-optimizer columns (0 for every older row).
         QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'cuda_graph_bytes'"), 1LL);
         QCOMPARE(raw.integer("SELECT count(*) FROM pragma_table_info('run_memory') WHERE name = 'offloaded_bytes'"), 1LL);
@@ -150,6 +151,29 @@ void StoreSchemaTest::v1DatabaseIsUpgradedKeepingRuns() {
     }
 }
 
+// A rank row as Hearth wrote it at v9 (no gradients or optimizer state per rank): -1 after the
+// upgrade, which the report shows as "-" rather than as a rank that held nothing.
+void StoreSchemaTest::ranksStoredBeforeV10ReadAsNotMeasured() {
+    const std::string db = path("v9.sqlite");
+    {
+        RawDb raw(db);
+        raw.exec("PRAGMA journal_mode = WAL");
+        std::string sql = "BEGIN;";
+        for (const auto& m : schema::migrations())
+            if (m.version <= 9) sql += m.sql;
+        raw.exec(sql + "PRAGMA user_version = 9; COMMIT;");
+        raw.exec("INSERT INTO runs (id, name, status, started_at) VALUES (1, 'ddp-run', 'completed', 1600000000)");
+        raw.exec("INSERT INTO run_ranks VALUES (1, 1, 2, 'gloo', 'cpu', 42, 1500, 3.0, 500.0, 0.5, 2097152, '', 10, 10, "
+                 "1.5, 0.5)");
+    }
+    RunStore store(db);
+    const auto ranks = store.ranks(1);
+    QCOMPARE(ranks.size(), size_t{1});
+    QCOMPARE(ranks[0].peak_memory_bytes, int64_t{2097152});
+    QCOMPARE(ranks[0].gradients_bytes, int64_t{-1});
+    QCOMPARE(ranks[0].optimizer_state_bytes, int64_t{-1});
+}
+
 void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
     const std::string db = path("newer.sqlite");
     {
@@ -161,14 +185,16 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
         // write) before the version check would change the header bytes compared below.
         RawDb raw(db);
         raw.exec("PRAGMA journal_mode = DELETE");
-        raw.exec("PRAGMA user_version = 10");
+        raw.exec("PRAGMA user_version = " + std::to_string(RunStore::schemaVersion() + 1));
     }
     QVERIFY(!std::filesystem::exists(db + "-wal"));   // the last close checkpointed everything
     const std::string before = readBytes(db);
     QVERIFY(before.size() > 1000);
 
     const std::string store_error = errorOf([&] { RunStore store(db); });
-    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema 10; this build reads up to 9)"),
+    const std::string newer = std::to_string(RunStore::schemaVersion() + 1);
+    QVERIFY2(contains(store_error, "was written by a newer Hearth (schema " + newer + "; this build reads up to " +
+                                       std::to_string(RunStore::schemaVersion()) + ")"),
              store_error.c_str());
     QVERIFY2(contains(store_error, db), store_error.c_str());
     const std::string writer_error = errorOf([&] { RunWriter writer(db); });
@@ -176,7 +202,7 @@ void StoreSchemaTest::newerSchemaIsRefusedAndFileUntouched() {
 
     QVERIFY(readBytes(db) == before);
     RawDb raw(db);
-    QCOMPARE(raw.integer("PRAGMA user_version"), 10LL);
+    QCOMPARE(raw.integer("PRAGMA user_version"), static_cast<long long>(RunStore::schemaVersion() + 1));
     QCOMPARE(raw.integer("SELECT count(*) FROM runs"), 1LL);
 }
 

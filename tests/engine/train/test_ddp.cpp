@@ -598,6 +598,10 @@ private Q_SLOTS:
         QCOMPARE(b.tensor_bytes, int64_t{400});
         QCOMPARE(memoryBaseline(1000, -1, buffers).tensor_bytes, int64_t{-1});   // tensors not counted
         QCOMPARE(memoryBaseline(100, 50, {torch::zeros({100})}).bytes, int64_t{0});
+        // A resumed fit's loaded optimizer state is held, not baseline (counted as optimizer state).
+        const MemoryBaseline resumed = memoryBaseline(1000, 600, buffers, 150);
+        QCOMPARE(resumed.bytes, int64_t{650});
+        QCOMPARE(resumed.tensor_bytes, int64_t{250});
         QVERIFY(createStrategy(TrainerConfig{}, torch::kCPU)->gradientBuffers().empty());   // one device
     }
 

@@ -373,6 +373,15 @@ void TestTrainingState::resumedFitEqualsTheUninterruptedOne() {
     QVERIFY(torch::equal(hearth::testing::flatWeights(*other_model), hearth::testing::flatWeights(*whole_model)));
     QCOMPARE(test.loss, whole_test.loss);
     QCOMPARE(test.accuracy, whole_test.accuracy);
+    // The memory breakdown counts what the resumed fit held, as the whole fit's does (it was
+    // measured at global step 0 only: a resumed fit's parameters, gradients and state read 0).
+    const MemoryBreakdown& m = resumed.memoryBreakdown();
+    const MemoryBreakdown& w = whole.memoryBreakdown();
+    QCOMPARE(m.device, w.device);
+    QVERIFY(w.parameters_bytes > 0 && w.optimizer_state_bytes > 0);
+    QCOMPARE(m.parameters_bytes, w.parameters_bytes);
+    QCOMPARE(m.gradients_bytes, w.gradients_bytes);
+    QCOMPARE(m.optimizer_state_bytes, w.optimizer_state_bytes);
 }
 
 // Inside an accumulation group (partial gradients) or with a step not yet logged, there is no
