@@ -168,6 +168,12 @@ bool Trainer::runEpoch(FitResult& result, int64_t first_batch) {
     }
     LoopState& loop = progress_.loop;
     loop.epochs_completed = loop.epoch + 1;
+    // Early stopping in the last epoch ends nothing early: the run records no reason (it would
+    // read "ended early" after all its epochs), and the log says what early stopping saw.
+    if (!loop.finish_reason.empty() && loop.epochs_completed >= config_.trainer.max_epochs) {
+        log(LogLine::Level::Info, loop.finish_reason + ", in the last epoch: the fit ends here anyway");
+        loop.finish_reason.clear();
+    }
     // A callback may ask to stop from its epoch hook (requestStop: stopped, not tested).
     if (stop_after_epoch || strategy_->agreeToStop(stopRequested())) {
         // Where early stopping had also ended the fit, the next epoch is past the last one.

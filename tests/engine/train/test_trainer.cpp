@@ -428,6 +428,18 @@ private Q_SLOTS:
         QCOMPARE(run.sink.all<EpochMetrics>().size(), size_t(3));
         QVERIFY2(run.result.stop_reason.find("val_acc did not rise by more than 2 for 2 epoch(s); best") !=
                      std::string::npos, run.result.stop_reason.c_str());
+        // In the last epoch nothing ends early: no reason recorded, what it saw in the log.
+        c.trainer.max_epochs = 3;
+        FitRun last;
+        fitOnce(c, s, last);
+        QVERIFY(!last.result.stopped);
+        QCOMPARE(last.result.epochs_completed, int64_t(3));
+        QVERIFY2(last.result.stop_reason.empty(), last.result.stop_reason.c_str());
+        const auto logs = last.sink.all<LogLine>();
+        QVERIFY(std::any_of(logs.begin(), logs.end(), [](const LogLine& l) {
+            return l.text.find("did not rise by more than 2 for 2 epoch(s)") != std::string::npos &&
+                   l.text.find("in the last epoch: the fit ends here anyway") != std::string::npos;
+        }));
         QVERIFY(!validate(c, DeviceCapabilities{}).size());
         c.data.val_fraction = 0.0;
         const auto issues = validate(c, DeviceCapabilities{});
