@@ -108,6 +108,18 @@ private Q_SLOTS:
         QCOMPARE(gpu1->utilization(), 0.5);
         QVERIFY2(gpu1->details().contains(QStringLiteral("56 °C")) && gpu1->details().contains(QStringLiteral("151 W of 700 W")),
                  qPrintable(gpu1->details()));
+        // At the window's size every gauge shows all its figures: its text wraps, nothing elided.
+        window.showTab(MainWindow::Tab::Live);
+        for (MemoryGauge* gauge : window.liveView()->devices()->findChildren<MemoryGauge*>()) {
+            const QStringList lines = gauge->lines();
+            QVERIFY2(lines.size() >= 2 && !lines.join(QString()).contains(QChar(0x2026)), qPrintable(lines.join('|')));
+            QVERIFY2(lines.join(QStringLiteral(" · ")).contains(gauge->summary()), qPrintable(lines.join('|')));
+            for (const QString& line : lines)
+                QVERIFY2(gauge->fontMetrics().horizontalAdvance(line) <= gauge->width(), qPrintable(line));
+            QTRY_VERIFY2(gauge->height() >= gauge->heightForWidth(gauge->width()),   // once laid out again
+                         qPrintable(QString("%1: %2 px high, %3 needed").arg(gauge->objectName()).arg(gauge->height())
+                                        .arg(gauge->heightForWidth(gauge->width()))));
+        }
         QVERIFY(window.liveView()->breakdown()->pointCount() >= 5);   // one per logged step
         QVERIFY(window.liveView()->breakdown()->stackedValue(7, 0) > 0.0);
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());

@@ -3,6 +3,7 @@
 #include "ui/live/MemoryGauge.h"
 #include "ui/widgets/Format.h"
 
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -43,9 +44,22 @@ QString deviceDetails(const hearth::DeviceSample& s)
     return parts.join(QStringLiteral(" · "));
 }
 
-DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Devices"), parent), m_layout(new QVBoxLayout(this))
+DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Devices"), parent), m_layout(nullptr)
 {
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("deviceGauges"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidgetResizable(true);   // the gauges take the width, each its height for it
+    auto* gauges = new QWidget;
+    gauges->setAutoFillBackground(false);
+    m_layout = new QVBoxLayout(gauges);
+    m_layout->setContentsMargins(0, 0, 0, 0);
     m_layout->addStretch(1);
+    scroll->setWidget(gauges);
+    scroll->viewport()->setAutoFillBackground(false);
+    auto* outer = new QVBoxLayout(this);
+    outer->addWidget(scroll);
     clear();
 }
 

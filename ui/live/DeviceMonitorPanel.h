@@ -1,6 +1,7 @@
 #pragma once
 // DeviceMonitorPanel: a MemoryGauge per device seen in DeviceSample events — the process's RAM
-// always, and each CUDA device (allocated/reserved/peak vs total) once its samples arrive.
+// always, and each CUDA device (allocated/reserved/peak vs total) once its samples arrive. The
+// gauges scroll when more of them (many GPUs, many ranks) than the panel's height hold.
 
 #include "engine/events/Events.h"
 

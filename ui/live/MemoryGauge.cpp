@@ -6,16 +6,53 @@
 #include <QPainterPath>
 
 namespace hearth::ui {
+namespace {
+
+// `text`'s " · "-separated parts packed into lines no wider than `width`: a part too wide for a
+// line of its own is broken between its words, and a word too wide for one is elided.
+QStringList packed(const QString& text, const QFontMetrics& metrics, int width)
+{
+    QStringList lines;
+    if (text.isEmpty())
+        return lines;
+    const QString separator = QStringLiteral(" · ");
+    QString line;
+    const auto add = [&](const QString& piece, const QString& joiner) {
+        const QString joined = line.isEmpty() ? piece : line + joiner + piece;
+        if (line.isEmpty() || metrics.horizontalAdvance(joined) <= width) {
+            line = joined;
+            return;
+        }
+        lines << metrics.elidedText(line, Qt::ElideRight, width);
+        line = piece;
+    };
+    for (const QString& part : text.split(separator)) {
+        if (metrics.horizontalAdvance(part) <= width) {
+            add(part, separator);
+            continue;
+        }
+        const QStringList words = part.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        for (qsizetype i = 0; i < words.size(); ++i)
+            add(words[i], i == 0 ? separator : QStringLiteral(" "));
+    }
+    lines << metrics.elidedText(line, Qt::ElideRight, width);
+    return lines;
+}
+
+}  // namespace
 
 MemoryGauge::MemoryGauge(const QString& title, QWidget* parent) : QWidget(parent), m_title(title)
 {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Not Fixed: a layout caps a fixed item at its size hint's height, under the height for its width.
+    QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Minimum);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
 }
 
 void MemoryGauge::setTitle(const QString& title)
 {
     m_title = title;
-    update();
+    refit();
 }
 
 void MemoryGauge::setUsage(int64_t allocated, int64_t reserved, int64_t peak, int64_t total, double utilization)
@@ -26,7 +63,7 @@ void MemoryGauge::setUsage(int64_t allocated, int64_t reserved, int64_t peak, in
     m_total = total;
     m_utilization = utilization;
     setToolTip(summary());
-    update();
+    refit();
 }
 
 void MemoryGauge::setDetails(const QString& details)
@@ -35,8 +72,7 @@ void MemoryGauge::setDetails(const QString& details)
         return;
     m_details = details;
     setToolTip(summary() + (m_details.isEmpty() ? QString() : QStringLiteral("\n") + m_details));
-    updateGeometry();
-    update();
+    refit();
 }
 
 QString MemoryGauge::summary() const
@@ -50,14 +86,47 @@ QString MemoryGauge::summary() const
     return text;
 }
 
+QStringList MemoryGauge::lines(int width) const
+{
+    if (width <= 0)
+        width = this->width();
+    const QFontMetrics metrics = fontMetrics();
+    QStringList out = packed(m_title, metrics, width);
+    out += packed(summary(), metrics, width);
+    out += packed(m_details, metrics, width);
+    return out;
+}
+
+// The text's lines, and under them a bar one line high.
+int MemoryGauge::heightForWidth(int width) const
+{
+    return fontMetrics().height() * (static_cast<int>(lines(width).size()) + 1) + 12;
+}
+
 QSize MemoryGauge::sizeHint() const
 {
-    return {320, fontMetrics().height() * (m_details.isEmpty() ? 3 : 4) + 12};
+    return {320, heightForWidth(320)};
 }
 
 QSize MemoryGauge::minimumSizeHint() const
 {
-    return {160, sizeHint().height()};
+    return {160, heightForWidth(320)};
+}
+
+void MemoryGauge::refit()
+{
+    const int count = static_cast<int>(lines().size());
+    if (count != m_lineCount) {
+        m_lineCount = count;
+        updateGeometry();
+    }
+    update();
+}
+
+void MemoryGauge::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_lineCount = static_cast<int>(lines().size());
 }
 
 void MemoryGauge::paintEvent(QPaintEvent*)
@@ -66,17 +135,17 @@ void MemoryGauge::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     const int lineH = fontMetrics().height();
+    const QFontMetrics metrics = fontMetrics();
+    const QStringList title = packed(m_title, metrics, width());
+    QStringList rest = packed(summary(), metrics, width());
+    rest += packed(m_details, metrics, width());
+    int textLines = 0;
     p.setPen(pal.color(QPalette::WindowText));
-    p.drawText(QRect(0, 0, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+    for (const QString& line : title)
+        p.drawText(QRect(0, lineH * textLines++, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(0, lineH, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-               fontMetrics().elidedText(summary(), Qt::ElideRight, width()));
-    int textLines = 2;
-    if (!m_details.isEmpty()) {
-        p.drawText(QRect(0, 2 * lineH, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                   fontMetrics().elidedText(m_details, Qt::ElideRight, width()));
-        textLines = 3;
-    }
+    for (const QString& line : rest)
+        p.drawText(QRect(0, lineH * textLines++, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
 
     const QRectF bar(0.5, textLines * lineH + 4.5, width() - 1.0, height() - textLines * lineH - 6.0);
     QPainterPath frame;
