@@ -38,9 +38,10 @@ LiveView::LiveView(QWidget* parent)
     m_bottom->addWidget(m_log);
     m_bottom->addWidget(m_breakdown);
     m_bottom->addWidget(m_devices);
-    m_bottom->setStretchFactor(0, 2);
-    m_bottom->setStretchFactor(1, 2);
-    m_bottom->setStretchFactor(2, 1);
+    // The breakdown's legend wants the most width; the gauges a line of "… MiB of … GiB · peak …".
+    m_bottom->setStretchFactor(0, 3);
+    m_bottom->setStretchFactor(1, 4);
+    m_bottom->setStretchFactor(2, 3);
     m_vertical->addWidget(m_plots);
     m_vertical->addWidget(m_bottom);
     // The bottom strip holds the log, the step-time breakdown and the device gauges.
@@ -156,7 +157,7 @@ void LiveView::restoreSplitterState(const QByteArray& state)
     const QList<int> sizes = m_bottom->sizes();
     if (std::any_of(sizes.begin(), sizes.end(), [](int s) { return s < 120; })) {
         const int width = std::max(600, m_bottom->width());
-        m_bottom->setSizes({width * 2 / 5, width * 2 / 5, width / 5});
+        m_bottom->setSizes({width * 3 / 10, width * 4 / 10, width * 3 / 10});   // as the stretch factors
     }
 }
 

@@ -108,9 +108,11 @@ QSize MemoryGauge::sizeHint() const
     return {320, heightForWidth(320)};
 }
 
+// Narrow is fine (the text wraps): a gauge wider than a narrow panel's scrolled area would be cut off.
 QSize MemoryGauge::minimumSizeHint() const
 {
-    return {160, heightForWidth(320)};
+    const int width = fontMetrics().averageCharWidth() * 10;
+    return {width, heightForWidth(width)};
 }
 
 void MemoryGauge::refit()
