@@ -45,7 +45,10 @@ QVector<ReportTable> allTables(const RunReport& r)
         }
         tables << confusion;
     }
-    tables << epochTable(r) << effectiveConfigTable(r) << environmentTable(r);
+    tables << epochTable(r);
+    if (!r.ranks.empty())
+        tables << processesTable(r);
+    tables << effectiveConfigTable(r) << environmentTable(r);
     return tables;
 }
 
@@ -67,6 +70,7 @@ RunReport loadRunReport(const hearth::RunStore& store, int64_t runId)
     r.val = store.report(runId, "val");
     r.epochs = store.epochs(runId);
     r.memory = store.memoryBreakdown(runId);
+    r.ranks = store.ranks(runId);
     return r;
 }
 
@@ -134,6 +138,21 @@ ReportTable epochTable(const RunReport& r)
                               formatPercent(e.val_accuracy), QString::number(e.lr, 'g', 4),
                               formatDuration(e.epoch_time_s), formatRate(e.samples_per_sec),
                               formatPercent(e.data_wait_share, 1)};
+    }
+    return t;
+}
+
+ReportTable processesTable(const RunReport& r)
+{
+    ReportTable t{QObject::tr("Processes"),
+                  {QObject::tr("process"), QObject::tr("device"), QObject::tr("peak memory"), QObject::tr("gradients"),
+                   QObject::tr("optimizer state"), QObject::tr("samples/s"), QObject::tr("waiting for data")},
+                  {}};
+    const auto bytes = [](int64_t n) { return n < 0 ? QStringLiteral("–") : formatBytes(n); };
+    for (const auto& p : r.ranks) {
+        t.rows << QStringList{QObject::tr("rank %1").arg(p.rank), qstr(p.device), formatBytes(p.peak_memory_bytes),
+                              bytes(p.gradients_bytes), bytes(p.optimizer_state_bytes), formatRate(p.samples_per_sec),
+                              p.train_time_s > 0.0 ? formatPercent(p.data_wait_s / p.train_time_s, 1) : QStringLiteral("–")};
     }
     return t;
 }

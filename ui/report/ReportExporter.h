@@ -19,7 +19,8 @@ struct RunReport {
     std::optional<hearth::EvalReport> test;
     std::optional<hearth::EvalReport> val;
     std::vector<hearth::EpochMetrics> epochs;
-    std::optional<hearth::MemoryBreakdown> memory;
+    std::optional<hearth::MemoryBreakdown> memory;   // rank 0's in a data-parallel run
+    std::vector<hearth::RankSummary> ranks;            // data-parallel runs: one per process
     // The split whose report the view shows: test when there is one, else validation.
     const hearth::EvalReport* primary() const { return test ? &*test : val ? &*val : nullptr; }
 };
@@ -37,6 +38,9 @@ struct ReportTable {
 ReportTable classificationTable(const hearth::EvalReport& report);
 ReportTable summaryTable(const RunReport& report);
 ReportTable epochTable(const RunReport& report);
+// A data-parallel run's processes: where each ran, its speed and its memory, its share of the
+// gradients and optimizer state among them (no rows on one device).
+ReportTable processesTable(const RunReport& report);
 ReportTable effectiveConfigTable(const RunReport& report);
 ReportTable environmentTable(const RunReport& report);
 

@@ -282,8 +282,10 @@ void ReportView::fillCurves(const std::vector<hearth::StepMetrics>& steps)
 void ReportView::fillDetails()
 {
     m_details->clear();
-    const QVector<ReportTable> tables{summaryTable(m_report), epochTable(m_report), effectiveConfigTable(m_report),
-                                      environmentTable(m_report)};
+    QVector<ReportTable> tables{summaryTable(m_report), epochTable(m_report)};
+    if (!m_report.ranks.empty())
+        tables << processesTable(m_report);
+    tables << effectiveConfigTable(m_report) << environmentTable(m_report);
     for (const ReportTable& t : tables) {
         auto* group = new QTreeWidgetItem(m_details, {t.title});
         QFont bold = group->font(0);
@@ -299,7 +301,8 @@ void ReportView::fillDetails()
                     parts << t.header[i] + QLatin1Char(' ') + row[i];
                 value = parts.join(QStringLiteral(" · "));
             }
-            new QTreeWidgetItem(group, {row.value(0), value});
+            auto* item = new QTreeWidgetItem(group, {row.value(0), value});
+            item->setToolTip(1, value);   // a long row is elided in the column
         }
         group->setExpanded(t.title != tr("Environment"));
     }

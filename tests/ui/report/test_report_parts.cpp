@@ -416,6 +416,37 @@ private Q_SLOTS:
         QCOMPARE(root["run"].toObject()["name"].toString(), QStringLiteral("export-me"));
         QCOMPARE(root["reports"].toObject()["test"].toObject()["accuracy"].toDouble(), 0.8);
         QCOMPARE(root["config"].toObject()["trainer"].toObject()["batch_size"].toInt(), 64);
+        QVERIFY(!mdText.contains(QStringLiteral("## Processes")));   // one device: no such table
+    }
+
+    // A data-parallel run's report lists each process with its share of what the optimizer holds
+    // (zero1's ranks differ; the memory breakdown is rank 0's), "–" where it was not measured.
+    void processesTableListsEachRanksShare()
+    {
+        RunReport report;
+        report.run.id = 5;
+        report.run.name = "zero1";
+        report.run.config_json = hearth::configToJson(hearth::ExperimentConfig{});
+        hearth::RankSummary first{0, 2, "gloo", "cpu", 101, 1000, 2.0, 500.0, 0.02, 300 << 20, ""};
+        first.gradients_bytes = 22 << 20;
+        first.optimizer_state_bytes = 12 << 20;
+        hearth::RankSummary second{1, 2, "gloo", "cpu", 102, 1000, 2.0, 500.0, 0.0, 400 << 20, ""};
+        report.ranks = {first, second};
+        const ReportTable t = processesTable(report);
+        QCOMPARE(t.rows.size(), 2);
+        QCOMPARE(t.header[4], QStringLiteral("optimizer state"));
+        QCOMPARE(t.rows[0][0], QStringLiteral("rank 0"));
+        QCOMPARE(t.rows[0][4], QStringLiteral("12.0 MiB"));
+        QCOMPARE(t.rows[0][3], QStringLiteral("22.0 MiB"));
+        QCOMPARE(t.rows[1][4], QStringLiteral("–"));   // not measured (a run stored before v10)
+        QCOMPARE(t.rows[1][2], QStringLiteral("400.0 MiB"));
+        QString error;
+        const QString md = m_dir.filePath(QStringLiteral("ranks.md"));
+        QVERIFY2(exportReport(report, md, &error), qPrintable(error));
+        QFile mdFile(md);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(mdFile.readAll());
+        QVERIFY2(text.contains(QStringLiteral("## Processes")) && text.contains(QStringLiteral("12.0 MiB")), qPrintable(text));
     }
 
     void confusionMatrixViewReportsClickedCells()
