@@ -54,7 +54,8 @@ public:
     // other ranks pass an empty path). Throws TrainingStateError.
     virtual bool saveState(const std::string& path) = 0;
     // What filled memory at the fit's peak, and the peak, as measured by a monitoring callback
-    // (DeviceStatsMonitor) at the end of fit: the Trainer hands them to its owner.
+    // (DeviceStatsMonitor) at the end of fit: the Trainer hands them to its owner. A data-parallel
+    // run's peak is its largest process's; the breakdown is this process's (rank 0's).
     virtual void recordMemory(int64_t peak_bytes, const MemoryBreakdown& breakdown) = 0;
 };
 

@@ -114,8 +114,8 @@ void DeviceStatsMonitor::onFitEnd(TrainerContext& ctx) {
         totals.gradients_bytes = memory_.gradients_bytes;
         totals.optimizer_state_bytes = memory_.optimizer_state_bytes;
     }
-    reportRanks(ctx.strategy(), monitor_, totals, sink);
-    ctx.recordMemory(monitor_.peakBytes(), memory_);
+    // The run's peak is its largest process's; the breakdown (its peak included) is this rank's.
+    ctx.recordMemory(reportRanks(ctx.strategy(), monitor_, totals, sink), memory_);
     // What offload saved and what it cost, in the run's log (the breakdown stores the bytes).
     if (OffloadedOptimizer* off = offloaded(ctx.optimizer()); off && off->steps() > 0) {
         char ms[32];

@@ -20,7 +20,6 @@ bool isMemory(const std::string& r) {
 }
 bool measured(const StepBreakdown& b) { return b.profiled > 0 && b.step_ms > 0.0; }
 bool bothMeasured(const WhyEvidence& e) { return measured(e.step) && measured(e.reference); }
-bool memoryKnown(const MemoryBreakdown& m) { return !m.device.empty() && m.peak_bytes > 0; }
 double dataMs(const StepBreakdown& b) { return b.data_wait_ms + b.host_to_device_ms; }
 
 std::string format(const char* pattern, double a, double b = 0.0, double c = 0.0, double d = 0.0) {
@@ -117,17 +116,17 @@ const std::vector<WhyRule>& whyRules() {
          }},
         {"memory saved",
          [](const WhyEvidence& e) {
-             return isMemory(e.rung) && memoryKnown(e.memory) && memoryKnown(e.reference_memory);
+             return isMemory(e.rung) && e.peak_bytes > 0 && e.reference_peak_bytes > 0;
          },
          [](const WhyEvidence& e) {
-             const double change = 100.0 * static_cast<double>(e.memory.peak_bytes - e.reference_memory.peak_bytes) /
-                                   static_cast<double>(e.reference_memory.peak_bytes);
-             std::string s = "Peak memory " + mib(e.reference_memory.peak_bytes) + " -> " + mib(e.memory.peak_bytes) +
+             const double change = 100.0 * static_cast<double>(e.peak_bytes - e.reference_peak_bytes) /
+                                   static_cast<double>(e.reference_peak_bytes);
+             std::string s = "Peak memory " + mib(e.reference_peak_bytes) + " -> " + mib(e.peak_bytes) +
                              format(" (%+.0f%%)", change);
              if (e.device_total_bytes > 0 &&
-                 static_cast<double>(e.reference_memory.peak_bytes) < 0.5 * static_cast<double>(e.device_total_bytes))
+                 static_cast<double>(e.reference_peak_bytes) < 0.5 * static_cast<double>(e.device_total_bytes))
                  s += format("; at %.0f%% of the device's memory before it, there was no memory pressure to relieve",
-                             100.0 * static_cast<double>(e.reference_memory.peak_bytes) /
+                             100.0 * static_cast<double>(e.reference_peak_bytes) /
                                  static_cast<double>(e.device_total_bytes));
              return s + ".";
          }},

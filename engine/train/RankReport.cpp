@@ -2,6 +2,8 @@
 
 #include "engine/dist/Rendezvous.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 namespace hearth {
@@ -98,14 +100,16 @@ void shareLiveRanks(const Strategy& strategy, const DeviceMonitor& monitor, doub
     }
 }
 
-void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink) {
+int64_t reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local,
+                    EventSink& sink) {
+    int64_t peak = local.peak_memory_bytes;
     if (strategy.worldSize() < 2) {
-        return;
+        return peak;
     }
     const auto summaries = strategy.gatherRows(summaryRow(strategy, local));
     const auto samples = strategy.gatherRows(sampleRows(monitor.history()));
     if (!strategy.isGlobalZero()) {
-        return;  // rank 0 records the run
+        return peak;  // rank 0 records the run
     }
     for (int64_t r = 0; r < static_cast<int64_t>(summaries.size()); ++r) {
         const auto row = summaries[static_cast<size_t>(r)].contiguous();
@@ -125,12 +129,14 @@ void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const R
         s.overlap_ms = v[kOverlap];
         s.gradients_bytes = static_cast<int64_t>(v[kGradients]);
         s.optimizer_state_bytes = static_cast<int64_t>(v[kOptimizerState]);
+        peak = std::max(peak, s.peak_memory_bytes);
         sink.onEvent(s);
         if (r == 0) continue;  // rank 0's samples went to the sink live
         const auto rows = samples[static_cast<size_t>(r)].contiguous();
         const auto* d = rows.data_ptr<double>();
         for (int64_t i = 0; i < rows.size(0); ++i, d += kSampleColumns) sink.onEvent(sampleOf(r, d));
     }
+    return peak;
 }
 
 }  // namespace hearth

@@ -22,7 +22,9 @@ struct RankTotals {
     int64_t optimizer_state_bytes = -1;
 };
 
-void reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);
+// Returns the run's peak memory: on rank 0 of a data-parallel run the largest process's (what
+// has to fit: zero1's ranks hold unequal shares), elsewhere `local.peak_memory_bytes`.
+int64_t reportRanks(const Strategy& strategy, const DeviceMonitor& monitor, const RankTotals& local, EventSink& sink);
 
 // While training, at every logged step (a collective too): each rank's samples/s over the last
 // interval and its latest device samples reach rank 0, which emits them (RankSummary with

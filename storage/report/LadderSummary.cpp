@@ -44,6 +44,7 @@ std::string labelFromName(const std::string& name) {
 struct Evidence {
     StepBreakdown breakdown;
     MemoryBreakdown memory;
+    int64_t peak_bytes = 0;   // the run's: a data-parallel run's largest process's
     double gpu_busy = -1.0;
     int64_t device_total = 0;
 };
@@ -52,6 +53,7 @@ Evidence evidenceOf(const RunStore& store, const RunRead& run) {
     Evidence e;
     if (!run.epochs.empty()) e.breakdown = run.epochs.back().breakdown;
     if (auto m = store.memoryBreakdown(run.id)) e.memory = *m;
+    if (!e.memory.device.empty() && run.summary) e.peak_bytes = run.summary->peak_memory_bytes.value_or(0);
     double busy = 0.0;
     int64_t samples = 0;
     for (const auto& s : store.deviceSamples(run.id)) {
@@ -212,8 +214,8 @@ LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id) {
         why.change = s.verdict.change;
         why.step = e.breakdown;
         why.reference = r.breakdown;
-        why.memory = e.memory;
-        why.reference_memory = r.memory;
+        why.peak_bytes = e.peak_bytes;
+        why.reference_peak_bytes = r.peak_bytes;
         why.gpu_busy = e.gpu_busy;
         why.device_total_bytes = std::max(e.device_total, r.device_total);
         s.why = whyLines(why);

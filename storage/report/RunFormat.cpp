@@ -59,7 +59,10 @@ std::string timingsText(const StoredRun& run) {
     row("total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-");
     row("samples/s", s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-");
     row("model FLOPs", formatCompute(s.tflops, s.mfu));
-    row("peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-");
+    row("peak memory", !s.peak_memory_bytes ? "-"
+                       : formatBytes(*s.peak_memory_bytes) +
+                             (run.ranks.size() > 1 ? " (the largest of " + std::to_string(run.ranks.size()) + " processes)"
+                                                   : ""));
     row("epochs", std::to_string(s.epochs_completed) +
                       (run.started.max_epochs > 0 ? " of " + std::to_string(run.started.max_epochs) : ""));
     row("optimizer steps", std::to_string(s.global_steps));

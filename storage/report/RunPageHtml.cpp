@@ -227,7 +227,11 @@ std::string timings(const RunPage& page) {
               {"samples/s", s.samples_per_sec ? count(std::llround(*s.samples_per_sec)) : "–"},
               {"model FLOPs per device", s.tflops ? formatCompute(s.tflops, s.mfu) : "–"},
               {"waiting for data", wait ? percent(*wait) + " of step time" : "–"},
-              {"peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–"},
+              {"peak memory", !s.peak_memory_bytes ? "–"
+                              : formatBytes(*s.peak_memory_bytes) +
+                                    (page.run.ranks.size() > 1
+                                         ? " (the largest of " + std::to_string(page.run.ranks.size()) + " processes)"
+                                         : "")},
               {"samples (train / val / test)", count(st.train_size) + " / " + count(st.val_size) + " / " + count(st.test_size)},
               {"batches per epoch", count(st.batches_per_epoch)},
               {"parameters", count(st.parameter_count)}};

@@ -447,6 +447,10 @@ private Q_SLOTS:
             QCOMPARE(rank.gradients_bytes, memory->gradients_bytes);
         }
         QVERIFY(shown.out.contains("OPTIMIZER STATE"));
+        // The run's peak is what has to fit: its largest process's (the breakdown is rank 0's).
+        QCOMPARE(store.run(1)->peak_memory_bytes.value_or(0),
+                 std::max(ranks[0].peak_memory_bytes, ranks[1].peak_memory_bytes));
+        QVERIFY(shown.out.contains("(the largest of 2 processes)"));
         QVERIFY(shown.out.contains("rank 0's; every rank's gradients and optimizer state are under Ranks"));
         // zero1's ranks hold a part each (whole parameters), together all of it.
         const CliResult zero1 = cliOn(db, {"run", "--set", "data.kind=csv", "--set", "data.path=" + csv,
@@ -463,6 +467,8 @@ private Q_SLOTS:
         QVERIFY2(shares[0].optimizer_state_bytes + shares[1].optimizer_state_bytes == memory->optimizer_state_bytes,
                  qPrintable(held));
         QCOMPARE(store.memoryBreakdown(2)->optimizer_state_bytes, shares[0].optimizer_state_bytes);
+        QCOMPARE(store.run(2)->peak_memory_bytes.value_or(0),
+                 std::max(shares[0].peak_memory_bytes, shares[1].peak_memory_bytes));
     }
 
     // Launched by PyTorch 2.11's own torchrun (issue 26): a build whose LibTorch is 1.x cannot talk

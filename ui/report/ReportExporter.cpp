@@ -113,7 +113,10 @@ ReportTable summaryTable(const RunReport& r)
     t.rows << QStringList{QObject::tr("optimizer steps"), QString::number(s.global_steps)};
     t.rows << QStringList{QObject::tr("best val accuracy"), optionalPercent(s.best_val_accuracy)};
     t.rows << QStringList{QObject::tr("test accuracy"), optionalPercent(s.test_accuracy)};
-    t.rows << QStringList{QObject::tr("peak memory"), s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–"};
+    QString peak = s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : QStringLiteral("–");
+    if (s.peak_memory_bytes && r.ranks.size() > 1)
+        peak += QObject::tr(" (the largest of %1 processes)").arg(r.ranks.size());
+    t.rows << QStringList{QObject::tr("peak memory"), peak};
     if (!s.tags.empty()) {
         QStringList tags;
         for (const auto& tag : s.tags)

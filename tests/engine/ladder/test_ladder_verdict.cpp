@@ -159,9 +159,8 @@ private Q_SLOTS:
         e.change = SpeedChange::Slower;
         e.reference = breakdown(0.1, 0.1, 4.0, 8.0, 0.1, 1.0, 13.3);
         e.step = breakdown(0.1, 0.1, 4.0, 8.2, 11.1, 0.6, 24.1);
-        e.reference_memory.device = e.memory.device = "cuda:0";
-        e.reference_memory.peak_bytes = 756LL << 20;
-        e.memory.peak_bytes = 838LL << 20;
+        e.reference_peak_bytes = 756LL << 20;
+        e.peak_bytes = 838LL << 20;
         e.device_total_bytes = 140LL << 30;
         const auto lines = whyLines(e);
         QCOMPARE(lines.size(), size_t(2));

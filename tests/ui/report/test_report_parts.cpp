@@ -440,6 +440,11 @@ private Q_SLOTS:
         QCOMPARE(t.rows[0][3], QStringLiteral("22.0 MiB"));
         QCOMPARE(t.rows[1][4], QStringLiteral("–"));   // not measured (a run stored before v10)
         QCOMPARE(t.rows[1][2], QStringLiteral("400.0 MiB"));
+        report.run.peak_memory_bytes = int64_t{400} << 20;   // the largest process's
+        const ReportTable summary = summaryTable(report);
+        QVERIFY(std::any_of(summary.rows.begin(), summary.rows.end(), [](const QStringList& row) {
+            return row.value(1) == QStringLiteral("400.0 MiB (the largest of 2 processes)");
+        }));
         QString error;
         const QString md = m_dir.filePath(QStringLiteral("ranks.md"));
         QVERIFY2(exportReport(report, md, &error), qPrintable(error));
