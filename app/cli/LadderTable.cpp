@@ -164,7 +164,8 @@ void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSumma
         const MemoryBreakdown m = id ? store.memoryBreakdown(id).value_or(MemoryBreakdown{}) : MemoryBreakdown{};
         gpu = gpu || m.device.rfind("cuda", 0) == 0;
         const bool done = run && run->status == "completed";
-        const int64_t peak = m.peak_bytes > 0 ? m.peak_bytes : (run ? run->peak_memory_bytes.value_or(0) : 0);
+        // The run's peak: under several processes the largest one's (the breakdown is rank 0's).
+        const int64_t peak = run && run->peak_memory_bytes.value_or(0) > 0 ? *run->peak_memory_bytes : m.peak_bytes;
         std::string change = "-";
         if (i > 0 && previous_peak > 0 && peak > 0)
             change = number(100.0 * static_cast<double>(peak - previous_peak) / static_cast<double>(previous_peak), "%+.1f%%");
@@ -178,7 +179,8 @@ void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSumma
                      done ? number(run->test_accuracy.value_or(0.0), "%.4f").c_str() : "-");
         previous_peak = peak;
     }
-    std::fprintf(out, "(peak: %s; time: training time relative to the baseline)\n",
+    std::fprintf(out, "(peak: %s, the largest process's under several; activations and gradients: rank 0's; time: "
+                      "training time relative to the baseline)\n",
                  gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit");
     std::fputs(predictionText(summary).c_str(), out);
 }

@@ -2,6 +2,7 @@
 
 #include "engine/optim/Optimizers.h"
 
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -49,19 +50,38 @@ void loadCheckpointFile(const std::string& path, torch::nn::Module& model) {
 }
 
 torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive) {
+    size_t total = 0;
+    archive.save_to([&total](const void*, size_t n) {
+        total += n;
+        return n;
+    });
+    auto t = torch::empty({static_cast<int64_t>(total)}, torch::kUInt8);
+    auto* data = reinterpret_cast<char*>(t.data_ptr<uint8_t>());
+    size_t written = 0;
+    bool fits = true;
+    archive.save_to([&](const void* bytes, size_t n) {
+        if (written + n > total) {
+            fits = false;   // a second pass longer than the first (not seen): written below instead
+            return n;
+        }
+        std::memcpy(data + written, bytes, n);
+        written += n;
+        return n;
+    });
+    if (fits && written == total) return t;
     std::ostringstream out;
     archive.save_to(out);
     const std::string bytes = out.str();
-    auto t = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+    t = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
     std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
     return t;
 }
 
 void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive, torch::Device device) {
     const auto host = bytes.to(torch::kCPU).contiguous();
-    std::istringstream in(std::string(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()),
-                                      static_cast<size_t>(host.numel())));
-    archive.load_from(in, device);
+    // Read in place (a string and a string stream over it were two more copies).
+    archive.load_from(reinterpret_cast<const char*>(host.data_ptr<uint8_t>()), static_cast<size_t>(host.numel()),
+                      device);
 }
 
 torch::Tensor optimizerBytes(torch::optim::Optimizer& optimizer) {

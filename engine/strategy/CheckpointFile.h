@@ -27,7 +27,10 @@ void saveCheckpointFile(const std::string& path, const torch::nn::Module& model,
 // Loads the "model" part of a file written by saveCheckpointFile into `model`.
 void loadCheckpointFile(const std::string& path, torch::nn::Module& model);
 
-// An archive as bytes (uint8, on the host), and back (its tensors read onto `device`).
+// An archive as bytes (uint8, on the host), and back (its tensors read onto `device`). Written
+// straight into the tensor (a first pass counts the bytes): a rank sending its optimizer share
+// holds one copy of it, where a string stream, its string and the tensor held up to four; read
+// in place.
 torch::Tensor archiveBytes(torch::serialize::OutputArchive& archive);
 void readArchiveBytes(const torch::Tensor& bytes, torch::serialize::InputArchive& archive,
                       torch::Device device = torch::kCPU);
