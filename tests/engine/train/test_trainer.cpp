@@ -440,7 +440,7 @@ private Q_SLOTS:
             return l.text.find("did not rise by more than 2 for 2 epoch(s)") != std::string::npos &&
                    l.text.find("in the last epoch: the fit ends here anyway") != std::string::npos;
         }));
-        QVERIFY(!validate(c, DeviceCapabilities{}).size());
+        QVERIFY(validate(c, DeviceCapabilities{}).empty());
         c.data.val_fraction = 0.0;
         const auto issues = validate(c, DeviceCapabilities{});
         QVERIFY(std::any_of(issues.begin(), issues.end(),
