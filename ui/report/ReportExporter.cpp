@@ -1,5 +1,6 @@
 #include "ui/report/ReportExporter.h"
 
+#include "engine/events/FieldJson.h"
 #include "ui/experiment/ConfigDiff.h"
 #include "ui/widgets/Format.h"
 
@@ -244,6 +245,12 @@ QString reportToJson(const RunReport& r)
                                   {"samples_per_sec", e.samples_per_sec}});
     }
     root.insert("epochs", epochs);
+    // A data-parallel run's processes, field for field as `hearth-cli export --format json` has them.
+    QJsonArray ranks;
+    for (const auto& p : r.ranks)
+        ranks.append(parse(hearth::fields::toJson(hearth::fields::rankFields(), p, hearth::fields::Which::Stored).dump()).object());
+    if (!ranks.isEmpty())
+        root.insert("ranks", ranks);
     return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));
 }
 

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -452,6 +453,14 @@ private Q_SLOTS:
         QVERIFY(mdFile.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(mdFile.readAll());
         QVERIFY2(text.contains(QStringLiteral("## Processes")) && text.contains(QStringLiteral("12.0 MiB")), qPrintable(text));
+        const QString json = m_dir.filePath(QStringLiteral("ranks.json"));
+        QVERIFY2(exportReport(report, json, &error), qPrintable(error));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonArray ranks = QJsonDocument::fromJson(jsonFile.readAll()).object()["ranks"].toArray();
+        QCOMPARE(ranks.size(), 2);
+        QCOMPARE(ranks[0].toObject()["optimizer_state_bytes"].toInteger(), qint64(12) << 20);
+        QCOMPARE(ranks[1].toObject()["optimizer_state_bytes"].toInteger(), qint64(-1));
     }
 
     void confusionMatrixViewReportsClickedCells()
