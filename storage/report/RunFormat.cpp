@@ -59,10 +59,7 @@ std::string timingsText(const StoredRun& run) {
     row("total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-");
     row("samples/s", s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-");
     row("model FLOPs", formatCompute(s.tflops, s.mfu));
-    row("peak memory", !s.peak_memory_bytes ? "-"
-                       : formatBytes(*s.peak_memory_bytes) +
-                             (run.ranks.size() > 1 ? " (the largest of " + std::to_string(run.ranks.size()) + " processes)"
-                                                   : ""));
+    row("peak memory", formatPeakMemory(s.peak_memory_bytes, run.ranks.size()));
     row("epochs", std::to_string(s.epochs_completed) +
                       (run.started.max_epochs > 0 ? " of " + std::to_string(run.started.max_epochs) : ""));
     row("optimizer steps", std::to_string(s.global_steps));
@@ -99,7 +96,6 @@ std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
 std::string ranksTable(const std::vector<RankSummary>& ranks) {
     TextTable t({"RANK", "DEVICE", "PID", "SAMPLES", "TRAIN TIME", "SAMPLES/S", "DATA WAIT", "COMM/STEP",
                  "EXPOSED COMM", "PEAK MEMORY", "GRADIENTS", "OPTIMIZER STATE", "LOG"});
-    const auto bytes = [](int64_t n) { return n < 0 ? std::string("-") : formatBytes(n); };
     for (const auto& r : ranks) {
         const double step_ms = r.steps > 0 ? r.train_time_s * 1000.0 / static_cast<double>(r.steps) : 0.0;
         const bool timed = r.comm_steps > 0 && step_ms > 0.0;
@@ -108,7 +104,7 @@ std::string ranksTable(const std::vector<RankSummary>& ranks) {
                   r.train_time_s > 0.0 ? fixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
                   timed ? fixed(r.comm_ms, 1) + " ms" : "-",
                   timed ? fixed(100.0 * std::max(0.0, r.comm_ms - r.overlap_ms) / step_ms, 1) + "%" : "-",
-                  formatBytes(r.peak_memory_bytes), bytes(r.gradients_bytes), bytes(r.optimizer_state_bytes),
+                  formatBytes(r.peak_memory_bytes), formatHeldBytes(r.gradients_bytes), formatHeldBytes(r.optimizer_state_bytes),
                   r.log_path.empty() ? "-" : r.log_path});
     }
     return t.render("  ");
@@ -162,6 +158,13 @@ std::string formatCompute(std::optional<double> tflops, std::optional<double> mf
     }
     return text;
 }
+
+std::string formatPeakMemory(std::optional<int64_t> peak, size_t processes, const std::string& none) {
+    if (!peak) return none;
+    return formatBytes(*peak) + (processes > 1 ? " (the largest of " + std::to_string(processes) + " processes)" : "");
+}
+
+std::string formatHeldBytes(int64_t bytes, const std::string& none) { return bytes < 0 ? none : formatBytes(bytes); }
 
 std::string formatTime(double unix_seconds) {
     if (unix_seconds <= 0.0) return "-";

@@ -205,13 +205,12 @@ std::string timeAndMemory(const RunPage& page) {
     if (!page.run.ranks.empty()) {
         html::Table t({"rank", "device", "samples", "train time", "samples/s", "data wait", "peak memory", "gradients",
                        "optimizer state"}, "num");
-        const auto bytes = [](int64_t n) { return n < 0 ? std::string("–") : formatBytes(n); };
         for (const auto& r : page.run.ranks)
             t.rows.push_back({std::to_string(r.rank), escape(r.device), count(r.samples), formatDuration(r.train_time_s),
                               formatFixed(r.samples_per_sec, 0),
                               r.train_time_s > 0 ? percent(r.data_wait_s / r.train_time_s) : "–",
-                              formatBytes(r.peak_memory_bytes), bytes(r.gradients_bytes),
-                              bytes(r.optimizer_state_bytes)});
+                              formatBytes(r.peak_memory_bytes), formatHeldBytes(r.gradients_bytes, "–"),
+                              formatHeldBytes(r.optimizer_state_bytes, "–")});
         body += "<h3>Processes</h3><div class=\"scroll\">" + html::render(t) + "</div>";
     }
     return html::section("time-memory", "Time and memory", body);
@@ -227,11 +226,7 @@ std::string timings(const RunPage& page) {
               {"samples/s", s.samples_per_sec ? count(std::llround(*s.samples_per_sec)) : "–"},
               {"model FLOPs per device", s.tflops ? formatCompute(s.tflops, s.mfu) : "–"},
               {"waiting for data", wait ? percent(*wait) + " of step time" : "–"},
-              {"peak memory", !s.peak_memory_bytes ? "–"
-                              : formatBytes(*s.peak_memory_bytes) +
-                                    (page.run.ranks.size() > 1
-                                         ? " (the largest of " + std::to_string(page.run.ranks.size()) + " processes)"
-                                         : "")},
+              {"peak memory", formatPeakMemory(s.peak_memory_bytes, page.run.ranks.size(), "–")},
               {"samples (train / val / test)", count(st.train_size) + " / " + count(st.val_size) + " / " + count(st.test_size)},
               {"batches per epoch", count(st.batches_per_epoch)},
               {"parameters", count(st.parameter_count)}};

@@ -35,6 +35,11 @@ std::string formatFixed(double value, int digits);   // printf "%.*f"
 // peak (a CPU), "-" without a FLOP count. Negative values are unknown, as events carry them.
 // Without the unit ("412.3 (MFU 41.7%)") where a caption names it.
 std::string formatCompute(std::optional<double> tflops, std::optional<double> mfu, bool with_unit = true);
+// A run's peak memory over its `processes`: "433.3 MiB (the largest of 2 processes)" for a
+// data-parallel run (its peak is its largest process's), "368.2 MiB" on one, `none` unknown.
+std::string formatPeakMemory(std::optional<int64_t> peak, size_t processes, const std::string& none = "-");
+// What a rank held (RankSummary's gradients and optimizer state): `none` for -1, not measured.
+std::string formatHeldBytes(int64_t bytes, const std::string& none = "-");
 
 // "a.b.c" -> value text for every leaf of a JSON object (arrays and scalars are leaves).
 std::map<std::string, std::string> flattenJson(const std::string& json_text);

@@ -52,7 +52,6 @@ DeviceMonitorPanel::DeviceMonitorPanel(QWidget* parent) : QGroupBox(tr("Devices"
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidgetResizable(true);   // the gauges take the width, each its height for it
     auto* gauges = new QWidget;
-    gauges->setAutoFillBackground(false);
     m_layout = new QVBoxLayout(gauges);
     m_layout->setContentsMargins(0, 0, 0, 0);
     m_layout->addStretch(1);

@@ -137,17 +137,13 @@ void MemoryGauge::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     const int lineH = fontMetrics().height();
-    const QFontMetrics metrics = fontMetrics();
-    const QStringList title = packed(m_title, metrics, width());
-    QStringList rest = packed(summary(), metrics, width());
-    rest += packed(m_details, metrics, width());
+    const QStringList text = lines();
+    const qsizetype titleLines = packed(m_title, fontMetrics(), width()).size();   // the rest is dimmer
     int textLines = 0;
-    p.setPen(pal.color(QPalette::WindowText));
-    for (const QString& line : title)
+    for (const QString& line : text) {
+        p.setPen(pal.color(textLines < titleLines ? QPalette::WindowText : QPalette::PlaceholderText));
         p.drawText(QRect(0, lineH * textLines++, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
-    p.setPen(pal.color(QPalette::PlaceholderText));
-    for (const QString& line : rest)
-        p.drawText(QRect(0, lineH * textLines++, width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
+    }
 
     const QRectF bar(0.5, textLines * lineH + 4.5, width() - 1.0, height() - textLines * lineH - 6.0);
     QPainterPath frame;

@@ -1,6 +1,7 @@
 #include "ui/report/ReportExporter.h"
 
 #include "engine/events/FieldJson.h"
+#include "storage/report/RunReport.h"
 #include "ui/experiment/ConfigDiff.h"
 #include "ui/widgets/Format.h"
 
@@ -31,9 +32,9 @@ QString title(const RunReport& r)
 
 QVector<ReportTable> allTables(const RunReport& r)
 {
-    QVector<ReportTable> tables{summaryTable(r)};
+    QVector<ReportTable> tables = detailTables(r);
     if (const hearth::EvalReport* e = r.primary()) {
-        tables << classificationTable(*e);
+        const ReportTable classification = classificationTable(*e);
         ReportTable confusion{QObject::tr("Confusion matrix (%1; rows: true, columns: predicted)").arg(qstr(e->split)),
                               {QString()}, {}};
         for (const auto& n : e->report.class_names)
@@ -44,12 +45,9 @@ QVector<ReportTable> allTables(const RunReport& r)
                 row << QString::number(v);
             confusion.rows << row;
         }
-        tables << confusion;
+        tables.insert(1, confusion);   // after the summary: the classification, then its matrix
+        tables.insert(1, classification);
     }
-    tables << epochTable(r);
-    if (!r.ranks.empty())
-        tables << processesTable(r);
-    tables << effectiveConfigTable(r) << environmentTable(r);
     return tables;
 }
 
@@ -114,10 +112,8 @@ ReportTable summaryTable(const RunReport& r)
     t.rows << QStringList{QObject::tr("optimizer steps"), QString::number(s.global_steps)};
     t.rows << QStringList{QObject::tr("best val accuracy"), optionalPercent(s.best_val_accuracy)};
     t.rows << QStringList{QObject::tr("test accuracy"), optionalPercent(s.test_accuracy)};
-    QString peak = s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : QStringLiteral("–");
-    if (s.peak_memory_bytes && r.ranks.size() > 1)
-        peak += QObject::tr(" (the largest of %1 processes)").arg(r.ranks.size());
-    t.rows << QStringList{QObject::tr("peak memory"), peak};
+    t.rows << QStringList{QObject::tr("peak memory"),
+                          qstr(hearth::report::formatPeakMemory(s.peak_memory_bytes, r.ranks.size(), "–"))};
     if (!s.tags.empty()) {
         QStringList tags;
         for (const auto& tag : s.tags)
@@ -152,13 +148,23 @@ ReportTable processesTable(const RunReport& r)
                   {QObject::tr("process"), QObject::tr("device"), QObject::tr("peak memory"), QObject::tr("gradients"),
                    QObject::tr("optimizer state"), QObject::tr("samples/s"), QObject::tr("waiting for data")},
                   {}};
-    const auto bytes = [](int64_t n) { return n < 0 ? QStringLiteral("–") : formatBytes(n); };
+    using hearth::report::formatHeldBytes;
     for (const auto& p : r.ranks) {
         t.rows << QStringList{QObject::tr("rank %1").arg(p.rank), qstr(p.device), formatBytes(p.peak_memory_bytes),
-                              bytes(p.gradients_bytes), bytes(p.optimizer_state_bytes), formatRate(p.samples_per_sec),
+                              qstr(formatHeldBytes(p.gradients_bytes, "–")), qstr(formatHeldBytes(p.optimizer_state_bytes, "–")),
+                              formatRate(p.samples_per_sec),
                               p.train_time_s > 0.0 ? formatPercent(p.data_wait_s / p.train_time_s, 1) : QStringLiteral("–")};
     }
     return t;
+}
+
+QVector<ReportTable> detailTables(const RunReport& r)
+{
+    QVector<ReportTable> tables{summaryTable(r), epochTable(r)};
+    if (!r.ranks.empty())
+        tables << processesTable(r);
+    tables << effectiveConfigTable(r) << environmentTable(r);
+    return tables;
 }
 
 ReportTable effectiveConfigTable(const RunReport& r)

@@ -43,6 +43,9 @@ ReportTable epochTable(const RunReport& report);
 ReportTable processesTable(const RunReport& report);
 ReportTable effectiveConfigTable(const RunReport& report);
 ReportTable environmentTable(const RunReport& report);
+// The run's details as the Report view lists them: summary, epochs, processes (data-parallel
+// runs), effective configuration, environment. The exports add the classification after the summary.
+QVector<ReportTable> detailTables(const RunReport& report);
 
 QString reportToMarkdown(const RunReport& report);
 QString reportToJson(const RunReport& report);

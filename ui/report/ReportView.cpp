@@ -282,11 +282,7 @@ void ReportView::fillCurves(const std::vector<hearth::StepMetrics>& steps)
 void ReportView::fillDetails()
 {
     m_details->clear();
-    QVector<ReportTable> tables{summaryTable(m_report), epochTable(m_report)};
-    if (!m_report.ranks.empty())
-        tables << processesTable(m_report);
-    tables << effectiveConfigTable(m_report) << environmentTable(m_report);
-    for (const ReportTable& t : tables) {
+    for (const ReportTable& t : detailTables(m_report)) {
         auto* group = new QTreeWidgetItem(m_details, {t.title});
         QFont bold = group->font(0);
         bold.setBold(true);
