@@ -1,13 +1,16 @@
 // The Trainer's seams: batches of named tensors of any dtype reach a model that reads them, the
 // profiler sees every section of every step in order, callbacks run at their hooks and can stop
-// the fit, the loop state round-trips through JSON, and the strategy places and steps.
+// the fit, the loop state round-trips through JSON, the strategy places and steps, and a
+// data-parallel run's peak is its largest process's.
 
 #include "TrainTestSupport.h"
 
 #include "engine/callbacks/BestCheckpoint.h"
 #include "engine/monitor/Profiler.h"
+#include "engine/monitor/DeviceMonitor.h"
 #include "engine/strategy/Strategy.h"
 #include "engine/train/LoopState.h"
+#include "engine/train/RankReport.h"
 #include "engine/train/Trainer.h"
 #include "engine/train/TrainerParts.h"
 
@@ -175,6 +178,21 @@ public:
     int64_t takeSkippedSteps() override { return std::exchange(skipped, 0); }
     int calls = 0;
     int64_t skipped = 0;
+};
+
+// Rank 0 of a world of two whose other rank reports every figure `scale` times rank 0's (a
+// stand-in for the gathers, to decide which process is larger without two processes).
+class TwoRankStrategy final : public Strategy {
+public:
+    explicit TwoRankStrategy(double scale) : Strategy(std::make_unique<Precision>("32-true", torch::kCPU)), scale_(scale) {}
+    std::string name() const override { return "two ranks"; }
+    std::string describe() const override { return "two ranks (cpu)"; }
+    torch::Device device() const override { return torch::kCPU; }
+    int64_t worldSize() const override { return 2; }
+    std::vector<torch::Tensor> gatherRows(const torch::Tensor& rows) const override { return {rows, rows * scale_}; }
+
+private:
+    double scale_;
 };
 
 }  // namespace
@@ -452,6 +470,35 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loopStateFromJson("{\"epoch\": 1}"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loopStateFromJson("[1,2]"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loopStateFromJson("not json"));
+    }
+
+    // The run's peak is what has to fit: the largest process's, whichever rank that is; each
+    // rank's own figures go out as its RankSummary.
+    void reportRanksReturnsTheLargestProcesssPeak() {
+        const DeviceMonitor monitor(torch::kCPU);
+        RankTotals local;
+        local.samples = 640;
+        local.train_time_s = 2.0;
+        local.peak_memory_bytes = int64_t{300} << 20;
+        local.gradients_bytes = int64_t{12} << 20;
+        local.optimizer_state_bytes = int64_t{24} << 20;
+        for (const double scale : {1.5, 0.5}) {
+            RecordingSink sink;
+            const int64_t peak = reportRanks(TwoRankStrategy(scale), monitor, local, sink);
+            const auto ranks = sink.all<RankSummary>();
+            QCOMPARE(ranks.size(), size_t(2));
+            QCOMPARE(ranks[0].peak_memory_bytes, local.peak_memory_bytes);
+            QCOMPARE(ranks[1].peak_memory_bytes, static_cast<int64_t>(local.peak_memory_bytes * scale));
+            QCOMPARE(ranks[1].optimizer_state_bytes, static_cast<int64_t>(local.optimizer_state_bytes * scale));
+            QCOMPARE(ranks[1].rank, int64_t(1));
+            QCOMPARE(ranks[1].world_size, int64_t(2));
+            QCOMPARE(peak, std::max(ranks[0].peak_memory_bytes, ranks[1].peak_memory_bytes));
+        }
+        // In a world of one nothing is gathered or reported: the peak is the process's own.
+        RecordingSink alone;
+        QCOMPARE(reportRanks(SingleDeviceStrategy(torch::kCPU, "32-true"), monitor, local, alone),
+                 local.peak_memory_bytes);
+        QCOMPARE(alone.count<RankSummary>(), 0);
     }
 
     void strategyWatchesLossesExceptUnderLossScaling() {
