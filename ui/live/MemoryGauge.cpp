@@ -109,10 +109,12 @@ QSize MemoryGauge::sizeHint() const
 }
 
 // Narrow is fine (the text wraps): a gauge wider than a narrow panel's scrolled area would be cut off.
+// As low as its text unwrapped: the height it needs at the width it gets is heightForWidth's. (The
+// height at the narrow width, many lines of single words, made the panel's scroll area count every
+// gauge that high and show a scroll bar for gauges that fit.)
 QSize MemoryGauge::minimumSizeHint() const
 {
-    const int width = fontMetrics().averageCharWidth() * 10;
-    return {width, heightForWidth(width)};
+    return {fontMetrics().averageCharWidth() * 10, heightForWidth(QWIDGETSIZE_MAX)};
 }
 
 void MemoryGauge::refit()
