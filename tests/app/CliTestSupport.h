@@ -1,6 +1,8 @@
 #pragma once
 // Running the built hearth-cli as a user would, for the app tests: its exit code and everything
-// it printed (stdout and stderr merged).
+// it printed (stdout and stderr merged). The timeout scales with the sanitizer presets.
+
+#include "TestTimeouts.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -20,7 +22,7 @@ inline CliResult runCli(const QStringList& args, int timeout_ms = 120000,
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.setProcessEnvironment(env);
     p.start(HEARTH_CLI_PATH, args);
-    if (!p.waitForFinished(timeout_ms)) {
+    if (!p.waitForFinished(scaledTimeoutMs(timeout_ms))) {
         p.kill();
         p.waitForFinished();
     }

@@ -2,6 +2,8 @@
 // appstreamcli and lintian accept it, its dependencies were computed (LibTorch, Qt), and the
 // hearth-cli unpacked from it into a temporary root runs: --version, a preset, a short run.
 
+#include "TestTimeouts.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -21,7 +23,7 @@ Ran run(const QString& program, const QStringList& args, const QString& cwd = {}
     p.setProcessChannelMode(QProcess::MergedChannels);
     if (!cwd.isEmpty()) p.setWorkingDirectory(cwd);
     p.start(program, args);
-    if (!p.waitForFinished(timeout_ms)) p.kill();
+    if (!p.waitForFinished(hearth::test::scaledTimeoutMs(timeout_ms))) p.kill();
     p.waitForFinished();
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }
