@@ -34,7 +34,9 @@ const char* kGeometry = "window/geometry";
 const char* kState = "window/state";
 const char* kLiveSplit = "window/liveSplitters";
 const char* kCompareSplit = "window/compareSplitters";
-const char* kHistoryHeader = "window/historyHeader";
+// "window/historyHeader" held the widths of a table sized before its runs were loaded (as wide as
+// the headers): a new key, so that those states give way to columns fitted to the runs.
+const char* kHistoryHeader = "window/historyColumns";
 const char* kTab = "window/tab";
 
 bool isDataSource(const QFileInfo& info)

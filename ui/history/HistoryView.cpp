@@ -43,7 +43,6 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setWordWrap(false);
-    m_table->resizeColumnsToContents();
 
     m_search->setPlaceholderText(tr("Filter by name, tag, notes…"));
     m_search->setClearButtonEnabled(true);
@@ -112,6 +111,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
             showStatus(QString(), false);   // loaded: "Loading runs…" goes
         if (!m_selectWhenLoaded.isEmpty() && applySelection(m_selectWhenLoaded))
             m_selectWhenLoaded.clear();
+        if (!m_columnsSized && m_filter->rowCount() > 0) {
+            fitColumns();
+            m_columnsSized = true;
+        }
     });
     showStatus(tr("Loading runs…"), false);
     updateTagFilter();
@@ -303,8 +306,17 @@ QByteArray HistoryView::saveHeaderState() const
 
 void HistoryView::restoreHeaderState(const QByteArray& state)
 {
-    if (!state.isEmpty())
-        m_table->horizontalHeader()->restoreState(state);
+    if (!state.isEmpty() && m_table->horizontalHeader()->restoreState(state))
+        m_columnsSized = true;
+}
+
+void HistoryView::fitColumns()
+{
+    m_table->resizeColumnsToContents();   // the header samples the first 1,000 rows
+    const int widest = m_table->fontMetrics().averageCharWidth() * 40;
+    for (int column = 0; column < HistoryModel::ColumnCount; ++column)
+        if (m_table->columnWidth(column) > widest)
+            m_table->setColumnWidth(column, widest);
 }
 
 }  // namespace hearth::ui

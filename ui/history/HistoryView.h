@@ -33,6 +33,9 @@ public:
     // run just written that the next refresh brings) is selected when it comes, unless the user
     // has chosen other rows by then.
     void selectRuns(const QList<qint64>& ids);
+    // The columns' widths and order as the user left them. Until a state is restored, the first
+    // load that lists runs fits the columns to their contents (the table starts empty, and a column
+    // as wide as its header shows "fashion…" and "2026-11-…").
     QByteArray saveHeaderState() const;
     void restoreHeaderState(const QByteArray& state);
 
@@ -57,6 +60,8 @@ private:
     void updateTagFilter();
     void showContextMenu(const QPoint& pos);
     void showStatus(const QString& text, bool problem);
+    // Each column as wide as its widest cell, at most about 40 characters (a long name or note).
+    void fitColumns();
 
     HistoryModel* m_model;
     HistoryFilterModel* m_filter;
@@ -72,6 +77,7 @@ private:
     QList<qint64> m_selectWhenLoaded;
     QList<qint64> m_selectedBeforeReset;   // a refresh that adds or removes runs keeps the selection
     bool m_applyingSelection = false;
+    bool m_columnsSized = false;   // fitted to the first runs listed, or restored
 };
 
 }  // namespace hearth::ui

@@ -96,6 +96,36 @@ private Q_SLOTS:
         QCOMPARE(view.filter()->rowCount(), 3);
     }
 
+    // The table starts empty; once its runs arrive every cell shows whole ("2026-11-28 12:31:39",
+    // not "2026-11-…"). Widths the user left (a restored header) are kept as they were.
+    void columnsFitTheRunsOnceLoadedUnlessRestored()
+    {
+        HistoryView view(m_db);
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* table = view.findChild<QTableView*>(QStringLiteral("historyTable"));
+        QVERIFY(table);
+        QTRY_VERIFY(view.model()->hasLoaded());
+        const auto fits = [table](int column) {
+            const QString text = table->model()->index(0, column).data().toString();
+            return table->columnWidth(column) > table->fontMetrics().horizontalAdvance(text);
+        };
+        for (const int column : {int(HistoryModel::Name), int(HistoryModel::Status), int(HistoryModel::Started)})
+            QVERIFY2(fits(column), qPrintable(QStringLiteral("column %1: %2 px for '%3'")
+                                                  .arg(column).arg(table->columnWidth(column))
+                                                  .arg(table->model()->index(0, column).data().toString())));
+
+        table->setColumnWidth(HistoryModel::Started, 40);   // as the user left it
+        const QByteArray state = view.saveHeaderState();
+        HistoryView again(m_db);
+        again.restoreHeaderState(state);
+        again.show();
+        QTRY_VERIFY(again.model()->hasLoaded());
+        QTest::qWait(20);
+        QCOMPARE(again.findChild<QTableView*>(QStringLiteral("historyTable"))->columnWidth(HistoryModel::Started), 40);
+    }
+
     void renameTagsAndNotesReachTheStore()
     {
         HistoryModel model(m_db);
