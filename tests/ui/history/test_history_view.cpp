@@ -121,8 +121,7 @@ private Q_SLOTS:
         HistoryView again(m_db);
         again.restoreHeaderState(state);
         again.show();
-        QTRY_VERIFY(again.model()->hasLoaded());
-        QTest::qWait(20);
+        QTRY_VERIFY(again.model()->hasLoaded());   // its refreshed() handlers have run
         QCOMPARE(again.findChild<QTableView*>(QStringLiteral("historyTable"))->columnWidth(HistoryModel::Started), 40);
     }
 

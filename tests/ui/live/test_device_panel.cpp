@@ -73,13 +73,15 @@ private Q_SLOTS:
         QVERIFY2(gaugesHeight(panel, width) < scroll->maximumViewportSize().height(),
                  qPrintable(QString("%1 px of gauges in %2 px").arg(gaugesHeight(panel, width))
                                 .arg(scroll->maximumViewportSize().height())));
-        QTRY_VERIFY(panel.gauge(-1, 1)->isVisible());
-        QTest::qWait(50);   // the scroll area lays out once the events are processed
+        // Every pending layout done (the scroll area decides its scroll bar in one), and each gauge
+        // as high as its text needs.
+        for (const MemoryGauge* g : panel.findChildren<MemoryGauge*>())
+            QTRY_VERIFY2(g->isVisible() && g->height() >= g->heightForWidth(g->width()), qPrintable(g->objectName()));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
         QVERIFY2(!scroll->verticalScrollBar()->isVisible(),
                  qPrintable(QString("a scroll bar for %1 px of gauges in a %2 px viewport")
                                 .arg(gaugesHeight(panel, width)).arg(scroll->maximumViewportSize().height())));
-        for (const MemoryGauge* g : panel.findChildren<MemoryGauge*>())
-            QVERIFY2(g->height() >= g->heightForWidth(g->width()), qPrintable(g->objectName()));
 
         for (int64_t rank = 0; rank < 6; ++rank) {
             panel.addSample(hostSample(rank));
