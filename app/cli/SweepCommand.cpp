@@ -2,6 +2,7 @@
 
 #include "LadderTable.h"
 #include "ProgressPrinter.h"
+#include "engine/monitor/Elapsed.h"
 
 #include "engine/config/DeviceInfo.h"
 #include "engine/events/EventJson.h"
@@ -370,7 +371,7 @@ int sweepCommand(const SweepCommandOptions& options) {
             ExperimentConfig config = steps[i].config;
             config.seed += static_cast<uint64_t>(round);
             StoredRun step = trainStep(config, db_path, sweep_id, quiet, events);
-            seconds_so_far += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            seconds_so_far += secondsSince(started);
             ++done;
             if (round == 0) first_round_ids.push_back(step.run_id);
             if (step.run_id != 0) {

@@ -2,6 +2,7 @@
 
 #include "LocalLauncher.h"
 #include "RunCommand.h"
+#include "engine/monitor/Elapsed.h"
 
 #include "engine/config/ByteSize.h"
 #include "engine/config/DeviceInfo.h"
@@ -250,7 +251,7 @@ FootprintPrediction probeInFreshProcesses(const TuneOptions& options, const Expe
     if (probe.on_progress) probe.on_progress(1.0, "done");
     FootprintPrediction p = extrapolateFootprint(footprintBaseOf(*last), probes, config.trainer.batch_size, last->accumulate);
     p.world_size = last->world_size;
-    p.probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    p.probe_s = secondsSince(started);
     return p;
 }
 

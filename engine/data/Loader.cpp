@@ -4,6 +4,7 @@
 #include "engine/data/Augment.h"
 #include "engine/data/DataError.h"
 #include "engine/data/Permutation.h"
+#include "engine/monitor/Elapsed.h"
 #ifdef HEARTH_WITH_CUDA
 #include "engine/data/CudaBatchCopy.h"
 #include "engine/monitor/CudaMemory.h"
@@ -30,10 +31,6 @@ struct BuiltBatch {
     Batch batch;
     std::exception_ptr error;
 };
-
-double millisecondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 void checkOptions(const LoaderOptions& o) {
     auto fail = [](const std::string& what) { throw std::invalid_argument("Loader: " + what); };

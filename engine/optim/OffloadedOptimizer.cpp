@@ -1,5 +1,6 @@
 #include "engine/optim/OffloadedOptimizer.h"
 
+#include "engine/monitor/Elapsed.h"
 #include "engine/optim/Optimizers.h"
 
 #include <chrono>
@@ -82,7 +83,7 @@ torch::Tensor OffloadedOptimizer::step(LossClosure closure) {
         // gradient copy waits for it before the host copies change again.
         if (host[i].grad().defined()) device[i].detach().copy_(host[i].detach(), /*non_blocking=*/pinned_);
     }
-    step_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    step_ms_total_ += millisecondsSince(start);
     ++steps_;
     return loss;
 }

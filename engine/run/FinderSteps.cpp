@@ -4,6 +4,7 @@
 #include "engine/ladder/LadderVerdict.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/DeviceMonitor.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/monitor/MemoryAccounting.h"
 #include "engine/monitor/ProcessMemory.h"
 #include "engine/optim/Optimizers.h"
@@ -173,7 +174,7 @@ BatchSizeTrial runTrial(PreparedRun& run, Strategy& strategy, const Task& task, 
         if (!isOutOfMemoryMessage(e.what())) throw;
         trial.failure = describeFailure(e.what());
     }
-    trial.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    trial.seconds = secondsSince(start);
     trial.peak_bytes = memory.peak();
     snapshot.restore();  // the steps moved the weights; the next trial starts where this one did
     memory.releaseFreed();
@@ -358,7 +359,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 optimizer_peak = std::max(optimizer_peak, phasePeak());
                 if (s > 0)
                     step_ms.push_back(
-                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+                        millisecondsSince(started));
             }
             strategy->zeroGrad(*optimizer);
         } catch (const c10::Error& e) {

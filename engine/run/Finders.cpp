@@ -6,6 +6,7 @@
 #include "engine/data/DataError.h"
 #include "engine/dist/Rendezvous.h"
 #include "engine/monitor/CudaMemory.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/run/FinderSteps.h"
 #include "engine/run/RunController.h"
 #include "engine/train/TrainingError.h"
@@ -142,7 +143,7 @@ FootprintPrediction predictFootprint(const ExperimentConfig& config, const Footp
         const auto start = std::chrono::steady_clock::now();
         PreparedRun run = prepareRun(config, options.on_log);
         FootprintPrediction prediction = probeFootprint(run, options, stop);
-        prediction.probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        prediction.probe_s = secondsSince(start);
         return prediction;
     });
 }

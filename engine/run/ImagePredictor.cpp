@@ -6,6 +6,7 @@
 #include "engine/data/images/ImageFolderScan.h"
 #include "engine/data/images/ImageFolderSplits.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 
@@ -149,7 +150,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
         ++result.labelled;
         if (in.truth == source.class_names[static_cast<size_t>(predicted[static_cast<size_t>(i)])]) ++result.correct;
     }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = secondsSince(start);
     return result;
 }
 

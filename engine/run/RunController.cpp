@@ -10,6 +10,7 @@
 #include "engine/dist/Rendezvous.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/run/RunSetup.h"
 #include "engine/train/StateFiles.h"
 #include "engine/train/Trainer.h"
@@ -91,7 +92,7 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
     done.train_time_s = fit.train_time_s;
     // A resumed run's time before the interruption counts (its set-up time then is not known).
     done.total_time_s =
-        resumed_elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        resumed_elapsed_s + secondsSince(start);
     done.best_val_accuracy = fit.best_val_accuracy;
     done.test_accuracy = test.accuracy;
     done.test_loss = test.loss;

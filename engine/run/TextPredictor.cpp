@@ -2,6 +2,7 @@
 
 #include "engine/data/DataError.h"
 #include "engine/models/ModelRegistry.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 #include "engine/text/BertTokenizer.h"
@@ -123,7 +124,7 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     columns.lead_name = "index";
     columns.lead = [](int64_t i) { return std::to_string(i); };
     writePredictionsCsv(options.output_csv, columns, probabilities, loaded.class_names, result);
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = secondsSince(start);
     return result;
 }
 

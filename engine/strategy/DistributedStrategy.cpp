@@ -1,5 +1,6 @@
 #include "engine/strategy/DistributedStrategy.h"
 
+#include "engine/monitor/Elapsed.h"
 #include "engine/optim/OffloadedOptimizer.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/strategy/CheckpointFile.h"
@@ -76,7 +77,7 @@ void DistributedStrategy::releaseWeights(bool changed) {
 void DistributedStrategy::timeCollective(const std::function<void()>& collective) {
     const auto start = std::chrono::steady_clock::now();
     collective();
-    comm_ms_total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    comm_ms_total_ += millisecondsSince(start);
 }
 
 dist::CommStats DistributedStrategy::commStats() const {

@@ -1,6 +1,7 @@
 #include "engine/text/TokenizedCorpus.h"
 
 #include "engine/data/CacheFiles.h"
+#include "engine/monitor/Elapsed.h"
 
 #include <algorithm>
 #include <atomic>
@@ -197,7 +198,7 @@ TokenizeResult tokenizeTexts(const std::vector<std::string>& texts, const BertTo
         result.corpus = encodeAll(texts, tokenizer, options);
         if (!result.cache_path.empty()) writeCache(result.cache_path, result.corpus);
     }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = secondsSince(start);
     return result;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/train/MetricsLogger.h"
 
+#include "engine/monitor/Elapsed.h"
 #include "engine/strategy/Strategy.h"
 
 #include <algorithm>
@@ -8,10 +9,6 @@
 
 namespace hearth {
 namespace {
-
-double secondsSince(MetricsLogger::Clock::time_point t) {
-    return std::chrono::duration<double>(MetricsLogger::Clock::now() - t).count();
-}
 
 }  // namespace
 

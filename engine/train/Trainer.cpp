@@ -1,6 +1,7 @@
 #include "engine/train/Trainer.h"
 
 #include "engine/config/ByteSize.h"
+#include "engine/monitor/Elapsed.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/train/TrainingError.h"
 
@@ -16,10 +17,6 @@ using Clock = MetricsLogger::Clock;
 // A text batch's padded length (its model FLOPs grow with it); 0 for other data.
 int64_t tokensPerSample(const Batch& batch) {
     return batch.has("input_ids") ? batch.at("input_ids").size(1) : 0;
-}
-
-double secondsSince(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 // The time point `seconds` ago: a resumed clock continues from the time saved.

@@ -4,6 +4,7 @@
 #include "engine/metrics/RunProfile.h"
 #include "storage/report/HtmlPage.h"
 #include "storage/report/RunComparison.h"
+#include "storage/report/RunReport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,6 @@ std::vector<StepMetrics> keptSteps(std::vector<StepMetrics> steps, int cap) {
     return out;
 }
 
-std::string runLabel(const RunSummary& s) { return "#" + std::to_string(s.id) + " " + s.name; }
 
 }  // namespace
 

@@ -15,8 +15,6 @@ namespace {
 
 using html::escape;
 
-std::string percent(double share, int digits = 1) { return formatFixed(100.0 * share, digits) + " %"; }
-std::string runLabel(const RunSummary& s) { return "#" + std::to_string(s.id) + " " + s.name; }
 std::string sortValue(const std::optional<double>& v) { return v ? formatFixed(*v, 6) : std::string("-1e300"); }
 
 const ComparedRun* baselineOf(const ComparisonPage& page) {
@@ -64,11 +62,11 @@ std::string runTable(const ComparisonPage& page) {
         else if (up) up_text = formatFixed(*up, 2) + "×";
         t.rows.push_back({escape(runLabel(s)), "<span class=\"badge " + escape(s.status) + "\">" + escape(s.status) + "</span>",
                           s.train_time_s ? formatDuration(*s.train_time_s) : "–", up_text,
-                          accuracy ? percent(*accuracy, 2) + (s.test_accuracy ? "" : " (val)") : "–",
-                          s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–", wait ? percent(*wait) : "–",
+                          accuracy ? formatPercent(*accuracy, 2) + (s.test_accuracy ? "" : " (val)") : "–",
+                          s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–", wait ? formatPercent(*wait) : "–",
                           s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "–",
                           s.tflops ? formatCompute(s.tflops, std::nullopt, /*with_unit=*/false) : "–",
-                          s.mfu ? percent(*s.mfu) : "–", std::to_string(s.epochs_completed)});
+                          s.mfu ? formatPercent(*s.mfu) : "–", std::to_string(s.epochs_completed)});
         t.sort_values.push_back({"", s.status, sortValue(s.train_time_s), sortValue(up), sortValue(accuracy), sortValue(peak),
                                  sortValue(wait), sortValue(s.samples_per_sec), sortValue(s.tflops), sortValue(s.mfu), ""});
         t.row_classes.push_back(s.id == page.baseline_id ? "baseline" : "");

@@ -17,9 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string fixed(double value, int digits) { return formatFixed(value, digits); }
 
-std::string optionalText(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
+std::string optionalText(const std::optional<double>& v, int digits) { return v ? formatFixed(*v, digits) : "-"; }
 
 // A report as neutral sections, rendered to Markdown.
 struct Section {
@@ -76,13 +75,13 @@ std::vector<Section> sections(const StoredRun& run) {
     if (!run.epochs.empty()) {
         Section epochs{"Epochs", {"Epoch", "Train loss", "Train acc", "Val loss", "Val acc", "LR", "Time", "Samples/s"}, {}, {}};
         for (const auto& m : run.epochs)
-            epochs.rows.push_back({std::to_string(m.epoch), fixed(m.train_loss, 4), fixed(m.train_accuracy, 4),
-                                   fixed(m.val_loss, 4), fixed(m.val_accuracy, 4), formatNumber(m.lr),
-                                   formatDuration(m.epoch_time_s), fixed(m.samples_per_sec, 0)});
+            epochs.rows.push_back({std::to_string(m.epoch), formatFixed(m.train_loss, 4), formatFixed(m.train_accuracy, 4),
+                                   formatFixed(m.val_loss, 4), formatFixed(m.val_accuracy, 4), formatNumber(m.lr),
+                                   formatDuration(m.epoch_time_s), formatFixed(m.samples_per_sec, 0)});
         out.push_back(epochs);
     }
     if (const auto& r = run.test ? run.test : run.val) {
-        out.push_back({"Classification report (" + r->split + ", loss " + fixed(r->loss, 4) + ")", {}, {}, r->report.toText()});
+        out.push_back({"Classification report (" + r->split + ", loss " + formatFixed(r->loss, 4) + ")", {}, {}, r->report.toText()});
         Section confusion{"Confusion matrix (" + r->split + "; rows: true class, columns: predicted)", {""}, {}, {}};
         for (const auto& name : r->report.class_names) confusion.headers.push_back(name);
         for (size_t t = 0; t < r->report.confusion.size(); ++t) {
@@ -177,7 +176,7 @@ std::string historyCsv(const std::vector<RunSummary>& runs) {
     for (size_t i = 0; i < fixed_columns.size(); ++i) out += (i ? "," : "") + fixed_columns[i];
     for (const auto& key : keys) out += "," + csvField("config." + key);
     out += "\n";
-    const auto opt = [](const auto& v, int digits) { return v ? fixed(static_cast<double>(*v), digits) : std::string(); };
+    const auto opt = [](const auto& v, int digits) { return v ? formatFixed(static_cast<double>(*v), digits) : std::string(); };
     for (size_t i = 0; i < runs.size(); ++i) {
         const RunSummary& r = runs[i];
         std::string tags;

@@ -17,11 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fixed(double value, int digits) { return formatFixed(value, digits); }
-
-std::string accuracy(const std::optional<double>& value) { return value ? fixed(*value, 4) : "-"; }
-
-std::string runLabel(const RunSummary& r) { return "#" + std::to_string(r.id) + " " + r.name; }
+std::string accuracy(const std::optional<double>& value) { return value ? formatFixed(*value, 4) : "-"; }
 
 void flattenInto(const json& node, const std::string& prefix, std::map<std::string, std::string>& out) {
     if (node.is_object() && !node.empty()) {
@@ -57,14 +53,14 @@ std::string timingsText(const StoredRun& run) {
     auto row = [&](const std::string& name, const std::string& value) { t.addRow({name, value}); };
     row("train time", s.train_time_s ? formatDuration(*s.train_time_s) : "-");
     row("total time", s.total_time_s ? formatDuration(*s.total_time_s) : "-");
-    row("samples/s", s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-");
+    row("samples/s", s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "-");
     row("model FLOPs", formatCompute(s.tflops, s.mfu));
     row("peak memory", formatPeakMemory(s.peak_memory_bytes, run.ranks.size()));
     row("epochs", std::to_string(s.epochs_completed) +
                       (run.started.max_epochs > 0 ? " of " + std::to_string(run.started.max_epochs) : ""));
     row("optimizer steps", std::to_string(s.global_steps));
     row("best val acc", accuracy(s.best_val_accuracy));
-    row("test acc", accuracy(s.test_accuracy) + (s.test_loss ? " (loss " + fixed(*s.test_loss, 4) + ")" : ""));
+    row("test acc", accuracy(s.test_accuracy) + (s.test_loss ? " (loss " + formatFixed(*s.test_loss, 4) + ")" : ""));
     std::string text = t.render("  ");
     return text.substr(text.find('\n') + 1);   // no header row
 }
@@ -83,9 +79,9 @@ std::string environmentText(const RunStarted& started) {
 std::string epochsTable(const std::vector<EpochMetrics>& epochs) {
     TextTable t({"EPOCH", "TRAIN LOSS", "TRAIN ACC", "VAL LOSS", "VAL ACC", "LR", "TIME", "SAMPLES/S", "DATA WAIT", "BEST"});
     for (const auto& e : epochs)
-        t.addRow({std::to_string(e.epoch), fixed(e.train_loss, 4), fixed(e.train_accuracy, 4), fixed(e.val_loss, 4),
-                  fixed(e.val_accuracy, 4), formatNumber(e.lr), formatDuration(e.epoch_time_s),
-                  fixed(e.samples_per_sec, 0), fixed(100.0 * e.data_wait_share, 1) + "%", e.is_best ? "*" : ""});
+        t.addRow({std::to_string(e.epoch), formatFixed(e.train_loss, 4), formatFixed(e.train_accuracy, 4), formatFixed(e.val_loss, 4),
+                  formatFixed(e.val_accuracy, 4), formatNumber(e.lr), formatDuration(e.epoch_time_s),
+                  formatFixed(e.samples_per_sec, 0), formatFixed(100.0 * e.data_wait_share, 1) + "%", e.is_best ? "*" : ""});
     return t.render("  ");
 }
 
@@ -100,10 +96,10 @@ std::string ranksTable(const std::vector<RankSummary>& ranks) {
         const double step_ms = r.steps > 0 ? r.train_time_s * 1000.0 / static_cast<double>(r.steps) : 0.0;
         const bool timed = r.comm_steps > 0 && step_ms > 0.0;
         t.addRow({std::to_string(r.rank), r.device, std::to_string(r.pid), std::to_string(r.samples),
-                  formatDuration(r.train_time_s), fixed(r.samples_per_sec, 0),
-                  r.train_time_s > 0.0 ? fixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
-                  timed ? fixed(r.comm_ms, 1) + " ms" : "-",
-                  timed ? fixed(100.0 * std::max(0.0, r.comm_ms - r.overlap_ms) / step_ms, 1) + "%" : "-",
+                  formatDuration(r.train_time_s), formatFixed(r.samples_per_sec, 0),
+                  r.train_time_s > 0.0 ? formatFixed(100.0 * r.data_wait_s / r.train_time_s, 1) + "%" : "-",
+                  timed ? formatFixed(r.comm_ms, 1) + " ms" : "-",
+                  timed ? formatFixed(100.0 * std::max(0.0, r.comm_ms - r.overlap_ms) / step_ms, 1) + "%" : "-",
                   formatBytes(r.peak_memory_bytes), formatHeldBytes(r.gradients_bytes), formatHeldBytes(r.optimizer_state_bytes),
                   r.log_path.empty() ? "-" : r.log_path});
     }
@@ -130,7 +126,7 @@ StoredRun loadRun(const RunStore& store, int64_t run_id) {
 
 std::string formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0.0) return "-";
-    if (seconds < 60.0) return fixed(seconds, 1) + " s";
+    if (seconds < 60.0) return formatFixed(seconds, 1) + " s";
     const auto total = static_cast<int64_t>(std::llround(seconds));
     char buffer[64];
     if (total < 3600) {
@@ -148,6 +144,10 @@ std::string formatFixed(double value, int digits) {
     std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
 }
+
+std::string formatPercent(double share, int digits) { return formatFixed(100.0 * share, digits) + " %"; }
+
+std::string runLabel(const RunSummary& run) { return "#" + std::to_string(run.id) + " " + run.name; }
 
 std::string formatCompute(std::optional<double> tflops, std::optional<double> mfu, bool with_unit) {
     if (!tflops || *tflops < 0.0) return "-";
@@ -197,7 +197,7 @@ std::string runsTable(const std::vector<RunSummary>& runs) {
         t.addRow({std::to_string(r.id), r.name, r.status, formatTime(r.started_at), std::to_string(r.epochs_completed),
                   accuracy(r.best_val_accuracy), accuracy(r.test_accuracy),
                   r.train_time_s ? formatDuration(*r.train_time_s) : "-",
-                  r.samples_per_sec ? fixed(*r.samples_per_sec, 0) : "-"});
+                  r.samples_per_sec ? formatFixed(*r.samples_per_sec, 0) : "-"});
     return t.render();
 }
 
@@ -234,7 +234,7 @@ std::string runText(const StoredRun& run) {
     if (!run.epochs.empty()) out += "\nEpochs\n" + epochsTable(run.epochs);
     const auto& shown = run.test ? run.test : run.val;
     if (shown) {
-        out += "\nClassification report (" + shown->split + ", loss " + fixed(shown->loss, 4) + ")\n" +
+        out += "\nClassification report (" + shown->split + ", loss " + formatFixed(shown->loss, 4) + ")\n" +
                shown->report.toText() + "\nConfusion matrix (" + shown->split +
                "; rows: true class, columns: predicted)\n" + shown->report.confusionText();
         if (!out.empty() && out.back() != '\n') out += "\n";
@@ -291,14 +291,14 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     row("best val acc", [](const RunSummary& s) { return accuracy(s.best_val_accuracy); });
     row("test acc", [](const RunSummary& s) { return accuracy(s.test_accuracy); });
     row("train time", [](const RunSummary& s) { return s.train_time_s ? formatDuration(*s.train_time_s) : "-"; });
-    row("samples/s", [](const RunSummary& s) { return s.samples_per_sec ? fixed(*s.samples_per_sec, 0) : "-"; });
+    row("samples/s", [](const RunSummary& s) { return s.samples_per_sec ? formatFixed(*s.samples_per_sec, 0) : "-"; });
     row("model FLOPs", [](const RunSummary& s) { return formatCompute(s.tflops, s.mfu); });
     row("peak memory", [](const RunSummary& s) { return s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"; });
     row("epochs", [](const RunSummary& s) { return std::to_string(s.epochs_completed); });
     const RunSummary& base = runs.front().summary;
     row("speedup vs #" + std::to_string(base.id), [&](const RunSummary& s) {
         const auto up = speedup(base, s);
-        return up ? fixed(*up, 2) + "x" : std::string("-");
+        return up ? formatFixed(*up, 2) + "x" : std::string("-");
     });
     out += "\nMetrics\n" + metrics.render("  ");
 
@@ -315,7 +315,7 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
             if (!m) { cells.push_back("-"); continue; }
             const double v = breakdownParts(*m)[i].value;
             any = any || v > 0.0;
-            cells.push_back(fixed(v, 2));
+            cells.push_back(formatFixed(v, 2));
         }
         if (any) profile.addRow(std::move(cells));
     }

@@ -14,8 +14,7 @@ namespace {
 
 using html::escape;
 
-std::string percent(double share, int digits = 1) { return formatFixed(100.0 * share, digits) + " %"; }
-std::string optionalPercent(const std::optional<double>& v) { return v ? percent(*v, 2) : "–"; }
+std::string optionalPercent(const std::optional<double>& v) { return v ? formatPercent(*v, 2) : "–"; }
 std::string count(int64_t n) {
     std::string digits = std::to_string(n < 0 ? -n : n), out;
     for (size_t i = 0; i < digits.size(); ++i) {
@@ -116,7 +115,7 @@ std::string heatmap(const ClassificationReport& c) {
             const double alpha = v == 0 ? 0.0 : 0.08 + 0.92 * std::sqrt(share);
             out += "<td style=\"background:rgba(" + std::string(rgb) + "," + formatFixed(alpha, 3) + ")" +
                    (alpha > 0.55 ? ";color:#fff" : "") + "\" title=\"true " + escape(true_name) + ", predicted " +
-                   escape(className(names, static_cast<int64_t>(p))) + ": " + count(v) + " (" + percent(share) +
+                   escape(className(names, static_cast<int64_t>(p))) + ": " + count(v) + " (" + formatPercent(share) +
                    " of " + escape(true_name) + ")\" data-count=\"" + std::to_string(v) + "\">" + count(v) + "</td>";
         }
         out += "</tr>\n";
@@ -132,7 +131,7 @@ std::string classification(const RunPage& page) {
                              "<p class=\"sub\">No classification report was stored for this run (see above).</p>\n");
     const ClassificationReport& c = report->report;
     std::string body = "<p class=\"sub\">The " + escape(report->split) + " split: " + count(c.total) + " samples, loss " +
-                       formatFixed(report->loss, 4) + ", accuracy " + percent(c.accuracy, 2) + ".</p>\n";
+                       formatFixed(report->loss, 4) + ", accuracy " + formatPercent(c.accuracy, 2) + ".</p>\n";
     const std::string table = "<div class=\"scroll\">" + html::render(classificationTable(c)) + "</div>";
     if (c.class_names.size() <= 12) body += "<div class=\"split\"><div>" + table + "</div><div>" + heatmap(c) + "</div></div>\n";
     else body += table + "<h3>Confusion matrix</h3>" + heatmap(c);
@@ -159,7 +158,7 @@ std::string samples(const RunPage& page) {
         const Prediction& p = s.prediction;
         const std::string labels = "<span class=\"lbl\">" + escape(className(names, p.true_label)) + "</span> → <span class=\"wrong\">" +
                                    escape(className(names, p.predicted)) + "</span>";
-        const std::string meta = percent(p.confidence, 0) + " sure · #" + std::to_string(p.index);
+        const std::string meta = formatPercent(p.confidence, 0) + " sure · #" + std::to_string(p.index);
         body += "<div class=\"sample\" data-index=\"" + std::to_string(p.index) + "\">";
         if (s.image || !s.image_url.empty()) {
             std::string url = s.image_url;
@@ -196,7 +195,7 @@ std::string timeAndMemory(const RunPage& page) {
         html::Table t({"rank", "device", "samples", "mean use", "peak memory", "of", "max temp.", "mean power"}, "num");
         for (const auto& d : page.run.devices)
             t.rows.push_back({std::to_string(d.rank), escape(d.name.empty() ? (d.device < 0 ? "host" : std::to_string(d.device)) : d.name),
-                              count(d.samples), d.utilization_mean >= 0 ? percent(d.utilization_mean, 0) : "–",
+                              count(d.samples), d.utilization_mean >= 0 ? formatPercent(d.utilization_mean, 0) : "–",
                               formatBytes(d.memory_peak_bytes), d.total_bytes > 0 ? formatBytes(d.total_bytes) : "–",
                               d.temperature_max_c >= 0 ? formatFixed(d.temperature_max_c, 0) + " °C" : "–",
                               d.power_mean_w >= 0 ? formatFixed(d.power_mean_w, 0) + " W" : "–"});
@@ -208,7 +207,7 @@ std::string timeAndMemory(const RunPage& page) {
         for (const auto& r : page.run.ranks)
             t.rows.push_back({std::to_string(r.rank), escape(r.device), count(r.samples), formatDuration(r.train_time_s),
                               formatFixed(r.samples_per_sec, 0),
-                              r.train_time_s > 0 ? percent(r.data_wait_s / r.train_time_s) : "–",
+                              r.train_time_s > 0 ? formatPercent(r.data_wait_s / r.train_time_s) : "–",
                               formatBytes(r.peak_memory_bytes), formatHeldBytes(r.gradients_bytes, "–"),
                               formatHeldBytes(r.optimizer_state_bytes, "–")});
         body += "<h3>Processes</h3><div class=\"scroll\">" + html::render(t) + "</div>";
@@ -225,7 +224,7 @@ std::string timings(const RunPage& page) {
               {"total time (with testing)", s.total_time_s ? formatDuration(*s.total_time_s) : "–"},
               {"samples/s", s.samples_per_sec ? count(std::llround(*s.samples_per_sec)) : "–"},
               {"model FLOPs per device", s.tflops ? formatCompute(s.tflops, s.mfu) : "–"},
-              {"waiting for data", wait ? percent(*wait) + " of step time" : "–"},
+              {"waiting for data", wait ? formatPercent(*wait) + " of step time" : "–"},
               {"peak memory", formatPeakMemory(s.peak_memory_bytes, page.run.ranks.size(), "–")},
               {"samples (train / val / test)", count(st.train_size) + " / " + count(st.val_size) + " / " + count(st.test_size)},
               {"batches per epoch", count(st.batches_per_epoch)},
@@ -235,9 +234,9 @@ std::string timings(const RunPage& page) {
         html::Table e({"epoch", "train loss", "train acc", "val loss", "val acc", "lr", "time", "samples/s", "data wait"}, "num");
         for (const auto& m : page.run.epochs)
             e.rows.push_back({std::to_string(m.epoch + 1) + (m.is_best ? " ★" : ""), formatFixed(m.train_loss, 4),
-                              percent(m.train_accuracy, 2), formatFixed(m.val_loss, 4), percent(m.val_accuracy, 2),
+                              formatPercent(m.train_accuracy, 2), formatFixed(m.val_loss, 4), formatPercent(m.val_accuracy, 2),
                               formatNumber(m.lr), formatDuration(m.epoch_time_s), count(std::llround(m.samples_per_sec)),
-                              percent(m.data_wait_share)});
+                              formatPercent(m.data_wait_share)});
         body += "<h3>Epochs</h3><div class=\"scroll\">" + html::render(e) + "</div>";
     }
     return html::section("timings", "Timings", body);

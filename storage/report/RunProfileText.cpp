@@ -11,7 +11,7 @@ namespace {
 
 std::string ms(double v) { return formatFixed(v, v < 10.0 ? 2 : 1) + " ms"; }
 
-std::string percent(double part, double whole) {
+std::string shareText(double part, double whole) {
     return whole > 0.0 ? formatFixed(100.0 * part / whole, 1) + "%" : "-";
 }
 
@@ -37,7 +37,7 @@ std::string breakdownText(const std::vector<EpochMetrics>& epochs) {
     for (size_t i = 0; i < run_parts.size(); ++i) {
         const auto& p = run_parts[i];
         if (p.key == "comm_wait" && mean->comm_wait_ms == 0.0) continue;
-        std::vector<std::string> row{p.label, ms(p.value), percent(p.value, mean->step_ms)};
+        std::vector<std::string> row{p.label, ms(p.value), shareText(p.value, mean->step_ms)};
         if (per_epoch) {
             for (const auto* e : profiled) row.push_back(ms(breakdownParts(e->breakdown)[i].value));
         }
@@ -61,7 +61,7 @@ std::string memoryText(const MemoryBreakdown& m) {
     for (const auto& p : parts) total += p.value;
     for (const auto& p : parts) {
         if ((p.key == "reserved_unused" || p.key == "cuda_graph") && p.value == 0.0) continue;
-        t.addRow({p.label, formatBytes(static_cast<int64_t>(p.value)), percent(p.value, total)});
+        t.addRow({p.label, formatBytes(static_cast<int64_t>(p.value)), shareText(p.value, total)});
     }
     t.addRow({"Peak (measured)", formatBytes(m.peak_bytes), "-"});
     if (m.offloaded_bytes > 0) t.addRow({"Offloaded to host", formatBytes(m.offloaded_bytes), "-"});

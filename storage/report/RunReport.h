@@ -31,6 +31,8 @@ std::string formatDuration(double seconds);     // "12.5 s", "3 min 05 s", "1 h 
 std::string formatTime(double unix_seconds);    // local time "2024-05-01 12:00:03"; "-" for 0
 std::string formatNumber(double value);         // shortest text that reads back exactly
 std::string formatFixed(double value, int digits);   // printf "%.*f"
+std::string formatPercent(double share, int digits = 1);   // 0.123 -> "12.3 %"
+std::string runLabel(const RunSummary& run);          // "#12 fashion-cnn"
 // Achieved model FLOPs per device and MFU: "412.3 TFLOP/s (MFU 41.7%)", "0.21 TFLOP/s" without a
 // peak (a CPU), "-" without a FLOP count. Negative values are unknown, as events carry them.
 // Without the unit ("412.3 (MFU 41.7%)") where a caption names it.

@@ -7,6 +7,7 @@
 #include "engine/data/images/ImageDecode.h"
 #include "engine/data/images/ImageFolderDataset.h"
 #include "engine/data/images/ImageFolderScan.h"
+#include "engine/monitor/Elapsed.h"
 
 #include <atomic>
 #include <cstdio>
@@ -19,10 +20,6 @@ namespace hearth {
 namespace {
 
 namespace fs = std::filesystem;
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::string seconds(double s) {
     char text[32];
