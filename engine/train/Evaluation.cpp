@@ -21,7 +21,7 @@ private:
 namespace {
 
 // Columns of one evaluated sample; float64 holds every value exactly (indices below 2^53).
-enum Column : int64_t { kIndex, kTrue, kPredicted, kConfidence, kLoss, kColumns };
+enum PredictionColumn : int64_t { kSampleIndex, kTrue, kPredicted, kConfidence, kLoss, kPredictionColumns };
 
 // Every rank's rows in the split's order. The loader dealt position p of the split to rank
 // p % world as that rank's (p / world)-th sample, cycling back to the start to even out the
@@ -67,7 +67,7 @@ EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& datase
             return result;
         }
     }
-    const auto mine = local.empty() ? torch::zeros({0, kColumns}, torch::kFloat64) : torch::cat(local);
+    const auto mine = local.empty() ? torch::zeros({0, kPredictionColumns}, torch::kFloat64) : torch::cat(local);
     // Each rank's share in split order; where every rank read every sample, its own rows are all.
     const auto rows = (strategy.shardsData() ? inSplitOrder(strategy.gatherRows(mine), dataset.size()) : mine).contiguous();
     result.samples = rows.size(0);
@@ -76,7 +76,7 @@ EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& datase
     int64_t correct = 0;
     result.y_true.reserve(static_cast<size_t>(result.samples));
     result.y_pred.reserve(static_cast<size_t>(result.samples));
-    for (int64_t i = 0; i < result.samples; ++i, r += kColumns) {
+    for (int64_t i = 0; i < result.samples; ++i, r += kPredictionColumns) {
         const auto y = static_cast<int64_t>(r[kTrue]);
         const auto p = static_cast<int64_t>(r[kPredicted]);
         result.y_true.push_back(y);
@@ -85,7 +85,7 @@ EvalResult evaluate(ClassifierImpl& model, Loader& loader, const Dataset& datase
         loss_sum += r[kLoss];
         if (keep_predictions) {
             result.predictions.push_back(
-                Prediction{dataset.sourceIndex(static_cast<int64_t>(r[kIndex])), y, p, r[kConfidence]});
+                Prediction{dataset.sourceIndex(static_cast<int64_t>(r[kSampleIndex])), y, p, r[kConfidence]});
         }
     }
     if (result.samples > 0) {
