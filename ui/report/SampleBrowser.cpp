@@ -178,8 +178,11 @@ void SampleBrowser::rebuild()
         const auto& p = m_predictions[i];
         auto* item = new QListWidgetItem(tr("%1 → %2\n%3").arg(name(p.true_label), name(p.predicted),
                                                             formatPercent(p.confidence, 0)));
-        if (m_list->viewMode() == QListView::IconMode)
+        if (m_list->viewMode() == QListView::IconMode) {
             item->setIcon(QIcon(QPixmap::fromImage(thumbnail(p.index))));
+            // The caption wraps at the item's width, which is the thumbnail's unless given: the grid cell's.
+            item->setSizeHint(m_list->gridSize() - QSize(4, 4));
+        }
         else if (isText())
             item->setText(tr("#%1  %2 → %3 (%4)   %5")
                               .arg(p.index)
