@@ -138,6 +138,9 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const
             return qstr(r.failure_message);
         if (index.column() == Notes)
             return qstr(r.notes);
+        // The free-text columns elide when the table is narrow: their tooltip shows them whole.
+        if (index.column() == Name || index.column() == Device || index.column() == Tags)
+            return display(r, index.column());
         return {};
     default: return {};
     }

@@ -18,7 +18,10 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <memory>
 #include <utility>
+#include <vector>
 
 namespace hearth::ui {
 
@@ -42,6 +45,7 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setWordWrap(false);
 
     m_search->setPlaceholderText(tr("Filter by name, tag, notes…"));
@@ -95,6 +99,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
         Q_EMIT openReportRequested(index.data(HistoryModel::RunIdRole).toLongLong());
     });
     connect(m_table, &QTableView::customContextMenuRequested, this, &HistoryView::showContextMenu);
+    connect(m_table->horizontalHeader(), &QHeaderView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const std::unique_ptr<QMenu> menu(columnMenu());
+        menu->exec(m_table->horizontalHeader()->mapToGlobal(pos));
+    });
     connect(m_open, &QPushButton::clicked, this, [this] {
         if (const auto ids = selectedRunIds(); !ids.isEmpty())
             Q_EMIT openReportRequested(ids.first());
@@ -310,13 +318,80 @@ void HistoryView::restoreHeaderState(const QByteArray& state)
         m_columnsSized = true;
 }
 
+void HistoryView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (std::exchange(m_fitWhenShown, false))
+        fitColumns();
+}
+
+QMenu* HistoryView::columnMenu()
+{
+    auto* menu = new QMenu(this);
+    QHeaderView* header = m_table->horizontalHeader();
+    for (int column = HistoryModel::Name + 1; column < HistoryModel::ColumnCount; ++column) {
+        QAction* action = menu->addAction(m_model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString());
+        action->setCheckable(true);
+        action->setChecked(!header->isSectionHidden(column));
+        connect(action, &QAction::toggled, this, [header, column](bool shown) { header->setSectionHidden(column, !shown); });
+    }
+    menu->addSeparator();
+    menu->addAction(tr("Fit Columns"), this, &HistoryView::fitColumns);
+    return menu;
+}
+
 void HistoryView::fitColumns()
 {
+    if (!m_table->isVisible()) {
+        m_fitWhenShown = true;
+        return;
+    }
+    // While fitting, the last column is as wide as its contents, not stretched to the table's edge
+    // (nor kept at its stretched width when the others need the room); it stretches again after.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setStretchLastSection(false);
     m_table->resizeColumnsToContents();   // the header samples the first 1,000 rows
     const int widest = m_table->fontMetrics().averageCharWidth() * 40;
     for (int column = 0; column < HistoryModel::ColumnCount; ++column)
         if (m_table->columnWidth(column) > widest)
             m_table->setColumnWidth(column, widest);
+    shrinkTextColumnsToFit();
+    header->setStretchLastSection(true);
+}
+
+void HistoryView::shrinkTextColumnsToFit()
+{
+    const QHeaderView* header = m_table->horizontalHeader();
+    int total = 0;
+    for (int column = 0; column < HistoryModel::ColumnCount; ++column)
+        if (!header->isSectionHidden(column))
+            total += m_table->columnWidth(column);
+    const int excess = total - m_table->viewport()->width();
+    if (excess <= 0)
+        return;
+    // Each text column keeps at least its header and 8 characters; a name keeps 32, enough for most
+    // whole (a run is found by its name).
+    struct Elastic {
+        int column, slack;
+    };
+    std::vector<Elastic> elastic;
+    int slack = 0;
+    const int chars = m_table->fontMetrics().averageCharWidth();
+    for (const int column : {int(HistoryModel::Name), int(HistoryModel::Device), int(HistoryModel::Tags),
+                             int(HistoryModel::Notes)}) {
+        if (header->isSectionHidden(column))
+            continue;
+        const int floor = std::max(header->sectionSizeHint(column), chars * (column == HistoryModel::Name ? 32 : 8));
+        const int room = std::max(0, m_table->columnWidth(column) - floor);
+        elastic.push_back({column, room});
+        slack += room;
+    }
+    if (slack == 0)
+        return;
+    // Each gives up its share of what is too wide, in proportion to how far it is above its floor.
+    const int take = std::min(excess, slack);
+    for (const Elastic& e : elastic)
+        m_table->setColumnWidth(e.column, m_table->columnWidth(e.column) - (e.slack * take + slack - 1) / slack);
 }
 
 }  // namespace hearth::ui

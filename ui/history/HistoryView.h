@@ -9,6 +9,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QTableView;
 
@@ -38,12 +39,18 @@ public:
     // as wide as its header shows "fashion…" and "2026-11-…").
     QByteArray saveHeaderState() const;
     void restoreHeaderState(const QByteArray& state);
+    // The header's menu (the caller owns it): a checkable entry per column that can be hidden
+    // (all but ID and Name) and "Fit Columns". Hidden columns are part of the header state.
+    QMenu* columnMenu();
 
 Q_SIGNALS:
     void openReportRequested(qint64 runId);
     void compareRequested(const QList<qint64>& runIds);
     // Resume on a stopped, interrupted or failed run.
     void resumeRequested(qint64 runId);
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 public Q_SLOTS:
     void editTags();
@@ -61,7 +68,12 @@ private:
     void showContextMenu(const QPoint& pos);
     void showStatus(const QString& text, bool problem);
     // Each column as wide as its widest cell, at most about 40 characters (a long name or note).
+    // Where that is wider than the table, the free-text columns (name, device, tags, notes) give
+    // up width down to a floor, so that the numbers fit without scrolling sideways; their cells
+    // elide, and the tooltip shows them whole. Until the table is shown its width is unknown, so
+    // a fit asked for before then happens when it is.
     void fitColumns();
+    void shrinkTextColumnsToFit();
 
     HistoryModel* m_model;
     HistoryFilterModel* m_filter;
@@ -78,6 +90,7 @@ private:
     QList<qint64> m_selectedBeforeReset;   // a refresh that adds or removes runs keeps the selection
     bool m_applyingSelection = false;
     bool m_columnsSized = false;   // fitted to the first runs listed, or restored
+    bool m_fitWhenShown = false;
 };
 
 }  // namespace hearth::ui

@@ -10,8 +10,12 @@
 #include "ui/history/HistoryModel.h"
 #include "ui/history/HistoryView.h"
 
+#include <QAction>
 #include <QElapsedTimer>
+#include <QHeaderView>
+#include <QMenu>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -123,6 +127,102 @@ private Q_SLOTS:
         again.show();
         QTRY_VERIFY(again.model()->hasLoaded());   // its refreshed() handlers have run
         QCOMPARE(again.findChild<QTableView*>(QStringLiteral("historyTable"))->columnWidth(HistoryModel::Started), 40);
+    }
+
+    // A table narrower than its runs: "Fit Columns" takes the width from the free-text columns (a
+    // long name here, down to 32 characters), not from the numbers, and the table no longer
+    // scrolls sideways. A view whose runs arrive while it is hidden fits them once it is shown.
+    void aNarrowTableShrinksTheTextColumnsNotTheNumbers()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("wide.sqlite"));
+        const std::string longName = "fashion-cnn-bf16-accumulate-4x-wrk";   // under the 40-character cap
+        {
+            hearth::RunWriter writer(db.toStdString());
+            recordRun(writer, longName, 0.8612, 1234.5);
+            recordRun(writer, "short", 0.5, 2.0);
+        }
+        HistoryView view(db);
+        QTRY_VERIFY(view.model()->hasLoaded());   // loaded while hidden: fitted when shown
+        view.resize(2000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTableView* table = view.table();
+        const int row = table->model()->index(0, HistoryModel::Name).data().toString().size() > 10 ? 0 : 1;
+        const auto textWidth = [table, row](int column) {
+            return table->fontMetrics().horizontalAdvance(table->model()->index(row, column).data().toString());
+        };
+        QVERIFY2(table->columnWidth(HistoryModel::Name) > textWidth(HistoryModel::Name),
+                 qPrintable(QString::number(table->columnWidth(HistoryModel::Name))));
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+        std::vector<int> fitted;
+        int total = 0;
+        for (int column = 0; column < HistoryModel::ColumnCount; ++column) {
+            fitted.push_back(table->columnWidth(column));
+            if (column != HistoryModel::Notes)   // the last column stretches to fill the table
+                total += fitted.back();
+        }
+        total += table->horizontalHeader()->sectionSizeHint(HistoryModel::Notes);
+
+        // 20 px narrower than the columns need, as a user might leave the window.
+        view.resize(view.width() - (table->viewport()->width() - (total - 20)), 400);
+        QTRY_COMPARE(table->viewport()->width(), total - 20);
+        QVERIFY(table->horizontalScrollBar()->maximum() > 0);
+        const std::unique_ptr<QMenu> menu(view.columnMenu());
+        QAction* fit = nullptr;
+        for (QAction* action : menu->actions())
+            if (action->text() == QStringLiteral("Fit Columns"))
+                fit = action;
+        QVERIFY(fit);
+        fit->trigger();
+        QCOMPARE(table->horizontalHeader()->length(), table->viewport()->width());
+        QTRY_COMPARE(table->horizontalScrollBar()->maximum(), 0);   // its range follows on the next layout
+        for (const int column : {int(HistoryModel::Id), int(HistoryModel::Status), int(HistoryModel::Started),
+                                 int(HistoryModel::TrainTime), int(HistoryModel::BestVal), int(HistoryModel::TestAcc)})
+            QCOMPARE(table->columnWidth(column), fitted[size_t(column)]);
+        QVERIFY(table->columnWidth(HistoryModel::Name) < fitted[HistoryModel::Name]);
+        QVERIFY(table->columnWidth(HistoryModel::Name) >= table->fontMetrics().averageCharWidth() * 32);
+        QCOMPARE(table->model()->index(row, HistoryModel::Name).data(Qt::ToolTipRole).toString(),
+                 QString::fromStdString(longName));
+    }
+
+    // The header's menu hides a column; it stays hidden in the saved header state, and a fit
+    // leaves it hidden. ID and Name cannot be hidden.
+    void hiddenColumnsStayHiddenAcrossSessions()
+    {
+        HistoryView view(m_db);
+        view.resize(1000, 400);
+        view.show();
+        QTRY_VERIFY(view.model()->hasLoaded());
+        const std::unique_ptr<QMenu> menu(view.columnMenu());
+        QStringList entries;
+        QAction* device = nullptr;
+        for (QAction* action : menu->actions()) {
+            if (!action->isCheckable())
+                continue;
+            entries << action->text();
+            QVERIFY(action->isChecked());
+            if (action->text() == QStringLiteral("Device"))
+                device = action;
+        }
+        QVERIFY(!entries.contains(QStringLiteral("ID")) && !entries.contains(QStringLiteral("Name")));
+        QCOMPARE(entries.size(), HistoryModel::ColumnCount - 2);
+        QVERIFY(device);
+        device->trigger();
+        QVERIFY(view.table()->horizontalHeader()->isSectionHidden(HistoryModel::Device));
+
+        HistoryView again(m_db);
+        again.restoreHeaderState(view.saveHeaderState());
+        again.show();
+        QTRY_VERIFY(again.model()->hasLoaded());
+        QVERIFY(again.table()->horizontalHeader()->isSectionHidden(HistoryModel::Device));
+        const std::unique_ptr<QMenu> againMenu(again.columnMenu());
+        for (QAction* action : againMenu->actions()) {
+            if (action->text() == QStringLiteral("Device"))
+                QVERIFY(!action->isChecked());
+            if (action->text() == QStringLiteral("Fit Columns"))
+                action->trigger();
+        }
+        QVERIFY(again.table()->horizontalHeader()->isSectionHidden(HistoryModel::Device));
     }
 
     void renameTagsAndNotesReachTheStore()
