@@ -174,10 +174,20 @@ void SampleBrowser::rebuild()
     const QSignalBlocker block(m_list);
     m_list->clear();
     const auto name = [this](int64_t c) { return c >= 0 && c < m_classNames.size() ? m_classNames[int(c)] : QString::number(c); };
+    const auto mistake = [&name](const hearth::Prediction& p) {
+        return tr("%1 → %2").arg(name(p.true_label), name(p.predicted));
+    };
+    if (m_list->viewMode() == QListView::IconMode) {
+        // Each cell as wide as the widest caption shown ("T-shirt/top → Ankle boot"), within
+        // limits: a longer one wraps onto the cell's third line.
+        int widest = 0;
+        for (size_t i : m_visible)
+            widest = std::max(widest, m_list->fontMetrics().horizontalAdvance(mistake(m_predictions[i])));
+        m_list->setGridSize(QSize(std::clamp(widest + 16, kThumb + 84, kThumb + 224), m_list->gridSize().height()));
+    }
     for (size_t i : m_visible) {
         const auto& p = m_predictions[i];
-        auto* item = new QListWidgetItem(tr("%1 → %2\n%3").arg(name(p.true_label), name(p.predicted),
-                                                            formatPercent(p.confidence, 0)));
+        auto* item = new QListWidgetItem(mistake(p) + QLatin1Char('\n') + formatPercent(p.confidence, 0));
         if (m_list->viewMode() == QListView::IconMode) {
             item->setIcon(QIcon(QPixmap::fromImage(thumbnail(p.index))));
             // The caption wraps at the item's width, which is the thumbnail's unless given: the grid cell's.

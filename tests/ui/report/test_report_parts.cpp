@@ -318,6 +318,38 @@ private Q_SLOTS:
         QVERIFY(browser.sampleImage(5).isNull());
     }
 
+    // In the grid of thumbnails each caption has its cell's width, not the thumbnail's: "T-shirt/top
+    // → Ankle boot" and the confidence show whole (at the thumbnail's 56 px they were cut to
+    // "T-shirt/t…" and the confidence fell off the cell).
+    void sampleCaptionsShowWholeUnderTheirThumbnails()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("idx-captions"));
+        QVERIFY(QDir().mkpath(folder));
+        writeIdxImages(QDir(folder).filePath(QStringLiteral("t10k-images-idx3-ubyte")), 3, 28, 28);
+        SampleBrowser browser;
+        browser.resize(900, 500);
+        browser.setRun(idxConfigJson(folder), {"T-shirt/top", "Ankle boot", "Sneaker"},
+                       {{0, 0, 1, 0.97}, {1, 2, 1, 0.51}, {2, 1, 2, 0.66}});
+        QTRY_VERIFY(!browser.imagesLoading());
+        browser.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&browser));
+        auto* list = browser.findChild<QListWidget*>(QStringLiteral("sampleList"));
+        QCOMPARE(list->viewMode(), QListView::IconMode);
+        const QFontMetrics metrics = list->fontMetrics();
+        for (int row = 0; row < list->count(); ++row) {
+            const QStringList lines = list->item(row)->text().split(QLatin1Char('\n'));
+            QCOMPARE(lines.size(), 2);
+            const QRect cell = list->visualItemRect(list->item(row));
+            for (const QString& line : lines)
+                QVERIFY2(cell.width() > metrics.horizontalAdvance(line),
+                         qPrintable(QStringLiteral("'%1' is %2 px in a %3 px item")
+                                        .arg(line).arg(metrics.horizontalAdvance(line)).arg(cell.width())));
+            // The thumbnail and both lines of the caption, one under the other.
+            QVERIFY2(cell.height() >= list->iconSize().height() + 2 * metrics.height(),
+                     qPrintable(QStringLiteral("%1 px high").arg(cell.height())));
+        }
+    }
+
     // A damaged test file: the browser lists the samples without images and says what is wrong
     // with the file (the engine reader's message), instead of crashing or showing garbage.
     void sampleBrowserExplainsADamagedImageFile()
