@@ -357,9 +357,8 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 if (s == 0) held.optimizer_state = measureHeldBytes(*run.model, *optimizer).optimizer_state;
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
                 optimizer_peak = std::max(optimizer_peak, phasePeak());
-                if (s > 0)
-                    step_ms.push_back(
-                        millisecondsSince(started));
+                // Per micro-batch: the prediction multiplies by the run's micro-batches again.
+                if (s > 0) step_ms.push_back(millisecondsSince(started) / static_cast<double>(k));
             }
             strategy->zeroGrad(*optimizer);
         } catch (const c10::Error& e) {

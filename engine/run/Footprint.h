@@ -30,7 +30,9 @@ struct FootprintProbe {
     int64_t peak_bytes = 0;         // CPU: peak RSS; GPU: the allocator's allocated peak
     int64_t activations_bytes = 0;  // at the peak, as MemoryBreakdown counts them
     int64_t workspace_bytes = 0;    // MemoryBreakdown's reserved_unused at this probe
-    double step_ms = 0.0;           // median optimizer step, the first (warm-up) step left out
+    // The median optimizer step over its micro-batches (accumulate_grad_batches), the first
+    // (warm-up) step left out: a micro-batch's share, which the prediction multiplies by them.
+    double step_ms = 0.0;
     // The activations of each phase of a step (as activations_bytes counts them, which is the
     // larger): forward and backward, and the optimizer step's temporaries. 0: not measured.
     int64_t pass_bytes = 0;
