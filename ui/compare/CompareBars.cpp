@@ -160,6 +160,7 @@ void CompareBars::drawBars()
     const QFontMetrics metrics(m_plot->yAxis->tickLabelFont());
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double maxValue = 0.0;
+    int labelWidth = 0;
     int rows = 0;
     for (int run : m_order) {
         const auto& s = m_summaries[size_t(run)];
@@ -172,6 +173,7 @@ void CompareBars::drawBars()
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(4, 0, 0, 0));
         label->setText(value ? formatted(*value, q) : QStringLiteral("–"));
+        labelWidth = std::max(labelWidth, QFontMetrics(label->font()).horizontalAdvance(label->text()) + 4);
         label->setColor(palette().color(QPalette::WindowText));
         label->setClipToAxisRect(false);
         if (!value)
@@ -191,8 +193,8 @@ void CompareBars::drawBars()
     m_plot->yAxis->setSubTicks(false);
     m_plot->yAxis->setTickLength(0, 2);
     m_plot->yAxis->grid()->setVisible(false);
-    // Room on the right for the value written after the longest bar.
-    m_plot->xAxis->setRange(0, maxValue > 0 ? maxValue * 1.3 : 1.0);
+    // Room on the right for the value written after the longest bar, at whatever width the plot gets.
+    fitBarValueAxis(m_plot, maxValue, labelWidth);
     m_plot->xAxis->setLabel(m_quantity->currentText());
     m_plot->setMinimumHeight(rows * kRowMin + kPlotChrome);
     m_plot->setMaximumHeight(std::max(rows, 2) * kRowMax + kPlotChrome);

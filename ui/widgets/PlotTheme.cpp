@@ -71,6 +71,31 @@ void placeLegendBelow(QCustomPlot* plot, int columns)
     plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msTop | QCP::msBottom);
 }
 
+void fitBarValueAxis(QCustomPlot* plot, double max, int labelWidth)
+{
+    plot->setProperty("hearthBarMax", max);
+    plot->setProperty("hearthBarLabelWidth", labelWidth);
+    if (plot->property("hearthBarFit").toBool())
+        return;
+    plot->setProperty("hearthBarFit", true);
+    // After the layout has sized the axis rect, before anything is drawn in this replot.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        QCPAxis* axis = plot->xAxis;
+        const int width = axis->axisRect()->width();
+        axis->ticker()->setTickCount(std::clamp(width / 70, 2, 6));
+        const double top = plot->property("hearthBarMax").toDouble();
+        if (!(top > 0.0) || width <= 0) {
+            axis->setRange(0.0, 1.0);
+            axis->axisRect()->update(QCPLayoutElement::upPreparation);
+            return;
+        }
+        const int bars = std::max(width - plot->property("hearthBarLabelWidth").toInt() - 8, width / 3);
+        axis->setRange(0.0, top * width / bars);
+        // The layout computed the ticks for the old range and count: again, for these.
+        axis->axisRect()->update(QCPLayoutElement::upPreparation);
+    });
+}
+
 QColor seriesColor(int index)
 {
     // Tableau 10: readable on white and on dark grey.

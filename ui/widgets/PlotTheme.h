@@ -18,6 +18,11 @@ void enablePlotInteractions(QCustomPlot* plot);
 // Moves the legend out of the axis rect into a row under it, laid out horizontally, so it
 // never covers data.
 void placeLegendBelow(QCustomPlot* plot, int columns = 3);
+// A horizontal bar chart's value axis (the bottom one), fitted at every layout to the width it
+// gets: one tick label per 70 px (2 to 6), so a narrow chart's labels never run into each other,
+// and a range from 0 to past `max` that leaves `labelWidth` px after the longest bar for the value
+// written there. Call after each rebuild with its largest value; resizes refit on their own.
+void fitBarValueAxis(QCustomPlot* plot, double max, int labelWidth);
 // A colour per series index, distinguishable on light and dark backgrounds.
 QColor seriesColor(int index);
 // A legend as rich text for a QLabel (word-wrapped, whole names at any width): a square in

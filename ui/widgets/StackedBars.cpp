@@ -80,12 +80,12 @@ void StackedBars::rebuild()
     for (int r = 0; r < rows; ++r)
         ticker->addTick(rows - 1 - r, metrics.elidedText(m_rows[static_cast<size_t>(r)].label, Qt::ElideMiddle,
                                                          std::clamp(width() / 3, 60, 220)));
-    m_plot->xAxis->ticker()->setTickCount(4);
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(m_valueLabel);
     QCPBars* below = nullptr;
     double maxTotal = 0.0;
+    int labelWidth = 0;
     for (int p = 0; p < m_parts.size(); ++p) {
         auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
         bars->setName(m_parts[p]);
@@ -109,12 +109,13 @@ void StackedBars::rebuild()
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(4, 0, 0, 0));
         label->setText(m_format(t));
+        labelWidth = std::max(labelWidth, QFontMetrics(label->font()).horizontalAdvance(label->text()) + 4);
         label->setColor(palette().color(QPalette::WindowText));
     }
     m_plot->legend->setVisible(false);
     m_legend->setText(seriesLegendHtml(m_parts));
-    // Room after the longest bar for its total.
-    m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * (width() < 500 ? 1.45 : 1.2) : 1.0);
+    // Room after the longest bar for its total, at whatever width the plot gets.
+    fitBarValueAxis(m_plot, maxTotal, labelWidth);
     m_plot->yAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
     if (rows == 0 && !m_emptyText.isEmpty()) {
         auto* text = new QCPItemText(m_plot);

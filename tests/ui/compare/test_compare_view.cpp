@@ -568,6 +568,47 @@ private Q_SLOTS:
         QVERIFY(elided);   // run 3's name
     }
 
+    // A bar chart's value axis at any width: tick labels (numbers, none blank) apart from each
+    // other, and the total written after the longest bar inside the plot. Narrow, the old fixed
+    // tick count wrote "02.557.510.512.5517.5"; wide, ticks set after the layout came out blank.
+    void barChartsFitTheirValueAxisToTheirWidth()
+    {
+        StackedBars bars(QStringLiteral("ms per micro-batch"));
+        bars.setParts({QStringLiteral("Forward"), QStringLiteral("Backward")},
+                      [](double v) { return QStringLiteral("%1 ms").arg(v, 0, 'f', 1); });
+        bars.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bars));
+        double scale = 1.0;
+        for (const int width : {280, 1200}) {
+            bars.resize(width, 300);
+            QTRY_COMPARE(bars.width(), width);
+            // New rows: one rebuild, one replot, with a range the last layout did not have.
+            scale *= 3.0;
+            bars.setRows({{QStringLiteral("#1 fashion-cnn · baseline"), {35.1 * scale, 39.6 * scale}},
+                          {QStringLiteral("#2 fashion-cnn · bf16-mixed"), {20.2 * scale, 20.6 * scale}}});
+            QCustomPlot* plot = bars.plot();
+            QCPAxis* axis = plot->xAxis;
+            const QVector<double> ticks = axis->tickVector();
+            const QVector<QString> labels = axis->tickVectorLabels();
+            QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(ticks.size())));
+            const QFontMetrics metrics(axis->tickLabelFont());
+            for (int i = 0; i < labels.size(); ++i) {
+                QVERIFY2(!labels[i].isEmpty(), qPrintable(QStringLiteral("tick %1 at %2 px wide").arg(i).arg(width)));
+                if (i == 0)
+                    continue;
+                const double apart = axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]);
+                const int half = (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2;
+                QVERIFY2(apart > half + 4, qPrintable(QStringLiteral("'%1' and '%2' %3 px apart at %4 px wide")
+                                                          .arg(labels[i - 1], labels[i]).arg(apart).arg(width)));
+            }
+            const double end = axis->coordToPixel(bars.total(0)) + 4 +
+                               metrics.horizontalAdvance(QStringLiteral("%1 ms").arg(bars.total(0), 0, 'f', 1));
+            QVERIFY2(end <= axis->axisRect()->right() + 1,
+                     qPrintable(QStringLiteral("the total ends at %1 px, the plot at %2 px")
+                                    .arg(end).arg(axis->axisRect()->right())));
+        }
+    }
+
     void theWheelScrollsTheBars()
     {
         CompareView view(m_scaleDb);
