@@ -150,38 +150,21 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
 }
 
 void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
+    const MemoryLadderTable table = memoryLadderTable(store, summary);
     size_t width = 16;
-    for (const auto& s : summary.steps) width = std::max(width, s.label.size());
+    for (const auto& row : table.rows) width = std::max(width, row.label.size());
     std::fprintf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), "step", "run",
                  "peak memory", "change", "activations", "gradients", "train time", "time", "test acc");
-    int64_t previous_peak = 0;
-    double base_time = 0.0;
-    bool gpu = false;
-    for (size_t i = 0; i < summary.steps.size(); ++i) {
-        const auto& step = summary.steps[i];
-        const int64_t id = step.run_ids.empty() ? 0 : step.run_ids.front();
-        const auto run = id ? store.run(id) : std::nullopt;
-        const MemoryBreakdown m = id ? store.memoryBreakdown(id).value_or(MemoryBreakdown{}) : MemoryBreakdown{};
-        gpu = gpu || m.device.rfind("cuda", 0) == 0;
-        const bool done = run && run->status == "completed";
-        // The run's peak: under several processes the largest one's (the breakdown is rank 0's).
-        const int64_t peak = run && run->peak_memory_bytes.value_or(0) > 0 ? *run->peak_memory_bytes : m.peak_bytes;
-        std::string change = "-";
-        if (i > 0 && previous_peak > 0 && peak > 0)
-            change = number(100.0 * static_cast<double>(peak - previous_peak) / static_cast<double>(previous_peak), "%+.1f%%");
-        const double t = run ? run->train_time_s.value_or(0.0) : 0.0;
-        if (i == 0) base_time = t;
-        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), step.label.c_str(),
-                     static_cast<long long>(id), peak > 0 ? formatBytes(peak).c_str() : "-", change.c_str(),
-                     m.device.empty() ? "-" : formatBytes(m.activations_bytes).c_str(),
-                     m.device.empty() ? "-" : formatBytes(m.gradients_bytes).c_str(), report::formatDuration(t).c_str(),
-                     t > 0 && base_time > 0 ? t / base_time : 0.0,
-                     done ? number(run->test_accuracy.value_or(0.0), "%.4f").c_str() : "-");
-        previous_peak = peak;
+    const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
+    for (const auto& row : table.rows) {
+        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), row.label.c_str(),
+                     static_cast<long long>(row.run_id), row.peak_bytes > 0 ? formatBytes(row.peak_bytes).c_str() : "-",
+                     row.peak_change ? number(100.0 * *row.peak_change, "%+.1f%%").c_str() : "-",
+                     bytes(row.activations_bytes).c_str(), bytes(row.gradients_bytes).c_str(),
+                     report::formatDuration(row.train_time_s).c_str(), row.time_vs_baseline.value_or(0.0),
+                     row.test_accuracy ? number(*row.test_accuracy, "%.4f").c_str() : "-");
     }
-    std::fprintf(out, "(peak: %s, the largest process's under several; activations and gradients: rank 0's; time: "
-                      "training time relative to the baseline)\n",
-                 gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit");
+    std::fprintf(out, "(%s)\n", memoryLadderNote(table).c_str());
     std::fputs(predictionText(summary).c_str(), out);
 }
 

@@ -265,6 +265,45 @@ std::string ladderStepPredictionCell(const LadderStepSummary& step) {
            footprintErrorText(step.check->step_error) + ")";
 }
 
+MemoryLadderTable memoryLadderTable(const RunStore& store, const LadderSummary& summary) {
+    MemoryLadderTable table;
+    int64_t previous_peak = 0;
+    double base_time = 0.0;
+    for (size_t i = 0; i < summary.steps.size(); ++i) {
+        const auto& step = summary.steps[i];
+        MemoryLadderRow row;
+        row.label = step.label;
+        row.run_id = step.run_ids.empty() ? 0 : step.run_ids.front();
+        const auto run = row.run_id ? store.run(row.run_id) : std::nullopt;
+        const auto breakdown = row.run_id ? store.memoryBreakdown(row.run_id) : std::nullopt;
+        if (breakdown && !breakdown->device.empty()) {
+            table.gpu = table.gpu || breakdown->device.rfind("cuda", 0) == 0;
+            row.activations_bytes = breakdown->activations_bytes;
+            row.gradients_bytes = breakdown->gradients_bytes;
+        }
+        // Under several processes the largest one's peak (the breakdown is rank 0's).
+        row.peak_bytes = run && run->peak_memory_bytes.value_or(0) > 0 ? *run->peak_memory_bytes
+                         : breakdown                                    ? breakdown->peak_bytes
+                                                                        : 0;
+        if (i > 0 && previous_peak > 0 && row.peak_bytes > 0)
+            row.peak_change = static_cast<double>(row.peak_bytes - previous_peak) / static_cast<double>(previous_peak);
+        row.train_time_s = run ? run->train_time_s.value_or(0.0) : 0.0;
+        if (i == 0) base_time = row.train_time_s;
+        if (row.train_time_s > 0.0 && base_time > 0.0) row.time_vs_baseline = row.train_time_s / base_time;
+        if (run && run->status == "completed") row.test_accuracy = run->test_accuracy;
+        previous_peak = row.peak_bytes;
+        table.rows.push_back(std::move(row));
+    }
+    return table;
+}
+
+std::string memoryLadderNote(const MemoryLadderTable& table) {
+    return std::string("peak: ") +
+           (table.gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit") +
+           ", the largest process's under several; activations and gradients: rank 0's; time: training time "
+           "relative to the baseline";
+}
+
 std::string ladderAccuracyCell(const Spread& s) {
     if (s.n == 0) return "-";
     if (s.n == 1) return number(s.median, "%.4f");

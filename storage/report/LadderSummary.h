@@ -56,6 +56,27 @@ struct LadderSummary {
 // Throws StoreError when there is no such sweep.
 LadderSummary summarizeLadder(const RunStore& store, int64_t sweep_id);
 
+// The memory ladder's table (`hearth-cli sweep --ladder=memory`, Compare's Ladder tab): per step,
+// its first run's peak (the largest process's under several) and the change against the step
+// before, rank 0's activations and gradients, and the training time against the baseline's.
+struct MemoryLadderRow {
+    std::string label;
+    int64_t run_id = 0;                          // 0: the step has no run
+    int64_t peak_bytes = 0;                      // 0: not measured
+    std::optional<double> peak_change;           // against the step before: -0.035 is 3.5% less
+    std::optional<int64_t> activations_bytes, gradients_bytes;   // rank 0's breakdown
+    double train_time_s = 0.0;
+    std::optional<double> time_vs_baseline;      // 1.41: 1.41x the baseline's training time
+    std::optional<double> test_accuracy;         // completed runs
+};
+struct MemoryLadderTable {
+    std::vector<MemoryLadderRow> rows;
+    bool gpu = false;   // the peaks are the caching allocator's; else the process's peak RSS
+};
+MemoryLadderTable memoryLadderTable(const RunStore& store, const LadderSummary& summary);
+// What the table's numbers are, in one sentence (under the CLI's table and the panel's).
+std::string memoryLadderNote(const MemoryLadderTable& table);
+
 // The cells the CLI's table and the workbench's ladder panel show: a speed as "1,611
 // (1,555-1,651)" (steady samples/s) or as the whole fit's time "12.5 s (11.9 s-13.0 s)", an
 // accuracy as "0.8257 (0.8037-0.8275)"; one run: the value alone; none: "-".

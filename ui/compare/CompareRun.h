@@ -43,9 +43,10 @@ struct CompareRun {
 struct CompareData {
     std::vector<CompareRun> runs;            // in the order asked for; unknown ids left out
     QVector<ConfigDifference> differences;   // values in run order
-    // When every run belongs to one speed ladder: that ladder judged (ranges, verdicts, why-lines,
-    // the recommendation), over all of its runs.
+    // When every run belongs to one ladder: a speed ladder judged (ranges, verdicts, why-lines,
+    // the recommendation) over all of its runs; a memory ladder with its table of peaks.
     std::optional<hearth::LadderSummary> ladder;
+    std::optional<hearth::MemoryLadderTable> memoryLadder;
 };
 
 // The most points a curve keeps: 2,000 up to 200 runs, fewer beyond (400 at 1,000 runs), so a

@@ -280,7 +280,10 @@ void CompareView::display(CompareData data)
 {
     m_tables->setTabVisible(m_ladderTab, data.ladder.has_value());
     if (data.ladder) {
-        m_ladder->setLadder(*data.ladder);
+        if (data.memoryLadder)
+            m_ladder->setMemoryLadder(*data.ladder, *data.memoryLadder);
+        else
+            m_ladder->setLadder(*data.ladder);
         m_tables->setCurrentIndex(m_ladderTab);
     } else {
         m_tables->setCurrentWidget(m_metrics);

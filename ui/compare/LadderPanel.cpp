@@ -1,6 +1,8 @@
 #include "ui/compare/LadderPanel.h"
 
+#include "engine/config/ByteSize.h"
 #include "engine/config/ExperimentConfig.h"
+#include "storage/report/RunReport.h"
 
 namespace hearth::ui {
 namespace {
@@ -30,6 +32,53 @@ LadderPanel::LadderPanel(QWidget* parent) : QTextBrowser(parent)
 void LadderPanel::setLadder(const hearth::LadderSummary& ladder)
 {
     setHtml(html(ladder));
+}
+
+void LadderPanel::setMemoryLadder(const hearth::LadderSummary& ladder, const hearth::MemoryLadderTable& table)
+{
+    setHtml(memoryHtml(ladder, table));
+}
+
+QString LadderPanel::memoryHtml(const hearth::LadderSummary& ladder, const hearth::MemoryLadderTable& table)
+{
+    QString h = QStringLiteral("<h3>%1</h3><p>%2</p>")
+                    .arg(esc(ladder.name))
+                    .arg(tr("Sweep #%1: the memory ladder, one memory toggle added per step.").arg(ladder.sweep_id));
+    h += QStringLiteral("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse; "
+                        "white-space:nowrap'><tr><th>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th><th>%6</th>"
+                        "<th>%7</th><th>%8</th><th>%9</th>")
+             .arg(tr("step"), tr("run"), tr("peak memory"), tr("change"), tr("activations"), tr("gradients"),
+                  tr("train time"), tr("time"), tr("test accuracy"));
+    h += QStringLiteral("<th>%1</th><th>%2</th></tr>").arg(tr("peak memory: predicted / measured"),
+                                                           tr("step: predicted / measured"));
+    const auto bytes = [](const std::optional<int64_t>& b) {
+        return b ? QString::fromStdString(hearth::formatBytes(*b)) : QStringLiteral("-");
+    };
+    for (size_t i = 0; i < table.rows.size(); ++i) {
+        const auto& row = table.rows[i];
+        // Less memory than the step before green, more red.
+        QString change = QStringLiteral("-");
+        if (row.peak_change)
+            change = QStringLiteral("<span style='color:%1'>%2</span>")
+                         .arg(*row.peak_change < 0 ? QStringLiteral("#1b7f3b") : QStringLiteral("#b3261e"))
+                         .arg(QString::asprintf("%+.1f%%", 100.0 * *row.peak_change));
+        h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>")
+                 .arg(esc(row.label), row.run_id ? QString::number(row.run_id) : QStringLiteral("-"),
+                      row.peak_bytes > 0 ? QString::fromStdString(hearth::formatBytes(row.peak_bytes)) : QStringLiteral("-"),
+                      change, bytes(row.activations_bytes), bytes(row.gradients_bytes));
+        const auto* step = i < ladder.steps.size() ? &ladder.steps[i] : nullptr;
+        h += QStringLiteral("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                 .arg(row.train_time_s > 0 ? esc(hearth::report::formatDuration(row.train_time_s)) : QStringLiteral("-"),
+                      row.time_vs_baseline ? QString::number(*row.time_vs_baseline, 'f', 2) + QStringLiteral("×")
+                                           : QStringLiteral("-"),
+                      row.test_accuracy ? QString::number(*row.test_accuracy, 'f', 4) : QStringLiteral("-"),
+                      step ? esc(hearth::ladderPeakPredictionCell(*step)) : QStringLiteral("-"),
+                      step ? esc(hearth::ladderStepPredictionCell(*step)) : QStringLiteral("-"));
+    }
+    QString note = esc(hearth::memoryLadderNote(table));
+    note[0] = note[0].toUpper();
+    h += QStringLiteral("</table><p style='color:#777777'>%1.</p>").arg(note);
+    return h;
 }
 
 QString LadderPanel::html(const hearth::LadderSummary& ladder)

@@ -1,7 +1,9 @@
 // The workbench's technique ladder: one run per step, grouped as one sweep, compared at the end.
 #include "UiTestSupport.h"
 
+#include "engine/config/ByteSize.h"
 #include "storage/RunStore.h"
+#include "storage/report/LadderSummary.h"
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareView.h"
 #include "ui/compare/LadderPanel.h"
@@ -236,6 +238,46 @@ private Q_SLOTS:
                      text.contains("peak memory: predicted / measured") && text.contains("MiB / ") &&
                      (text.contains("Recommended") || text.contains("keep 'baseline'")),
                  qPrintable(text));
+    }
+
+    // The memory ladder from the workbench, then in Compare: its Ladder tab shows each step's peak,
+    // its change against the step before, the activations and the time against the baseline (the
+    // table `hearth-cli sweep --show` prints), not a speed verdict.
+    void memoryLadderShowsItsTableInCompare() {
+        ui::TrainingSession session(db());
+        ui::LadderRunner ladder(&session);
+        QSignalSpy finished(&ladder, &ui::LadderRunner::finished);
+        LadderOptions options;
+        options.kind = LadderKind::Memory;
+        QString error;
+        QVERIFY2(ladder.start(test::tinyExperiment("memory-ladder"), options, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QVERIFY(finished.at(0).at(1).toBool());
+        const auto runIds = finished.at(0).at(0).value<QList<qint64>>();
+        QVERIFY(runIds.size() >= 3);
+        RunStore store(db().toStdString());
+        const auto run = store.run(runIds[0]);
+        QVERIFY(run && run->sweep_id);
+        QTRY_VERIFY(store.sweep(*run->sweep_id)->runs.size() == size_t(runIds.size()));   // written by writer jobs
+        const MemoryLadderTable table = memoryLadderTable(store, summarizeLadder(store, *run->sweep_id));
+        QCOMPARE(table.rows.size(), size_t(runIds.size()));
+        QVERIFY(!table.rows[0].peak_change && table.rows[1].peak_change);
+        QCOMPARE(*table.rows[0].time_vs_baseline, 1.0);
+
+        ui::CompareView compare(db());
+        compare.setRuns(runIds);
+        QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
+        QVERIFY(compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())));
+        QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
+        const QString text = compare.ladderPanel()->toPlainText();
+        QVERIFY2(text.contains("the memory ladder") && text.contains("peak memory") && text.contains("change") &&
+                     text.contains("activations") && text.contains("1.00×") && !text.contains("speed-up"),
+                 qPrintable(text));
+        for (const auto& row : table.rows) {
+            QVERIFY2(text.contains(QString::fromStdString(row.label)), row.label.c_str());
+            QVERIFY2(text.contains(QString::fromStdString(formatBytes(row.peak_bytes))), row.label.c_str());
+        }
+        QVERIFY2(text.contains(QString::asprintf("%+.1f%%", 100.0 * *table.rows[1].peak_change)), qPrintable(text));
     }
 
     void windowShowsTheLadderInCompare() {
