@@ -31,6 +31,16 @@ private:
     QTemporaryDir m_dir;
     QString db() const { return m_dir.filePath("runs.sqlite"); }
 
+    // Compare on these runs: true when it opens on its Ladder tab, whose text `text` gets.
+    bool comparedOnTheLadderTab(const QList<qint64>& runIds, QString* text) const {
+        ui::CompareView compare(db());
+        compare.setRuns(runIds);
+        if (!QTest::qWaitFor([&compare] { return !compare.isLoading(); }, 30000)) return false;
+        *text = compare.ladderPanel()->toPlainText();
+        return compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())) &&
+               compare.tables()->currentWidget() == compare.ladderPanel();
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -228,12 +238,8 @@ private Q_SLOTS:
         for (const auto& call : predicted) QVERIFY2(call.at(3).toBool(), qPrintable(call.at(2).toString()));
         for (const auto& step : summary.steps)
             QVERIFY2(step.prediction && step.check && step.check->peak_error, step.label.c_str());
-        ui::CompareView compare(db());
-        compare.setRuns(runIds);
-        QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
-        QVERIFY(compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())));
-        QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
-        const QString text = compare.ladderPanel()->toPlainText();
+        QString text;
+        QVERIFY(comparedOnTheLadderTab(runIds, &text));
         QVERIFY2(text.contains("+ bf16-mixed") && text.contains("/2") && text.contains("time to accuracy") &&
                      text.contains("peak memory: predicted / measured") && text.contains("MiB / ") &&
                      (text.contains("Recommended") || text.contains("keep 'baseline'")),
@@ -264,12 +270,8 @@ private Q_SLOTS:
         QVERIFY(!table.rows[0].peak_change && table.rows[1].peak_change);
         QCOMPARE(*table.rows[0].time_vs_baseline, 1.0);
 
-        ui::CompareView compare(db());
-        compare.setRuns(runIds);
-        QTRY_VERIFY_WITH_TIMEOUT(!compare.isLoading(), 30000);
-        QVERIFY(compare.tables()->isTabVisible(compare.tables()->indexOf(compare.ladderPanel())));
-        QCOMPARE(compare.tables()->currentWidget(), static_cast<QWidget*>(compare.ladderPanel()));
-        const QString text = compare.ladderPanel()->toPlainText();
+        QString text;
+        QVERIFY(comparedOnTheLadderTab(runIds, &text));
         QVERIFY2(text.contains("the memory ladder") && text.contains("peak memory") && text.contains("change") &&
                      text.contains("activations") && text.contains("1.00×") && !text.contains("speed-up"),
                  qPrintable(text));
