@@ -98,9 +98,13 @@ ComparisonPage loadComparisonPage(const RunStore& store, const std::vector<int64
         const RunSummary& first = page.runs.front().summary;
         page.title = "Sweep #" + std::to_string(*first.sweep_id) + (first.sweep_name.empty() ? "" : ": " + first.sweep_name);
         page.sweep_kind = first.sweep_kind;
-        if (page.sweep_kind == "ladder") {
+        if (page.sweep_kind == "ladder" || page.sweep_kind == "memory-ladder") {
             try {
-                page.ladder = summarizeLadder(store, *first.sweep_id);
+                const LadderSummary summary = summarizeLadder(store, *first.sweep_id);
+                if (page.sweep_kind == "ladder")
+                    page.ladder = summary;
+                else
+                    page.memory_ladder = memoryLadderTable(store, summary);
             } catch (const StoreError&) {
                 // a plan this build cannot read: the page shows the runs without the judged ladder
             }

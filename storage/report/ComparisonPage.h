@@ -36,6 +36,8 @@ struct ComparisonPage {
     // The runs are one speed ladder's: it judged over its repeats (ranges, verdicts, why-lines,
     // the recommendation).
     std::optional<LadderSummary> ladder;
+    // The runs are one memory ladder's: its table of peaks (as `hearth-cli sweep --show` prints it).
+    std::optional<MemoryLadderTable> memory_ladder;
 };
 
 // The most points a run's curves keep in a comparison page: 10,000 up to 40 runs, fewer beyond

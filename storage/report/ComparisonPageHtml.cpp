@@ -1,12 +1,16 @@
 // The HTML of a comparison page (ComparisonPage.h): header, the speedup figure, the run table,
-// the curves' place, the settings that differ, and the breakdowns' place.
+// a ladder judged or a memory ladder's table, the curves' place, the settings that differ, and the
+// breakdowns' place.
 #include "storage/report/ComparisonPage.h"
 
+#include "engine/config/ByteSize.h"
 #include "storage/report/HtmlPage.h"
 #include "storage/report/ReportScripts.h"
 #include "storage/report/RunComparison.h"
 #include "storage/report/RunReport.h"
 
+#include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <map>
 
@@ -186,6 +190,32 @@ std::string ladderJudged(const ComparisonPage& page) {
                              escape(l.recommendation) + "</b></p>\n");
 }
 
+// The memory ladder: each step's peak and its change against the step before, the activations,
+// the gradients and the time against the baseline (as `hearth-cli sweep --show` prints it).
+std::string memoryLadder(const ComparisonPage& page) {
+    if (!page.memory_ladder) return "";
+    const MemoryLadderTable& m = *page.memory_ladder;
+    html::Table t({"step", "run", "peak memory", "change", "activations", "gradients", "train time", "time",
+                   "test accuracy", "peak memory: predicted / measured", "optimizer step: predicted / measured"},
+                  "num", "memory-ladder");
+    const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
+    for (const auto& row : m.rows) {
+        char change[32] = "-", ratio[32] = "-", accuracy[32] = "-";
+        if (row.peak_change) std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * *row.peak_change);
+        if (row.time_vs_baseline) std::snprintf(ratio, sizeof ratio, "%.2f×", *row.time_vs_baseline);
+        if (row.test_accuracy) std::snprintf(accuracy, sizeof accuracy, "%.4f", *row.test_accuracy);
+        t.rows.push_back({escape(row.label), row.run_id ? std::to_string(row.run_id) : "-",
+                          row.peak_bytes > 0 ? formatBytes(row.peak_bytes) : "-", change, bytes(row.activations_bytes),
+                          bytes(row.gradients_bytes), row.train_time_s > 0 ? escape(formatDuration(row.train_time_s)) : "-",
+                          ratio, accuracy, escape(row.predicted_peak), escape(row.predicted_step)});
+    }
+    std::string note = memoryLadderNote(m);
+    note[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(note[0])));
+    return html::section("memory-ladder", "The memory ladder",
+                         "<p class=\"sub\">" + escape(note) + ".</p>\n<div class=\"scroll\">" +
+                             html::render(t) + "</div>\n");
+}
+
 std::string breakdowns(const ComparisonPage& page) {
     const std::string height = std::to_string(90 + 24 * page.runs.size()) + "px";
     return html::section(
@@ -200,7 +230,7 @@ std::string breakdowns(const ComparisonPage& page) {
 
 std::string comparisonPageHtml(const ComparisonPage& page) {
     std::string out = html::documentStart(page.title, {false, true});
-    out += header(page) + html::missingNotice(comparisonMissing(page)) + figure(page) + ladderJudged(page) +
+    out += header(page) + html::missingNotice(comparisonMissing(page)) + figure(page) + ladderJudged(page) + memoryLadder(page) +
            runTable(page) + curves() + settings(page) + breakdowns(page);
     const std::string footer = "Made by Hearth on " + escape(formatTime(static_cast<double>(std::time(nullptr)))) + " from " +
                                escape(page.generated_from) + ". Charts: " + escape(scripts::librariesLine()) +

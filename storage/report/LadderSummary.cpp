@@ -291,6 +291,8 @@ MemoryLadderTable memoryLadderTable(const RunStore& store, const LadderSummary& 
         if (i == 0) base_time = row.train_time_s;
         if (row.train_time_s > 0.0 && base_time > 0.0) row.time_vs_baseline = row.train_time_s / base_time;
         if (run && run->status == "completed") row.test_accuracy = run->test_accuracy;
+        row.predicted_peak = ladderPeakPredictionCell(step);
+        row.predicted_step = ladderStepPredictionCell(step);
         previous_peak = row.peak_bytes;
         table.rows.push_back(std::move(row));
     }

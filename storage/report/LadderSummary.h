@@ -68,6 +68,9 @@ struct MemoryLadderRow {
     double train_time_s = 0.0;
     std::optional<double> time_vs_baseline;      // 1.41: 1.41x the baseline's training time
     std::optional<double> test_accuracy;         // completed runs
+    // The step's prediction against that run, as ladderPeakPredictionCell and
+    // ladderStepPredictionCell write it.
+    std::string predicted_peak, predicted_step;
 };
 struct MemoryLadderTable {
     std::vector<MemoryLadderRow> rows;

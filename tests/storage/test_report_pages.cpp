@@ -106,6 +106,7 @@ private Q_SLOTS:
     void comparisonThinsLongCurvesKeepingExtremes();
     void sweepRunsComeInTheOrderTheyRan();
     void dataWaitShareUsesTheBreakdown();
+    void memoryLadderPageShowsItsTable();
 };
 
 void ReportPagesTest::initTestCase() {
@@ -152,7 +153,7 @@ void ReportPagesTest::pngRoundTripsThroughZlib() {
         at += 12 + length;
     }
     QCOMPARE(types, QStringList({"IHDR", "IDAT", "IEND"}));
-    std::string raw(3 * 6, '\0');
+    std::string raw(size_t{3} * 6, '\0');
     uLongf raw_size = raw.size();
     QCOMPARE(uncompress(reinterpret_cast<Bytef*>(raw.data()), &raw_size, reinterpret_cast<const Bytef*>(idat.data()),
                         idat.size()), Z_OK);
@@ -406,6 +407,49 @@ void ReportPagesTest::dataWaitShareUsesTheBreakdown() {
     QVERIFY(!report::speedup(a, b).has_value());
     b.train_time_s = 4.0;
     QCOMPARE(*report::speedup(a, b), 2.5);
+}
+
+// A memory ladder's comparison page carries its table: each step's peak (the largest process's),
+// its change against the step before, rank 0's activations, and the time against the baseline.
+void ReportPagesTest::memoryLadderPageShowsItsTable() {
+    const std::string db = dir_.filePath("memory-ladder.sqlite").toStdString();
+    std::vector<int64_t> ids;
+    {
+        RunWriter writer(db);
+        const int64_t sweep = writer.createSweep("cnn memory ladder", "memory-ladder");
+        const int64_t peaks[] = {400 << 20, 300 << 20};
+        const int64_t activations[] = {100 << 20, 40 << 20};
+        const double times[] = {10.0, 14.0};
+        for (int i = 0; i < 2; ++i) {
+            const std::string name = i == 0 ? "baseline" : "checkpointing";
+            const int64_t id = writer.createRun(name, "", sweep);
+            RunStarted started = startedEvent(name);
+            writer.enqueue(id, started);
+            RunFinished finished = finishedEvent();
+            finished.peak_memory_bytes = peaks[i];
+            finished.memory.activations_bytes = activations[i];
+            finished.train_time_s = times[i];
+            writer.enqueue(id, finished);
+            ids.push_back(id);
+        }
+        writer.flush();
+    }
+    const RunStore store(db);
+    const auto page = report::loadComparisonPage(store, ids);
+    QCOMPARE(page.sweep_kind, std::string("memory-ladder"));
+    QVERIFY(!page.ladder);
+    QVERIFY(page.memory_ladder);
+    const auto& rows = page.memory_ladder->rows;
+    QCOMPARE(rows.size(), size_t{2});
+    QCOMPARE(rows[0].peak_bytes, int64_t{400} << 20);
+    QVERIFY(!rows[0].peak_change);
+    QCOMPARE(*rows[1].peak_change, -0.25);
+    QCOMPARE(*rows[1].activations_bytes, int64_t{40} << 20);
+    QCOMPARE(*rows[1].time_vs_baseline, 1.4);
+    const std::string html = report::comparisonPageHtml(page);
+    for (const char* part : {"id=\"memory-ladder\"", "The memory ladder", "400.0 MiB", "300.0 MiB", "-25.0%", "40.0 MiB",
+                             "1.40×", "peak RSS during fit"})
+        QVERIFY2(html.find(part) != std::string::npos, part);
 }
 
 QTEST_GUILESS_MAIN(ReportPagesTest)

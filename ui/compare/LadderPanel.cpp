@@ -54,8 +54,7 @@ QString LadderPanel::memoryHtml(const hearth::LadderSummary& ladder, const heart
     const auto bytes = [](const std::optional<int64_t>& b) {
         return b ? QString::fromStdString(hearth::formatBytes(*b)) : QStringLiteral("-");
     };
-    for (size_t i = 0; i < table.rows.size(); ++i) {
-        const auto& row = table.rows[i];
+    for (const auto& row : table.rows) {
         // Less memory than the step before green, more red.
         QString change = QStringLiteral("-");
         if (row.peak_change)
@@ -66,14 +65,12 @@ QString LadderPanel::memoryHtml(const hearth::LadderSummary& ladder, const heart
                  .arg(esc(row.label), row.run_id ? QString::number(row.run_id) : QStringLiteral("-"),
                       row.peak_bytes > 0 ? QString::fromStdString(hearth::formatBytes(row.peak_bytes)) : QStringLiteral("-"),
                       change, bytes(row.activations_bytes), bytes(row.gradients_bytes));
-        const auto* step = i < ladder.steps.size() ? &ladder.steps[i] : nullptr;
         h += QStringLiteral("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                  .arg(row.train_time_s > 0 ? esc(hearth::report::formatDuration(row.train_time_s)) : QStringLiteral("-"),
                       row.time_vs_baseline ? QString::number(*row.time_vs_baseline, 'f', 2) + QStringLiteral("×")
                                            : QStringLiteral("-"),
                       row.test_accuracy ? QString::number(*row.test_accuracy, 'f', 4) : QStringLiteral("-"),
-                      step ? esc(hearth::ladderPeakPredictionCell(*step)) : QStringLiteral("-"),
-                      step ? esc(hearth::ladderStepPredictionCell(*step)) : QStringLiteral("-"));
+                      esc(row.predicted_peak), esc(row.predicted_step));
     }
     QString note = esc(hearth::memoryLadderNote(table));
     note[0] = note[0].toUpper();
