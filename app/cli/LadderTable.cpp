@@ -149,23 +149,28 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
     std::fputs(ladderSummaryText(summary).c_str(), out);
 }
 
-void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
+std::string memoryLadderText(const RunStore& store, const LadderSummary& summary) {
     const MemoryLadderTable table = memoryLadderTable(store, summary);
     size_t width = 16;
     for (const auto& row : table.rows) width = std::max(width, row.label.size());
-    std::fprintf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), "step", "run",
-                 "peak memory", "change", "activations", "gradients", "train time", "time", "test acc");
+    std::string out;
+    appendf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), "step", "run", "peak memory",
+            "change", "activations", "gradients", "train time", "time", "test acc");
     const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
     for (const auto& row : table.rows) {
-        std::fprintf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), row.label.c_str(),
-                     static_cast<long long>(row.run_id), row.peak_bytes > 0 ? formatBytes(row.peak_bytes).c_str() : "-",
-                     row.peak_change ? number(100.0 * *row.peak_change, "%+.1f%%").c_str() : "-",
-                     bytes(row.activations_bytes).c_str(), bytes(row.gradients_bytes).c_str(),
-                     report::formatDuration(row.train_time_s).c_str(), row.time_vs_baseline.value_or(0.0),
-                     row.test_accuracy ? number(*row.test_accuracy, "%.4f").c_str() : "-");
+        appendf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), row.label.c_str(),
+                static_cast<long long>(row.run_id), row.peak_bytes > 0 ? formatBytes(row.peak_bytes).c_str() : "-",
+                row.peak_change ? number(100.0 * *row.peak_change, "%+.1f%%").c_str() : "-",
+                bytes(row.activations_bytes).c_str(), bytes(row.gradients_bytes).c_str(),
+                report::formatDuration(row.train_time_s).c_str(), row.time_vs_baseline.value_or(0.0),
+                row.test_accuracy ? number(*row.test_accuracy, "%.4f").c_str() : "-");
     }
-    std::fprintf(out, "(%s)\n", memoryLadderNote(table).c_str());
-    std::fputs(predictionText(summary).c_str(), out);
+    appendf(out, "(%s)\n", memoryLadderNote(table).c_str());
+    return out + predictionText(summary);
+}
+
+void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
+    std::fputs(memoryLadderText(store, summary).c_str(), out);
 }
 
 }  // namespace hearth::cli

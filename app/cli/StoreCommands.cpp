@@ -130,15 +130,19 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
     std::vector<report::StoredRun> runs;
     for (const auto& r : o.runs) runs.push_back(report::loadRun(*store, resolve(*store, r)));
     *context.out << report::comparisonText(runs);
-    // The runs of one speed ladder: that ladder judged over all its repeats.
+    // The runs of one speed ladder: that ladder judged over all its repeats; of one memory ladder:
+    // its table.
     const auto& first = runs.front().summary;
-    const bool one_ladder = first.sweep_id && first.sweep_kind == "ladder" &&
+    const bool one_ladder = first.sweep_id && (first.sweep_kind == "ladder" || first.sweep_kind == "memory-ladder") &&
                             std::all_of(runs.begin(), runs.end(), [&](const report::StoredRun& r) {
                                 return r.summary.sweep_id == first.sweep_id;
                             });
-    if (one_ladder) {
+    if (one_ladder && first.sweep_kind == "ladder") {
         *context.out << "\nThe ladder (sweep #" << *first.sweep_id << "), judged over every repeat:\n"
                      << ladderSummaryText(summarizeLadder(*store, *first.sweep_id));
+    } else if (one_ladder) {
+        *context.out << "\nThe memory ladder (sweep #" << *first.sweep_id << "):"
+                     << memoryLadderText(*store, summarizeLadder(*store, *first.sweep_id));
     }
 }
 

@@ -139,6 +139,12 @@ private Q_SLOTS:
                  qPrintable(QString("%1 vs %2").arg(checkpointed->activations_bytes).arg(plain->activations_bytes)));
         // Every toggle changes memory only: the same seed trains to the same accuracy.
         QCOMPARE(store.run(4)->test_accuracy.value_or(-1), store.run(1)->test_accuracy.value_or(-2));
+        // `compare` on the ladder's runs ends with the same table.
+        const CliResult compared = cliOn(database, {"compare", "1", "2", "3", "4"});
+        QVERIFY2(compared.exit_code == 0 && compared.out.contains("The memory ladder (sweep #") &&
+                     compared.out.contains("+ checkpointing") && compared.out.contains("peak memory") &&
+                     compared.out.contains("1.00x"),
+                 qPrintable(compared.out));
 
         const CliResult bad = cliOn(database, {"sweep", "--ladder=memory", "--target-batch", "128"});
         QCOMPARE(bad.exit_code, 2);
