@@ -29,8 +29,10 @@ void WorkbenchController::connectSession()
 {
     connect(m_session, &TrainingSession::runStarted, this, [this](qint64 runId, const QString& name) {
         m_views.live->beginRun(runId, name);
-        if (m_resumed && m_resumed->runId == runId)
+        if (m_resumed && m_resumed->runId == runId) {
             m_views.live->showHistory(m_resumed->steps, m_resumed->epochs);
+            Q_EMIT statusMessage(QString(), 0);   // "Resuming run N…" is done: the run is running
+        }
         m_resumed.reset();
         Q_EMIT runStatusChanged(tr("Running run %1").arg(runId));
         Q_EMIT tabRequested(WorkbenchTab::Live);

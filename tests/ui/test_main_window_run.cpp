@@ -32,6 +32,8 @@
 #include <QTableWidget>
 #include <QFileInfo>
 #include <QLabel>
+#include <QStatusBar>
+#include <QTimer>
 #include <QTest>
 
 using namespace hearth::ui;
@@ -233,9 +235,17 @@ private Q_SLOTS:
         QVERIFY(resume);
         history->selectRuns({runId});
         QTRY_VERIFY_WITH_TIMEOUT(history->selectedRunIds() == QList<qint64>{runId} && resume->isEnabled(), 30000);
+        // Once the resumed run has started, "Resuming run N…" leaves the status bar.
+        QString messageOnceStarted = QStringLiteral("(not started)");
+        connect(window.session(), &TrainingSession::runStarted, this, [&] {
+            QTimer::singleShot(0, this, [&] { messageOnceStarted = window.statusBar()->currentMessage(); });
+        });
         resume->click();
+        QVERIFY2(window.statusBar()->currentMessage().startsWith(QStringLiteral("Resuming run")),
+                 qPrintable(window.statusBar()->currentMessage()));
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->isRunning(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 180000);
+        QVERIFY2(messageOnceStarted.isEmpty(), qPrintable(messageOnceStarted));
         const hearth::RunStore store(m_db.toStdString());
         QCOMPARE(store.run(runId)->status, std::string("completed"));
         const auto steps = store.steps(runId);
