@@ -48,16 +48,20 @@ std::string header(const RunPage& page) {
 std::string keyFigures(const RunPage& page) {
     const RunSummary& s = page.run.summary;
     const int64_t max_epochs = page.run.started.max_epochs;
-    return html::cards({
+    std::vector<std::pair<std::string, std::string>> figures = {
         {"test accuracy", optionalPercent(s.test_accuracy)},
         {"best validation accuracy", optionalPercent(s.best_val_accuracy)},
         {"training time", s.train_time_s ? formatDuration(*s.train_time_s) : "–"},
         {"samples/s", s.samples_per_sec ? count(std::llround(*s.samples_per_sec)) : "–"},
-        {"model FLOPs per device", s.tflops ? formatCompute(s.tflops, s.mfu) : "–"},
-        {"peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–"},
-        {"epochs", std::to_string(s.epochs_completed) + (max_epochs > 0 ? " of " + std::to_string(max_epochs) : "")},
-        {"optimizer steps", count(s.global_steps)},
-    });
+        // The number alone in the card (a card's value is one line): "412.3", not "412.3 TFLOP/s (MFU …)".
+        {"TFLOP/s per device (model FLOPs)", s.tflops ? formatCompute(s.tflops, std::nullopt, false) : "–"},
+    };
+    if (s.tflops && s.mfu && *s.mfu >= 0.0) figures.emplace_back("MFU (model FLOPs utilisation)", formatPercent(*s.mfu));
+    figures.insert(figures.end(),
+                   {{"peak memory", s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "–"},
+                    {"epochs", std::to_string(s.epochs_completed) + (max_epochs > 0 ? " of " + std::to_string(max_epochs) : "")},
+                    {"optimizer steps", count(s.global_steps)}});
+    return html::cards(figures);
 }
 
 std::string chartBox(const std::string& key, const std::string& title, const std::string& extra_class = {}) {

@@ -107,6 +107,7 @@ private Q_SLOTS:
     void sweepRunsComeInTheOrderTheyRan();
     void dataWaitShareUsesTheBreakdown();
     void memoryLadderPageShowsItsTable();
+    void keyFiguresShowComputeAndMfuApart();
 };
 
 void ReportPagesTest::initTestCase() {
@@ -450,6 +451,24 @@ void ReportPagesTest::memoryLadderPageShowsItsTable() {
     for (const char* part : {"id=\"memory-ladder\"", "The memory ladder", "400.0 MiB", "300.0 MiB", "-25.0%", "40.0 MiB",
                              "1.40×", "peak RSS during fit"})
         QVERIFY2(html.find(part) != std::string::npos, part);
+}
+
+// A card's value is one line that ellipsizes: the achieved model FLOPs are a number in their own
+// card ("0.075 TFLOP/s (MFU …)" was cut to "0.075 TFL…"), the MFU another, only where it is known.
+void ReportPagesTest::keyFiguresShowComputeAndMfuApart() {
+    auto page = report::loadRunPage(RunStore(db_), completed_);
+    page.run.summary.tflops = 412.34;
+    page.run.summary.mfu = 0.417;
+    std::string html = report::runPageHtml(page);
+    const auto card = [](const std::string& value, const std::string& label) {
+        return "\">" + value + "</div><div class=\"k\">" + label + "</div>";
+    };
+    QVERIFY(html.find(card("412.3", "TFLOP/s per device (model FLOPs)")) != std::string::npos);
+    QVERIFY(html.find(card("41.7 %", "MFU (model FLOPs utilisation)")) != std::string::npos);
+    page.run.summary.mfu.reset();   // a CPU: no peak to measure against
+    html = report::runPageHtml(page);
+    QVERIFY(html.find(card("412.3", "TFLOP/s per device (model FLOPs)")) != std::string::npos);
+    QVERIFY(html.find("MFU (model FLOPs utilisation)") == std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(ReportPagesTest)
