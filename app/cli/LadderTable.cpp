@@ -156,14 +156,11 @@ std::string memoryLadderText(const RunStore& store, const LadderSummary& summary
     std::string out;
     appendf(out, "\n%-*s %5s %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), "step", "run", "peak memory",
             "change", "activations", "gradients", "train time", "time", "test acc");
-    const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
     for (const auto& row : table.rows) {
-        appendf(out, "%-*s %5lld %11s %9s %11s %10s %10s %7.2fx %9s\n", static_cast<int>(width), row.label.c_str(),
-                static_cast<long long>(row.run_id), row.peak_bytes > 0 ? formatBytes(row.peak_bytes).c_str() : "-",
-                row.peak_change ? number(100.0 * *row.peak_change, "%+.1f%%").c_str() : "-",
-                bytes(row.activations_bytes).c_str(), bytes(row.gradients_bytes).c_str(),
-                report::formatDuration(row.train_time_s).c_str(), row.time_vs_baseline.value_or(0.0),
-                row.test_accuracy ? number(*row.test_accuracy, "%.4f").c_str() : "-");
+        const MemoryLadderCells c = memoryLadderCells(row, "x");
+        appendf(out, "%-*s %5lld %11s %9s %11s %10s %10s %8s %9s\n", static_cast<int>(width), row.label.c_str(),
+                static_cast<long long>(row.run_id), c.peak.c_str(), c.change.c_str(), c.activations.c_str(),
+                c.gradients.c_str(), c.train_time.c_str(), c.time.c_str(), c.test_accuracy.c_str());
     }
     appendf(out, "(%s)\n", memoryLadderNote(table).c_str());
     return out + predictionText(summary);

@@ -3,14 +3,11 @@
 // breakdowns' place.
 #include "storage/report/ComparisonPage.h"
 
-#include "engine/config/ByteSize.h"
 #include "storage/report/HtmlPage.h"
 #include "storage/report/ReportScripts.h"
 #include "storage/report/RunComparison.h"
 #include "storage/report/RunReport.h"
 
-#include <cctype>
-#include <cstdio>
 #include <ctime>
 #include <map>
 
@@ -198,21 +195,15 @@ std::string memoryLadder(const ComparisonPage& page) {
     html::Table t({"step", "run", "peak memory", "change", "activations", "gradients", "train time", "time",
                    "test accuracy", "peak memory: predicted / measured", "optimizer step: predicted / measured"},
                   "num", "memory-ladder");
-    const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
     for (const auto& row : m.rows) {
-        char change[32] = "-", ratio[32] = "-", accuracy[32] = "-";
-        if (row.peak_change) std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * *row.peak_change);
-        if (row.time_vs_baseline) std::snprintf(ratio, sizeof ratio, "%.2f×", *row.time_vs_baseline);
-        if (row.test_accuracy) std::snprintf(accuracy, sizeof accuracy, "%.4f", *row.test_accuracy);
-        t.rows.push_back({escape(row.label), row.run_id ? std::to_string(row.run_id) : "-",
-                          row.peak_bytes > 0 ? formatBytes(row.peak_bytes) : "-", change, bytes(row.activations_bytes),
-                          bytes(row.gradients_bytes), row.train_time_s > 0 ? escape(formatDuration(row.train_time_s)) : "-",
-                          ratio, accuracy, escape(row.predicted_peak), escape(row.predicted_step)});
+        const MemoryLadderCells c = memoryLadderCells(row);
+        t.rows.push_back({escape(row.label), row.run_id ? std::to_string(row.run_id) : "-", escape(c.peak),
+                          escape(c.change), escape(c.activations), escape(c.gradients), escape(c.train_time),
+                          escape(c.time), escape(c.test_accuracy), escape(row.predicted_peak),
+                          escape(row.predicted_step)});
     }
-    std::string note = memoryLadderNote(m);
-    note[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(note[0])));
     return html::section("memory-ladder", "The memory ladder",
-                         "<p class=\"sub\">" + escape(note) + ".</p>\n<div class=\"scroll\">" +
+                         "<p class=\"sub\">" + escape(memoryLadderNote(m)) + ".</p>\n<div class=\"scroll\">" +
                              html::render(t) + "</div>\n");
 }
 

@@ -299,8 +299,21 @@ MemoryLadderTable memoryLadderTable(const RunStore& store, const LadderSummary& 
     return table;
 }
 
+MemoryLadderCells memoryLadderCells(const MemoryLadderRow& row, const std::string& times) {
+    const auto bytes = [](const std::optional<int64_t>& b) { return b ? formatBytes(*b) : std::string("-"); };
+    MemoryLadderCells c;
+    c.peak = row.peak_bytes > 0 ? formatBytes(row.peak_bytes) : "-";
+    c.change = row.peak_change ? number(100.0 * *row.peak_change, "%+.1f%%") : "-";
+    c.activations = bytes(row.activations_bytes);
+    c.gradients = bytes(row.gradients_bytes);
+    c.train_time = row.train_time_s > 0.0 ? report::formatDuration(row.train_time_s) : "-";
+    c.time = row.time_vs_baseline ? number(*row.time_vs_baseline, "%.2f") + times : "-";
+    c.test_accuracy = row.test_accuracy ? number(*row.test_accuracy, "%.4f") : "-";
+    return c;
+}
+
 std::string memoryLadderNote(const MemoryLadderTable& table) {
-    return std::string("peak: ") +
+    return std::string("Peak: ") +
            (table.gpu ? "the caching allocator's peak allocated bytes during fit" : "the process's peak RSS during fit") +
            ", the largest process's under several; activations and gradients: rank 0's; time: training time "
            "relative to the baseline";

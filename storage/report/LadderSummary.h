@@ -77,7 +77,13 @@ struct MemoryLadderTable {
     bool gpu = false;   // the peaks are the caching allocator's; else the process's peak RSS
 };
 MemoryLadderTable memoryLadderTable(const RunStore& store, const LadderSummary& summary);
-// What the table's numbers are, in one sentence (under the CLI's table and the panel's).
+// A row's cells as the CLI, Compare's panel and the HTML report write them ("-" where unknown):
+// "320.9 MiB", "-3.5%", "48.3 MiB", "377.2 KiB", "9.8 s", "0.99" + `times`, "0.8351".
+struct MemoryLadderCells {
+    std::string peak, change, activations, gradients, train_time, time, test_accuracy;
+};
+MemoryLadderCells memoryLadderCells(const MemoryLadderRow& row, const std::string& times = "×");
+// What the table's numbers are, in one sentence ("Peak: …"), written under each of them.
 std::string memoryLadderNote(const MemoryLadderTable& table);
 
 // The cells the CLI's table and the workbench's ladder panel show: a speed as "1,611

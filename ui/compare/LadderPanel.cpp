@@ -1,8 +1,6 @@
 #include "ui/compare/LadderPanel.h"
 
-#include "engine/config/ByteSize.h"
 #include "engine/config/ExperimentConfig.h"
-#include "storage/report/RunReport.h"
 
 namespace hearth::ui {
 namespace {
@@ -51,30 +49,21 @@ QString LadderPanel::memoryHtml(const hearth::LadderSummary& ladder, const heart
                   tr("train time"), tr("time"), tr("test accuracy"));
     h += QStringLiteral("<th>%1</th><th>%2</th></tr>").arg(tr("peak memory: predicted / measured"),
                                                            tr("step: predicted / measured"));
-    const auto bytes = [](const std::optional<int64_t>& b) {
-        return b ? QString::fromStdString(hearth::formatBytes(*b)) : QStringLiteral("-");
-    };
     for (const auto& row : table.rows) {
+        const hearth::MemoryLadderCells c = hearth::memoryLadderCells(row);
         // Less memory than the step before green, more red.
-        QString change = QStringLiteral("-");
-        if (row.peak_change)
-            change = QStringLiteral("<span style='color:%1'>%2</span>")
-                         .arg(*row.peak_change < 0 ? QStringLiteral("#1b7f3b") : QStringLiteral("#b3261e"))
-                         .arg(QString::asprintf("%+.1f%%", 100.0 * *row.peak_change));
+        const QString change = !row.peak_change ? esc(c.change)
+                               : QStringLiteral("<span style='color:%1'>%2</span>")
+                                     .arg(*row.peak_change < 0 ? QStringLiteral("#1b7f3b") : QStringLiteral("#b3261e"),
+                                          esc(c.change));
         h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>")
-                 .arg(esc(row.label), row.run_id ? QString::number(row.run_id) : QStringLiteral("-"),
-                      row.peak_bytes > 0 ? QString::fromStdString(hearth::formatBytes(row.peak_bytes)) : QStringLiteral("-"),
-                      change, bytes(row.activations_bytes), bytes(row.gradients_bytes));
+                 .arg(esc(row.label), row.run_id ? QString::number(row.run_id) : QStringLiteral("-"), esc(c.peak),
+                      change, esc(c.activations), esc(c.gradients));
         h += QStringLiteral("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
-                 .arg(row.train_time_s > 0 ? esc(hearth::report::formatDuration(row.train_time_s)) : QStringLiteral("-"),
-                      row.time_vs_baseline ? QString::number(*row.time_vs_baseline, 'f', 2) + QStringLiteral("×")
-                                           : QStringLiteral("-"),
-                      row.test_accuracy ? QString::number(*row.test_accuracy, 'f', 4) : QStringLiteral("-"),
-                      esc(row.predicted_peak), esc(row.predicted_step));
+                 .arg(esc(c.train_time), esc(c.time), esc(c.test_accuracy), esc(row.predicted_peak),
+                      esc(row.predicted_step));
     }
-    QString note = esc(hearth::memoryLadderNote(table));
-    note[0] = note[0].toUpper();
-    h += QStringLiteral("</table><p style='color:#777777'>%1.</p>").arg(note);
+    h += QStringLiteral("</table><p style='color:#777777'>%1.</p>").arg(esc(hearth::memoryLadderNote(table)));
     return h;
 }
 

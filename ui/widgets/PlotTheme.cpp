@@ -84,13 +84,8 @@ void fitBarValueAxis(QCustomPlot* plot, double max, int labelWidth)
         const int width = axis->axisRect()->width();
         axis->ticker()->setTickCount(std::clamp(width / 70, 2, 6));
         const double top = plot->property("hearthBarMax").toDouble();
-        if (!(top > 0.0) || width <= 0) {
-            axis->setRange(0.0, 1.0);
-            axis->axisRect()->update(QCPLayoutElement::upPreparation);
-            return;
-        }
         const int bars = std::max(width - plot->property("hearthBarLabelWidth").toInt() - 8, width / 3);
-        axis->setRange(0.0, top * width / bars);
+        axis->setRange(0.0, top > 0.0 && bars > 0 ? top * width / bars : 1.0);
         // The layout computed the ticks for the old range and count: again, for these.
         axis->axisRect()->update(QCPLayoutElement::upPreparation);
     });
