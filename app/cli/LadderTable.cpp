@@ -149,8 +149,7 @@ void printLadderSummary(std::FILE* out, const LadderSummary& summary) {
     std::fputs(ladderSummaryText(summary).c_str(), out);
 }
 
-std::string memoryLadderText(const RunStore& store, const LadderSummary& summary) {
-    const MemoryLadderTable table = memoryLadderTable(store, summary);
+std::string memoryLadderText(const LadderSummary& summary, const MemoryLadderTable& table) {
     size_t width = 16;
     for (const auto& row : table.rows) width = std::max(width, row.label.size());
     std::string out;
@@ -167,7 +166,7 @@ std::string memoryLadderText(const RunStore& store, const LadderSummary& summary
 }
 
 void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary) {
-    std::fputs(memoryLadderText(store, summary).c_str(), out);
+    std::fputs(memoryLadderText(summary, memoryLadderTable(store, summary)).c_str(), out);
 }
 
 }  // namespace hearth::cli

@@ -22,6 +22,6 @@ std::string ladderSummaryText(const LadderSummary& summary);
 
 // The memory ladder: each step's peak and what its toggle changed against the step before.
 void printMemorySummary(std::FILE* out, const RunStore& store, const LadderSummary& summary);
-std::string memoryLadderText(const RunStore& store, const LadderSummary& summary);
+std::string memoryLadderText(const LadderSummary& summary, const MemoryLadderTable& table);
 
 }  // namespace hearth::cli

@@ -132,17 +132,21 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
     *context.out << report::comparisonText(runs);
     // The runs of one speed ladder: that ladder judged over all its repeats; of one memory ladder:
     // its table.
-    const auto& first = runs.front().summary;
-    const bool one_ladder = first.sweep_id && (first.sweep_kind == "ladder" || first.sweep_kind == "memory-ladder") &&
-                            std::all_of(runs.begin(), runs.end(), [&](const report::StoredRun& r) {
-                                return r.summary.sweep_id == first.sweep_id;
-                            });
-    if (one_ladder && first.sweep_kind == "ladder") {
-        *context.out << "\nThe ladder (sweep #" << *first.sweep_id << "), judged over every repeat:\n"
-                     << ladderSummaryText(summarizeLadder(*store, *first.sweep_id));
-    } else if (one_ladder) {
-        *context.out << "\nThe memory ladder (sweep #" << *first.sweep_id << "):"
-                     << memoryLadderText(*store, summarizeLadder(*store, *first.sweep_id));
+    std::vector<const RunSummary*> summaries;
+    summaries.reserve(runs.size());
+    for (const auto& run : runs) summaries.push_back(&run.summary);
+    std::optional<LadderOfRuns> ladder;
+    try {
+        ladder = ladderOfRuns(*store, summaries);
+    } catch (const StoreError& e) {
+        *context.out << "\nThe runs are one ladder's, but its plan cannot be read: " << e.what() << "\n";
+    }
+    if (ladder && ladder->memory) {
+        *context.out << "\nThe memory ladder (sweep #" << ladder->summary.sweep_id
+                     << "):" << memoryLadderText(ladder->summary, *ladder->memory);
+    } else if (ladder) {
+        *context.out << "\nThe ladder (sweep #" << ladder->summary.sweep_id << "), judged over every repeat:\n"
+                     << ladderSummaryText(ladder->summary);
     }
 }
 

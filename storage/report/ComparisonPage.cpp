@@ -90,24 +90,22 @@ ComparisonPage loadComparisonPage(const RunStore& store, const std::vector<int64
         throw StoreError("The baseline run #" + std::to_string(*baseline) + " is not one of the runs compared.");
     page.baseline_id = baseline ? *baseline : page.runs.empty() ? 0 : page.runs.front().summary.id;
 
-    const bool one_sweep = !page.runs.empty() && page.runs.front().summary.sweep_id &&
-                           std::all_of(page.runs.begin(), page.runs.end(), [&](const ComparedRun& r) {
-                               return r.summary.sweep_id == page.runs.front().summary.sweep_id;
-                           });
-    if (one_sweep) {
+    std::vector<const RunSummary*> summaries;
+    summaries.reserve(page.runs.size());
+    for (const ComparedRun& run : page.runs) summaries.push_back(&run.summary);
+    if (const std::optional<int64_t> sweep = commonSweep(summaries)) {
         const RunSummary& first = page.runs.front().summary;
-        page.title = "Sweep #" + std::to_string(*first.sweep_id) + (first.sweep_name.empty() ? "" : ": " + first.sweep_name);
+        page.title = "Sweep #" + std::to_string(*sweep) + (first.sweep_name.empty() ? "" : ": " + first.sweep_name);
         page.sweep_kind = first.sweep_kind;
-        if (page.sweep_kind == "ladder" || page.sweep_kind == "memory-ladder") {
-            try {
-                const LadderSummary summary = summarizeLadder(store, *first.sweep_id);
-                if (page.sweep_kind == "ladder")
-                    page.ladder = summary;
+        try {
+            if (auto ladder = ladderOfRuns(store, summaries)) {
+                if (ladder->memory)
+                    page.memory_ladder = std::move(ladder->memory);
                 else
-                    page.memory_ladder = memoryLadderTable(store, summary);
-            } catch (const StoreError&) {
-                // a plan this build cannot read: the page shows the runs without the judged ladder
+                    page.ladder = std::move(ladder->summary);
             }
+        } catch (const StoreError&) {
+            // a plan this build cannot read: the page shows the runs without the judged ladder
         }
     } else {
         page.title = std::to_string(page.runs.size()) + " runs compared";

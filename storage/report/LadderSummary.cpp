@@ -325,4 +325,22 @@ std::string ladderAccuracyCell(const Spread& s) {
     return number(s.median, "%.4f") + " (" + number(s.min, "%.4f") + "-" + number(s.max, "%.4f") + ")";
 }
 
+std::optional<int64_t> commonSweep(const std::vector<const RunSummary*>& runs) {
+    if (runs.empty() || !runs.front()->sweep_id) return std::nullopt;
+    const int64_t sweep = *runs.front()->sweep_id;
+    for (const RunSummary* run : runs)
+        if (run->sweep_id != sweep) return std::nullopt;
+    return sweep;
+}
+
+std::optional<LadderOfRuns> ladderOfRuns(const RunStore& store, const std::vector<const RunSummary*>& runs) {
+    const std::optional<int64_t> sweep = commonSweep(runs);
+    if (!sweep) return std::nullopt;
+    const std::string& kind = runs.front()->sweep_kind;
+    if (kind != "ladder" && kind != "memory-ladder") return std::nullopt;
+    LadderOfRuns ladder{summarizeLadder(store, *sweep), std::nullopt};
+    if (kind == "memory-ladder") ladder.memory = memoryLadderTable(store, ladder.summary);
+    return ladder;
+}
+
 }  // namespace hearth

@@ -86,6 +86,20 @@ MemoryLadderCells memoryLadderCells(const MemoryLadderRow& row, const std::strin
 // What the table's numbers are, in one sentence ("Peak: …"), written under each of them.
 std::string memoryLadderNote(const MemoryLadderTable& table);
 
+// The sweep every one of `runs` belongs to; nullopt when one has none or they differ (or no runs).
+std::optional<int64_t> commonSweep(const std::vector<const RunSummary*>& runs);
+
+// The ladder a set of compared runs makes up, the one rule Compare, `hearth-cli compare` and the
+// HTML comparison page follow: when every run is of one speed ladder, that ladder judged over all
+// its repeats; of one memory ladder, its table too. nullopt when the runs are not one ladder's
+// (runs picked by hand, a grid sweep, runs of two ladders). Throws StoreError when the ladder's
+// plan cannot be read.
+struct LadderOfRuns {
+    LadderSummary summary;
+    std::optional<MemoryLadderTable> memory;   // a memory ladder's table of peaks
+};
+std::optional<LadderOfRuns> ladderOfRuns(const RunStore& store, const std::vector<const RunSummary*>& runs);
+
 // The cells the CLI's table and the workbench's ladder panel show: a speed as "1,611
 // (1,555-1,651)" (steady samples/s) or as the whole fit's time "12.5 s (11.9 s-13.0 s)", an
 // accuracy as "0.8257 (0.8037-0.8275)"; one run: the value alone; none: "-".

@@ -108,6 +108,7 @@ private Q_SLOTS:
     void dataWaitShareUsesTheBreakdown();
     void memoryLadderPageShowsItsTable();
     void keyFiguresShowComputeAndMfuApart();
+    void runsAreOneLadderOnlyWhenEveryRunIsOfIt();
 };
 
 void ReportPagesTest::initTestCase() {
@@ -469,6 +470,71 @@ void ReportPagesTest::keyFiguresShowComputeAndMfuApart() {
     html = report::runPageHtml(page);
     QVERIFY(html.find(card("412.3", "TFLOP/s per device (model FLOPs)")) != std::string::npos);
     QVERIFY(html.find("MFU (model FLOPs utilisation)") == std::string::npos);
+}
+
+
+// Compare, `hearth-cli compare` and the comparison page show a ladder's judgement only when every
+// run compared is of that one ladder: not for a ladder's run beside another run, two ladders' runs,
+// or a grid sweep's.
+void ReportPagesTest::runsAreOneLadderOnlyWhenEveryRunIsOfIt() {
+    const std::string db = dir_.filePath("which-ladder.sqlite").toStdString();
+    int64_t ladder = 0, other_ladder = 0, grid = 0;
+    std::vector<int64_t> ladder_runs, grid_runs;
+    int64_t lone = 0, other = 0;
+    {
+        RunWriter writer(db);
+        ladder = writer.createSweep("cnn ladder", "ladder");
+        ladder_runs.push_back(writeRun(writer, "baseline", config("32-true", 0.001), 12.0, 30, ladder));
+        ladder_runs.push_back(writeRun(writer, "bf16", config("bf16-mixed", 0.001), 6.0, 30, ladder));
+        other_ladder = writer.createSweep("mlp ladder", "ladder");
+        other = writeRun(writer, "baseline", config("32-true", 0.001), 11.0, 30, other_ladder);
+        grid = writer.createSweep("lr grid", "grid");
+        grid_runs.push_back(writeRun(writer, "lr=0.001", config("32-true", 0.001), 12.0, 30, grid));
+        grid_runs.push_back(writeRun(writer, "lr=0.01", config("32-true", 0.01), 12.0, 30, grid));
+        lone = writeRun(writer, "by hand", config("32-true", 0.001), 9.0, 30);
+        writer.flush();
+    }
+    const RunStore store(db);
+    // ladderOfRuns, commonSweep: of the stored runs `ids`
+    const auto of = [&](const std::vector<int64_t>& ids, auto&& ask) {
+        std::vector<RunSummary> runs;
+        runs.reserve(ids.size());
+        for (int64_t id : ids) runs.push_back(*store.run(id));
+        std::vector<const RunSummary*> pointers;
+        pointers.reserve(runs.size());
+        for (const auto& run : runs) pointers.push_back(&run);
+        return ask(pointers);
+    };
+    const auto ladder_of = [&](const std::vector<int64_t>& ids) {
+        return of(ids, [&](const auto& runs) { return ladderOfRuns(store, runs); });
+    };
+    const auto sweep_of = [&](const std::vector<int64_t>& ids) {
+        return of(ids, [](const auto& runs) { return commonSweep(runs); });
+    };
+    const auto of_ladder = ladder_of(ladder_runs);
+    QVERIFY(of_ladder);
+    QCOMPARE(of_ladder->summary.sweep_id, ladder);
+    QCOMPARE(of_ladder->summary.steps.size(), size_t{2});
+    QVERIFY(!of_ladder->memory);
+    QCOMPARE(sweep_of(ladder_runs), std::optional<int64_t>(ladder));
+
+    QVERIFY(!ladder_of({ladder_runs[0], lone}));
+    QVERIFY(!sweep_of({ladder_runs[0], lone}));
+    QVERIFY(!ladder_of({lone, ladder_runs[0]}));
+    QVERIFY(!ladder_of({ladder_runs[0], other}));
+    QVERIFY(!ladder_of(grid_runs));
+    QCOMPARE(sweep_of(grid_runs), std::optional<int64_t>(grid));
+    QVERIFY(!ladder_of({}));
+
+    const auto mixed = report::loadComparisonPage(store, {ladder_runs[0], ladder_runs[1], lone});
+    QVERIFY(!mixed.ladder);
+    QCOMPARE(mixed.title, std::string("3 runs compared"));
+    const auto whole = report::loadComparisonPage(store, ladder_runs);
+    QVERIFY(whole.ladder);
+    QCOMPARE(whole.title, std::string("Sweep #1: cnn ladder"));
+    const auto grid_page = report::loadComparisonPage(store, grid_runs);
+    QVERIFY(!grid_page.ladder && !grid_page.memory_ladder);
+    QCOMPARE(grid_page.sweep_kind, std::string("grid"));
 }
 
 QTEST_GUILESS_MAIN(ReportPagesTest)

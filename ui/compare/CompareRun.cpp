@@ -101,19 +101,17 @@ CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& 
             difference.values << qstr(v);
         data.differences << difference;
     }
-    const std::string kind = data.runs.empty() ? std::string() : data.runs.front().summary.sweep_kind;
-    const bool oneLadder = (kind == "ladder" || kind == "memory-ladder") &&
-                           std::all_of(data.runs.begin(), data.runs.end(), [&](const CompareRun& r) {
-                               return r.summary.sweep_id == data.runs.front().summary.sweep_id;
-                           });
-    if (oneLadder) {
-        try {
-            data.ladder = hearth::summarizeLadder(store, *data.runs.front().summary.sweep_id);
-            if (kind == "memory-ladder")
-                data.memoryLadder = hearth::memoryLadderTable(store, *data.ladder);
-        } catch (const std::exception&) {
-            // an unreadable plan: the curves and tables still show
+    std::vector<const hearth::RunSummary*> summaries;
+    summaries.reserve(data.runs.size());
+    for (const CompareRun& run : data.runs)
+        summaries.push_back(&run.summary);
+    try {
+        if (auto ladder = hearth::ladderOfRuns(store, summaries)) {
+            data.ladder = std::move(ladder->summary);
+            data.memoryLadder = std::move(ladder->memory);
         }
+    } catch (const std::exception&) {
+        // an unreadable plan: the curves and tables still show
     }
     return data;
 }
