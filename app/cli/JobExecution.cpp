@@ -341,7 +341,7 @@ int runChild(const std::vector<std::string>& arguments, const std::function<void
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     pid_t child = 0;
     try {
-        child = spawnChild(self, argv, childEnvironment(), fds[1], stderr_fd);
+        child = spawnChild(kSelfExecutablePath, argv, childEnvironment(), fds[1], stderr_fd);
     } catch (const std::exception&) {
         close(fds[0]);
         close(fds[1]);

@@ -109,7 +109,11 @@ std::string selfExecutable() {
     char self[4096] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0) throw std::runtime_error("cannot find hearth-cli's own executable (/proc/self/exe)");
-    return std::string(self, static_cast<size_t>(n));
+    std::string path(self, static_cast<size_t>(n));
+    const std::string deleted = " (deleted)";
+    if (path.size() > deleted.size() && path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0)
+        path.resize(path.size() - deleted.size());
+    return path;
 }
 
 std::vector<std::string> childEnvironment(const std::vector<std::pair<std::string, std::string>>& set,
@@ -153,7 +157,7 @@ pid_t spawnChild(const std::string& executable, const std::vector<std::string>& 
     const int rc = posix_spawn(&pid, executable.c_str(), &files, &attributes, argv_pointers.data(), env_pointers.data());
     posix_spawn_file_actions_destroy(&files);
     posix_spawnattr_destroy(&attributes);
-    if (rc != 0) throw std::runtime_error("cannot start " + executable + ": " + std::generic_category().message(rc));
+    if (rc != 0) throw std::runtime_error("cannot start " + argv.front() + ": " + std::generic_category().message(rc));
     return pid;
 }
 
@@ -202,7 +206,7 @@ LaunchResult launchLocalRanks(const LaunchPlan& plan, const std::vector<std::str
         const std::string log = logPathOf(log_dir, rank);
         if (rank > 0 && !log.empty()) log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         try {
-            pids.push_back(spawnChild(self, argv, env, log_fd, log_fd));
+            pids.push_back(spawnChild(kSelfExecutablePath, argv, env, log_fd, log_fd));
         } catch (const std::exception& e) {
             if (log_fd >= 0) close(log_fd);
             for (pid_t p : pids) kill(p, SIGKILL);

@@ -34,8 +34,12 @@ LaunchResult launchLocalRanks(const LaunchPlan& plan, const std::vector<std::str
 void rememberArguments(int argc, char** argv);
 const std::vector<std::string>& rememberedArguments();
 
-// This executable's path (/proc/self/exe).
+// This executable's path (/proc/self/exe's target, without " (deleted)"): the children's argv[0].
 std::string selfExecutable();
+// What the children exec: /proc/self/exe names the file this process runs even after it was
+// replaced or deleted on disk (a rebuild or an upgrade while a sweep runs), so every step of a
+// ladder and every rank run the same build.
+inline constexpr const char* kSelfExecutablePath = "/proc/self/exe";
 // This process's environment less the variables named in `drop`, plus `set`, plus
 // HEARTH_PARENT_PID naming this process (the child's followParentProcess reads it).
 std::vector<std::string> childEnvironment(const std::vector<std::pair<std::string, std::string>>& set = {},

@@ -360,6 +360,36 @@ private Q_SLOTS:
         QCOMPARE(store.run(1)->status, std::string("completed"));
     }
 
+    // A rebuild or an upgrade that replaces hearth-cli while a sweep runs: every later step still
+    // runs the build the sweep started with (they exec /proc/self/exe, not the path on disk, which
+    // now holds another program).
+    void sweepRunsItsOwnBuildAfterTheExecutableIsReplaced() {
+        const QString bin = m_dir.filePath("replaced-bin");
+        QVERIFY(QDir().mkpath(bin));
+        const QString exe = bin + "/hearth-cli";
+        QVERIFY(QFile::copy(HEARTH_CLI_PATH, exe));
+        const QString database = m_dir.filePath("replaced.sqlite");
+        QProcess sweep;
+        sweep.setProcessChannelMode(QProcess::MergedChannels);
+        sweep.start(exe, {"--db", database, "sweep", "--ladder", "--rungs", "mixed", "--repeats", "1", "--set",
+                          "data.limit=200", "--set", "trainer.max_epochs=1", "--set", "trainer.num_workers=0"});
+        QVERIFY(sweep.waitForReadyRead(hearth::test::scaledTimeoutMs(60000)));   // it runs: replace it
+        QVERIFY(QFile::remove(exe));
+        QFile other(exe);
+        QVERIFY(other.open(QIODevice::WriteOnly));
+        other.write("#!/bin/sh\necho 'not the build the sweep started with'\nexit 97\n");
+        other.close();
+        QVERIFY(other.setPermissions(other.permissions() | QFileDevice::ExeOwner));
+        QVERIFY(sweep.waitForFinished(hearth::test::scaledTimeoutMs(180000)));
+        const QString out = QString::fromUtf8(sweep.readAll());
+        QVERIFY2(sweep.exitStatus() == QProcess::NormalExit && sweep.exitCode() == 0, qPrintable(out));
+        QVERIFY2(!out.contains("not the build"), qPrintable(out));
+        hearth::RunStore store(database.toStdString());
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), size_t{2});
+        for (const auto& run : runs) QCOMPARE(run.status, std::string("completed"));
+    }
+
     void printConfigShowsDefaultsWithOverridesAndTrainsNothing() {
         const CliResult r = cli({"run", "--set", "trainer.max_epochs=7", "--print-config"});
         QCOMPARE(r.exit_code, 0);
