@@ -32,4 +32,10 @@ inline CliResult runCli(const QStringList& args, int timeout_ms = 120000,
     return r;
 }
 
+// The same on the store at `database` (--db).
+inline CliResult cliOn(const QString& database, const QStringList& args, int timeout_ms = 120000,
+                       const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    return runCli(QStringList{"--db", database} + args, timeout_ms, env);
+}
+
 }  // namespace hearth::test
