@@ -20,9 +20,12 @@ if(HEARTH_WITH_C10D)
   target_include_directories(ddp_rank_child PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(ddp_rank_child PRIVATE hearth_engine_internal)
   target_compile_definitions(ddp_rank_child PRIVATE HEARTH_FIXTURES_DIR="${HEARTH_FIXTURES_DIR}")
-  hearth_add_test(NAME test_ddp SOURCES train/test_ddp.cpp train/DdpTestSupport.h TORCH LABELS engine train dist TIMEOUT 600)
-  target_compile_definitions(test_ddp PRIVATE HEARTH_DDP_CHILD_PATH="$<TARGET_FILE:ddp_rank_child>")
-  add_dependencies(test_ddp ddp_rank_child)
+  foreach(_ddp_test test_ddp test_ddp_world)
+    hearth_add_test(NAME ${_ddp_test} SOURCES train/${_ddp_test}.cpp train/DdpWorld.h train/DdpTestSupport.h TORCH
+                    LABELS engine train dist TIMEOUT 600)
+    target_compile_definitions(${_ddp_test} PRIVATE HEARTH_DDP_CHILD_PATH="$<TARGET_FILE:ddp_rank_child>")
+    add_dependencies(${_ddp_test} ddp_rank_child)
+  endforeach()
 endif()
 # Device statistics through NVML, against a fake libnvidia-ml built here (whole, and without
 # nvmlDeviceGetPowerUsage), so loading, sampling, a missing symbol and a failing call are tested
