@@ -177,6 +177,7 @@ int tuneLearningRate(const TuneOptions& options, const ExperimentConfig& config)
     }
     finder.on_log = logTo(options.events);
     finder.on_progress = terminalProgress(options.events);
+    if (options.events) finder.on_point = [](const LrPoint& p) { emit(p); };
     std::fprintf(out, "Learning-rate finder: %s, optimizer %s, lr %g to %g over %lld steps, batch %lld\n",
                 config.name.c_str(), config.optimizer.name.c_str(), finder.min_lr, finder.max_lr,
                 static_cast<long long>(finder.steps), static_cast<long long>(config.trainer.batch_size));

@@ -16,6 +16,20 @@ json trialJson(const BatchSizeTrial& t) {
                 {"seconds", t.seconds},       {"failure", t.failure}};
 }
 
+json pointJson(const LrPoint& p) {
+    return json::array({p.lr, p.loss, p.smoothed_loss});
+}
+
+// A non-finite loss (a diverged step) has no JSON number: it is written as null and read back as NaN.
+double numberOr(const json& j, double fallback) {
+    return j.is_number() ? j.get<double>() : fallback;
+}
+
+LrPoint pointFrom(const json& p) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return LrPoint{numberOr(p.at(0), nan), numberOr(p.at(1), nan), numberOr(p.at(2), nan)};
+}
+
 BatchSizeTrial trialFrom(const json& j) {
     BatchSizeTrial t;
     t.batch_size = j.at("batch_size").get<int64_t>();
@@ -37,6 +51,7 @@ json toJson(const Line& line) {
             j["event"] = "finder_trial";
             return j;
         }
+        json operator()(const LrPoint& p) const { return json{{"event", "lr_point"}, {"point", pointJson(p)}}; }
         json operator()(const BatchSizeResult& r) const {
             json trials = json::array();
             for (const auto& t : r.trials) trials.push_back(trialJson(t));
@@ -48,7 +63,7 @@ json toJson(const Line& line) {
         }
         json operator()(const LrFinderResult& r) const {
             json points = json::array();
-            for (const auto& p : r.points) points.push_back(json::array({p.lr, p.loss, p.smoothed_loss}));
+            for (const auto& p : r.points) points.push_back(pointJson(p));
             json j{{"event", "lr_result"}, {"points", points}, {"diverged", r.diverged}, {"stopped", r.stopped}};
             if (r.suggestion_index) j["suggestion_index"] = *r.suggestion_index;
             if (r.suggestion) j["suggestion"] = *r.suggestion;
@@ -61,15 +76,11 @@ json toJson(const Line& line) {
     return std::visit(Encode{}, line);
 }
 
-// A non-finite loss (a diverged step) has no JSON number: it is written as null and read back as NaN.
-double numberOr(const json& j, double fallback) {
-    return j.is_number() ? j.get<double>() : fallback;
-}
-
 Line fromJson(const json& j, const std::string& kind) {
     if (kind == "finder_progress") return Progress{j.at("fraction").get<double>(), j.value("what", std::string())};
     if (kind == "finder_log") return Log{j.at("text").get<std::string>()};
     if (kind == "finder_trial") return trialFrom(j);
+    if (kind == "lr_point") return pointFrom(j.at("point"));
     if (kind == "batch_size_result") {
         BatchSizeResult r;
         r.batch_size = j.at("batch_size").get<int64_t>();
@@ -84,9 +95,7 @@ Line fromJson(const json& j, const std::string& kind) {
     }
     if (kind == "lr_result") {
         LrFinderResult r;
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        for (const auto& p : j.at("points"))
-            r.points.push_back(LrPoint{numberOr(p.at(0), nan), numberOr(p.at(1), nan), numberOr(p.at(2), nan)});
+        for (const auto& p : j.at("points")) r.points.push_back(pointFrom(p));
         if (j.contains("suggestion_index")) r.suggestion_index = j["suggestion_index"].get<size_t>();
         if (j.contains("suggestion")) r.suggestion = j["suggestion"].get<double>();
         r.diverged = j.value("diverged", false);

@@ -22,7 +22,8 @@ struct Failure {
     FailureKind kind = FailureKind::Training;
     std::string message;
 };
-using Line = std::variant<Progress, Log, BatchSizeTrial, BatchSizeResult, LrFinderResult, Failure>;
+// LrPoint: one step of the learning-rate sweep as it is measured.
+using Line = std::variant<Progress, Log, BatchSizeTrial, LrPoint, BatchSizeResult, LrFinderResult, Failure>;
 
 std::string toLine(const Line& line);
 std::optional<Line> fromLine(const std::string& text);

@@ -442,6 +442,7 @@ LrFinderResult sweepLearningRate(PreparedRun& run, const LrFinderOptions& option
             average = options.smoothing * average + (1.0 - options.smoothing) * point.loss;
             point.smoothed_loss = average / (1.0 - std::pow(options.smoothing, static_cast<double>(i + 1)));
             result.points.push_back(point);
+            if (options.on_point) options.on_point(point);
             if (options.on_progress) {
                 options.on_progress(static_cast<double>(i + 1) / static_cast<double>(options.steps),
                                     "step " + std::to_string(i + 1) + "/" + std::to_string(options.steps));

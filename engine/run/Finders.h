@@ -76,6 +76,12 @@ BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFin
 
 // ---- Learning rate ------------------------------------------------------------------------------
 
+struct LrPoint {
+    double lr = 0.0;
+    double loss = 0.0;           // the step's loss
+    double smoothed_loss = 0.0;  // the moving average
+};
+
 struct LrFinderOptions {
     double min_lr = 1e-7;
     double max_lr = 1.0;
@@ -83,14 +89,9 @@ struct LrFinderOptions {
     double smoothing = 0.98;           // beta of the loss's exponential moving average (bias-corrected)
     double divergence = 4.0;           // stop once the smoothed loss passes this times the best
     int64_t skip_begin = 10, skip_end = 1;  // points the suggestion ignores at each end
+    std::function<void(const LrPoint&)> on_point;   // each step's point as it is measured
     FinderProgress on_progress;
     std::function<void(const std::string&)> on_log;
-};
-
-struct LrPoint {
-    double lr = 0.0;
-    double loss = 0.0;           // the step's loss
-    double smoothed_loss = 0.0;  // the moving average
 };
 
 struct LrFinderResult {

@@ -54,6 +54,7 @@ bool FinderRunner::startTune(const hearth::ExperimentConfig& config, const QStri
     m_batch.reset();
     m_lr.reset();
     m_trials.clear();
+    m_lrPoints.clear();
     m_error.clear();
     m_running = true;
     m_config.setFileTemplate(QDir::temp().filePath("hearth-tune-XXXXXX.json"));
@@ -91,6 +92,10 @@ void FinderRunner::onLine(const QByteArray& bytes)
                    [this](const hearth::BatchSizeTrial& t) {
                        m_trials.push_back(t);
                        Q_EMIT trialsChanged();
+                   },
+                   [this](const hearth::LrPoint& p) {
+                       m_lrPoints.push_back(p);
+                       Q_EMIT lrPointsChanged();
                    },
                    [this](const hearth::BatchSizeResult& r) { m_batch = r; },
                    [this](const hearth::LrFinderResult& r) { m_lr = r; },

@@ -42,11 +42,14 @@ public:
     const std::optional<hearth::LrFinderResult>& lrResult() const { return m_lr; }
     // The batch-size trials so far (grows while it runs).
     const std::vector<hearth::BatchSizeTrial>& trials() const { return m_trials; }
+    // The learning-rate sweep's points so far (grows while it runs, one per optimizer step).
+    const std::vector<hearth::LrPoint>& lrPoints() const { return m_lrPoints; }
     QString errorMessage() const { return m_error; }
 
 Q_SIGNALS:
     void progress(double fraction, const QString& what);
     void trialsChanged();
+    void lrPointsChanged();
     void finished();  // results or errorMessage() are set
 
 private:
@@ -60,6 +63,7 @@ private:
     std::optional<hearth::BatchSizeResult> m_batch;
     std::optional<hearth::LrFinderResult> m_lr;
     std::vector<hearth::BatchSizeTrial> m_trials;
+    std::vector<hearth::LrPoint> m_lrPoints;
     QString m_error;
 };
 

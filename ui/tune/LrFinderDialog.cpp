@@ -61,8 +61,43 @@ LrFinderDialog::LrFinderDialog(const hearth::ExperimentConfig& config, QWidget* 
     m_plot->graph(2)->setName(tr("suggestion"));
     m_plot->graph(2)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, seriesColor(1), seriesColor(1), 10));
     m_plot->legend->setVisible(true);
+    // Bottom left: the sweep starts high at the small rates and climbs again at the large ones.
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     resultsLayout()->addWidget(m_plot, 1);
     resize(640, 620);
+    for (QLineEdit* field : {m_minLr, m_maxLr})
+        connect(field, &QLineEdit::textChanged, this, [this] {
+            if (showSweepRange())
+                m_plot->replot(QCustomPlot::rpQueuedReplot);
+        });
+    showSweepRange();
+    connect(runner(), &FinderRunner::lrPointsChanged, this, [this] { showLrPoints(runner()->lrPoints()); });
+}
+
+bool LrFinderDialog::showSweepRange()
+{
+    const auto minLr = positiveNumber(m_minLr);
+    const auto maxLr = positiveNumber(m_maxLr);
+    if (!minLr || !maxLr || *maxLr <= *minLr)
+        return false;
+    m_plot->xAxis->setRange(*minLr, *maxLr);
+    return true;
+}
+
+void LrFinderDialog::showLrPoints(const std::vector<hearth::LrPoint>& points)
+{
+    QVector<double> lr, loss, smoothed;
+    for (const auto& p : points) {
+        if (!std::isfinite(p.smoothed_loss))
+            continue;
+        lr << p.lr;
+        loss << (std::isfinite(p.loss) ? p.loss : p.smoothed_loss);
+        smoothed << p.smoothed_loss;
+    }
+    m_plot->graph(0)->setData(lr, loss, true);
+    m_plot->graph(1)->setData(lr, smoothed, true);
+    m_plot->yAxis->rescale();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString LrFinderDialog::startFinder()
@@ -76,6 +111,9 @@ QString LrFinderDialog::startFinder()
     options.max_lr = *maxLr;
     options.steps = m_steps->value();
     m_suggestion.reset();
+    showLrPoints({});   // the last sweep's curve goes; this one's grows over its range
+    m_plot->graph(2)->data()->clear();
+    showSweepRange();
     runner()->startLearningRate(m_config, options);
     return {};
 }
@@ -87,16 +125,7 @@ bool LrFinderDialog::showResult()
 
 bool LrFinderDialog::showLrResult(const hearth::LrFinderResult& result)
 {
-    QVector<double> lr, loss, smoothed;
-    for (const auto& p : result.points) {
-        if (!std::isfinite(p.smoothed_loss))
-            continue;
-        lr << p.lr;
-        loss << (std::isfinite(p.loss) ? p.loss : p.smoothed_loss);
-        smoothed << p.smoothed_loss;
-    }
-    m_plot->graph(0)->setData(lr, loss, true);
-    m_plot->graph(1)->setData(lr, smoothed, true);
+    showLrPoints(result.points);
     m_suggestion = result.suggestion;
     QString text;
     if (result.suggestion && result.suggestion_index) {
@@ -113,7 +142,13 @@ bool LrFinderDialog::showLrResult(const hearth::LrFinderResult& result)
     if (result.stopped)
         text += QLatin1Char(' ') + tr("Stopped before the end.");
     setStatus(text);
-    m_plot->rescaleAxes();
+    // The sweep's range stays on the x axis (where it diverged shows against it); a result
+    // outside it (the fields changed since) gets an axis that fits.
+    const QCPRange xs = m_plot->xAxis->range();
+    bool found = false;
+    const QCPRange drawn = m_plot->graph(1)->getKeyRange(found);
+    if (!found || drawn.lower < xs.lower * (1 - 1e-9) || drawn.upper > xs.upper * (1 + 1e-9))
+        m_plot->rescaleAxes();
     m_plot->replot();
     return m_suggestion.has_value();
 }

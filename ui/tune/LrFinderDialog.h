@@ -7,6 +7,7 @@
 #include "engine/run/Finders.h"
 
 #include <optional>
+#include <vector>
 
 class QCustomPlot;
 class QLineEdit;
@@ -27,6 +28,8 @@ public:
     std::optional<double> suggestion() const { return m_suggestion; }
     // Shows a result as if the finder had produced it (the curve, the mark, Apply's value).
     bool showLrResult(const hearth::LrFinderResult& result);
+    // The sweep's points so far, drawn while it runs over the range the fields give.
+    void showLrPoints(const std::vector<hearth::LrPoint>& points);
 
 Q_SIGNALS:
     void learningRateApplied(double lr);
@@ -37,6 +40,9 @@ protected:
     void applyResult() override;
 
 private:
+    // The x axis spans the sweep the fields describe (false: they describe none).
+    bool showSweepRange();
+
     QLineEdit* m_minLr;
     QLineEdit* m_maxLr;
     QSpinBox* m_steps;

@@ -3,6 +3,7 @@
 // steepest-descent suggestion.
 #include "TrainTestSupport.h"
 
+#include "engine/run/FinderJson.h"
 #include "engine/run/FinderSteps.h"
 #include "engine/run/Finders.h"
 #include "engine/run/RunController.h"
@@ -12,6 +13,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <variant>
 
 using namespace hearth;
 
@@ -210,8 +213,15 @@ private Q_SLOTS:
         std::atomic<bool> stop{false};
         LrFinderOptions options;
         options.steps = 100;
+        std::vector<LrPoint> reported;   // each point as it was measured (the workbench's live curve)
+        options.on_point = [&](const LrPoint& p) { reported.push_back(p); };
         const auto result = findLearningRate(testing::blobCsvConfig(m_csv), options, stop);
         QVERIFY(result.points.size() > 20);
+        QCOMPARE(reported.size(), result.points.size());
+        for (size_t k = 0; k < reported.size(); ++k) {
+            QCOMPARE(reported[k].lr, result.points[k].lr);
+            QCOMPARE(reported[k].smoothed_loss, result.points[k].smoothed_loss);
+        }
         QVERIFY(result.suggestion && result.suggestion_index);
         const size_t i = *result.suggestion_index;
         QVERIFY(*result.suggestion >= options.min_lr && *result.suggestion <= options.max_lr);
@@ -225,6 +235,29 @@ private Q_SLOTS:
         QVERIFY(lowest > i);
         QVERIFY(result.points.front().smoothed_loss > result.points[lowest].smoothed_loss);
         for (size_t k = 1; k < result.points.size(); ++k) QVERIFY(result.points[k].lr > result.points[k - 1].lr);
+    }
+
+    // `tune --lr --events` writes each point as a line: it comes back the same, a diverged step's
+    // non-finite loss as NaN; the result line carries every point.
+    void lrPointLinesRoundTrip() {
+        const LrPoint point{3.5e-4, 0.6931, 0.7125};
+        const auto line = finderjson::fromLine(finderjson::toLine(point));
+        QVERIFY(line && std::holds_alternative<LrPoint>(*line));
+        QCOMPARE(std::get<LrPoint>(*line).lr, point.lr);
+        QCOMPARE(std::get<LrPoint>(*line).loss, point.loss);
+        QCOMPARE(std::get<LrPoint>(*line).smoothed_loss, point.smoothed_loss);
+        const auto diverged = finderjson::fromLine(
+            finderjson::toLine(LrPoint{0.5, std::numeric_limits<double>::infinity(), 9.0}));
+        QVERIFY(diverged && std::isnan(std::get<LrPoint>(*diverged).loss));
+        LrFinderResult result;
+        result.points = {point, LrPoint{1e-3, 0.5, 0.6}};
+        result.suggestion_index = 1;
+        result.suggestion = 1e-3;
+        const auto back = finderjson::fromLine(finderjson::toLine(result));
+        QVERIFY(back && std::holds_alternative<LrFinderResult>(*back));
+        QCOMPARE(std::get<LrFinderResult>(*back).points.size(), size_t{2});
+        QCOMPARE(std::get<LrFinderResult>(*back).points[1].smoothed_loss, 0.6);
+        QCOMPARE(*std::get<LrFinderResult>(*back).suggestion_index, size_t{1});
     }
 
     void steepestDescentFollowsTheCurve() {

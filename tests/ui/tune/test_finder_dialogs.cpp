@@ -21,6 +21,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace hearth::ui;
 
@@ -49,6 +50,18 @@ private Q_SLOTS:
         QVERIFY(dialog->plot()->xAxis->scaleType() == QCPAxis::stLogarithmic);
         dialog->stepsField()->setValue(40);
         QVERIFY(!dialog->applyButton()->isEnabled());
+        // The curve grows while the sweep runs, one point per step, over the sweep's whole range.
+        // Each entry: the points received so far, when the plot drew every finite one of them.
+        std::vector<int> drawnWhileRunning;
+        connect(dialog->runner(), &FinderRunner::lrPointsChanged, this, [&] {
+            const auto& points = dialog->runner()->lrPoints();
+            const auto finite = std::count_if(points.begin(), points.end(),
+                                              [](const hearth::LrPoint& p) { return std::isfinite(p.smoothed_loss); });
+            const QCPRange x = dialog->plot()->xAxis->range();
+            if (dialog->runner()->isRunning() && qFuzzyCompare(x.lower, 1e-7) && qFuzzyCompare(x.upper, 1.0) &&
+                dialog->plot()->graph(1)->dataCount() == finite)
+                drawnWhileRunning.push_back(int(points.size()));
+        });
 
         hearth::test::EventLoopProbe probe;
         QTest::mouseClick(dialog->startButton(), Qt::LeftButton);
@@ -62,6 +75,9 @@ private Q_SLOTS:
         const double suggestion = *dialog->suggestion();
         QVERIFY(suggestion >= 1e-7 && suggestion <= 1.0);
         QVERIFY(dialog->plot()->graph(1)->dataCount() >= 20);  // the smoothed curve
+        QCOMPARE(drawnWhileRunning.size(), dialog->runner()->lrResult()->points.size());
+        for (size_t i = 0; i < drawnWhileRunning.size(); ++i)
+            QCOMPARE(drawnWhileRunning[i], int(i) + 1);
         QCOMPARE(dialog->plot()->graph(2)->dataCount(), 1);     // the suggestion's mark
         QVERIFY(dialog->statusLabel()->text().contains(QStringLiteral("Suggested learning rate")));
 
@@ -76,6 +92,11 @@ private Q_SLOTS:
     void lrDialogRejectsABadRange()
     {
         LrFinderDialog dialog(hearth::test::tinyExperiment());
+        // Before a sweep, the empty plot spans the range the fields give; a bad range leaves it.
+        QCOMPARE(dialog.plot()->xAxis->range().lower, 1e-7);
+        QCOMPARE(dialog.plot()->xAxis->range().upper, 1.0);
+        dialog.minLrField()->setText(QStringLiteral("1e-5"));
+        QCOMPARE(dialog.plot()->xAxis->range().lower, 1e-5);
         dialog.minLrField()->setText(QStringLiteral("1"));
         dialog.maxLrField()->setText(QStringLiteral("0.01"));
         dialog.start();
