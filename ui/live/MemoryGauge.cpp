@@ -62,6 +62,7 @@ void MemoryGauge::setUsage(int64_t allocated, int64_t reserved, int64_t peak, in
     m_peak = std::max(peak, allocated);
     m_total = total;
     m_utilization = utilization;
+    m_measured = true;
     setToolTip(summary());
     refit();
 }
@@ -77,6 +78,8 @@ void MemoryGauge::setDetails(const QString& details)
 
 QString MemoryGauge::summary() const
 {
+    if (!m_measured)
+        return tr("measured while a run trains");
     QString text = tr("%1 of %2").arg(formatBytes(m_allocated), m_total > 0 ? formatBytes(m_total) : tr("?"));
     if (m_reserved > 0)
         text += tr(" · reserved %1").arg(formatBytes(m_reserved));

@@ -23,6 +23,7 @@ public:
     int64_t peak() const { return m_peak; }
     int64_t total() const { return m_total; }
     double utilization() const { return m_utilization; }
+    // "1.2 GiB of 15.6 GiB · peak 1.4 GiB"; before the first setUsage, what the gauge will show.
     QString summary() const;
     // A further line under the summary: the driver's view (temperature, power, clock); "" hides it.
     void setDetails(const QString& details);
@@ -48,6 +49,7 @@ private:
     QString m_details;
     int64_t m_allocated = 0, m_reserved = 0, m_peak = 0, m_total = 0;
     double m_utilization = -1.0;
+    bool m_measured = false;   // setUsage was called
     int m_lineCount = 0;   // at the current width
 };
 

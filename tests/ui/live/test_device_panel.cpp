@@ -92,6 +92,20 @@ private Q_SLOTS:
         for (const MemoryGauge* g : panel.findChildren<MemoryGauge*>())   // scrolled, not squeezed
             QTRY_VERIFY2(g->height() >= g->heightForWidth(g->width()), qPrintable(g->objectName()));
     }
+
+    // Before a run's first sample the process gauge says what it will show, not "0 B of ? · peak
+    // 0 B"; the first sample gives its figures, and clearing for the next run says it again.
+    void gaugesWaitForTheirFirstSample()
+    {
+        DeviceMonitorPanel panel;
+        const MemoryGauge* host = panel.gauge(-1, 0);
+        QVERIFY(host);
+        QCOMPARE(host->summary(), QStringLiteral("measured while a run trains"));
+        panel.addSample(hostSample(0));
+        QCOMPARE(host->summary(), QStringLiteral("334.0 MiB of 24.00 GiB · peak 334.0 MiB · busy 45 %"));
+        panel.clear();
+        QCOMPARE(panel.gauge(-1, 0)->summary(), QStringLiteral("measured while a run trains"));
+    }
 };
 
 QTEST_MAIN(TestDevicePanel)
