@@ -84,10 +84,14 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
     };
     auto attempt = [&](int64_t b) {
         if (options.on_progress) {
-            // Trials still to come, estimated: the doublings left to the cap, or the bisection steps.
-            const int64_t left = high > 0 ? ceilLog2(high - low) : ceilLog2(std::max<int64_t>(cap / b, 1)) + 3;
-            const double done = static_cast<double>(result.trials.size());
-            options.on_progress(done / (done + static_cast<double>(std::max<int64_t>(left, 1))),
+            // Trials still to come, this one included, estimated so the fraction never falls: while
+            // doubling, those left to the cap and the bisection a failure at the next doubling would
+            // need (log2 b: constant as b doubles); once bisecting, its steps left; at most the
+            // trials the search may still run.
+            const int64_t done = static_cast<int64_t>(result.trials.size());
+            int64_t left = high > 0 ? ceilLog2(high - low) : ceilLog2((cap + b - 1) / b) + 1 + ceilLog2(b);
+            left = std::clamp<int64_t>(left, 1, std::max<int64_t>(options.max_trials - done, 1));
+            options.on_progress(static_cast<double>(done) / static_cast<double>(done + left),
                                 "trial " + std::to_string(result.trials.size() + 1) + ": batch " + std::to_string(b));
         }
         BatchSizeTrial t = trial(b);

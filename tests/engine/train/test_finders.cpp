@@ -102,6 +102,31 @@ private Q_SLOTS:
         QCOMPARE(capped.bound, std::string("the cap"));
     }
 
+    // The progress bar never goes back: the fraction before each trial grows, through the doubling,
+    // the first failure and the bisection, for any place the memory runs out, and ends at 1.
+    void batchSearchProgressNeverFalls() {
+        std::atomic<bool> stop{false};
+        for (const int64_t cap : {int64_t{1000}, int64_t{55000}, int64_t{48}}) {
+            for (const int64_t limit : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{300}, int64_t{4096},
+                                        int64_t{5000}, int64_t{60000}}) {
+                std::vector<double> fractions;
+                BatchSizeFinderOptions options;
+                options.on_progress = [&](double fraction, const std::string&) { fractions.push_back(fraction); };
+                searchBatchSizes(2, cap, "cap", options, [&](int64_t b) {
+                    BatchSizeTrial t;
+                    t.batch_size = b;
+                    t.fits = b <= limit;
+                    return t;
+                }, stop);
+                const QString where = QString("cap %1, limit %2: %3").arg(cap).arg(limit).arg(fractions.size());
+                QVERIFY2(fractions.size() >= 2 && fractions.back() == 1.0, qPrintable(where));
+                for (size_t i = 1; i < fractions.size(); ++i)
+                    QVERIFY2(fractions[i] >= fractions[i - 1] && fractions[i] <= 1.0,
+                             qPrintable(where + QString(": %1 after %2").arg(fractions[i]).arg(fractions[i - 1])));
+            }
+        }
+    }
+
     // The limit sits between the measured peaks of batch 256 and 512, so the search must end
     // past 256, on a batch that fits with the next one really over the limit. Peak RSS varies
     // between trials of the same batch (by 30% seen here, under ctest -j2), so the second search
