@@ -81,7 +81,7 @@ void BatchSizeFinderDialog::showTrials()
                                    t.fits ? QString() : qstr(t.failure)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (c != 4)
+            if (c != 1 && c != 4)   // numbers right, words left
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, c, item);
         }
