@@ -132,12 +132,9 @@ void compareRuns(StoreCommandContext& context, const Options& o) {
     *context.out << report::comparisonText(runs);
     // The runs of one speed ladder: that ladder judged over all its repeats; of one memory ladder:
     // its table.
-    std::vector<const RunSummary*> summaries;
-    summaries.reserve(runs.size());
-    for (const auto& run : runs) summaries.push_back(&run.summary);
     std::optional<LadderOfRuns> ladder;
     try {
-        ladder = ladderOfRuns(*store, summaries);
+        ladder = ladderOfRuns(*store, summariesOf(runs));
     } catch (const StoreError& e) {
         *context.out << "\nThe runs are one ladder's, but its plan cannot be read: " << e.what() << "\n";
     }

@@ -90,9 +90,7 @@ ComparisonPage loadComparisonPage(const RunStore& store, const std::vector<int64
         throw StoreError("The baseline run #" + std::to_string(*baseline) + " is not one of the runs compared.");
     page.baseline_id = baseline ? *baseline : page.runs.empty() ? 0 : page.runs.front().summary.id;
 
-    std::vector<const RunSummary*> summaries;
-    summaries.reserve(page.runs.size());
-    for (const ComparedRun& run : page.runs) summaries.push_back(&run.summary);
+    const std::vector<const RunSummary*> summaries = summariesOf(page.runs);
     if (const std::optional<int64_t> sweep = commonSweep(summaries)) {
         const RunSummary& first = page.runs.front().summary;
         page.title = "Sweep #" + std::to_string(*sweep) + (first.sweep_name.empty() ? "" : ": " + first.sweep_name);

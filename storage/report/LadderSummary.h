@@ -88,6 +88,15 @@ std::string memoryLadderNote(const MemoryLadderTable& table);
 
 // The sweep every one of `runs` belongs to; nullopt when one has none or they differ (or no runs).
 std::optional<int64_t> commonSweep(const std::vector<const RunSummary*>& runs);
+// The summaries of loaded runs (anything with a `summary`: Compare's runs, the reports' runs), as
+// commonSweep and ladderOfRuns take them.
+template <class Runs>
+std::vector<const RunSummary*> summariesOf(const Runs& runs) {
+    std::vector<const RunSummary*> out;
+    out.reserve(runs.size());
+    for (const auto& run : runs) out.push_back(&run.summary);
+    return out;
+}
 
 // The ladder a set of compared runs makes up, the one rule Compare, `hearth-cli compare` and the
 // HTML comparison page follow: when every run is of one speed ladder, that ladder judged over all

@@ -143,6 +143,13 @@ private Q_SLOTS:
         QVERIFY2(none.exit_code == 3 && none.out.contains("No sweep #99"), qPrintable(none.out));
         QCOMPARE(hearth::RunStore(database.toStdString()).listRuns().size(), size_t{6});   // nothing added
 
+        // A plan this build cannot read: compare still compares, and says why there is no verdict.
+        hearth::testing::RawDb(database.toStdString()).exec("UPDATE sweeps SET plan_json = '{not json' WHERE id = 1");
+        const CliResult unreadable = cliOn(database, {"compare", "1", "2", "3"});
+        QVERIFY2(unreadable.exit_code == 0 && unreadable.out.contains("its plan cannot be read") &&
+                     !unreadable.out.contains("judged over every repeat"),
+                 qPrintable(unreadable.out));
+
         // Time to accuracy: the rung trains until it reaches the baseline's best, at most the cap.
         const QString timed = m_dir.filePath("ladder-to-accuracy.sqlite");
         const CliResult acc = cliOn(timed, QStringList{"sweep", "--ladder", "--measure", "accuracy", "--rungs", "mixed",

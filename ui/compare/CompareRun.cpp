@@ -101,12 +101,8 @@ CompareData loadCompareData(const hearth::RunStore& store, const QList<qint64>& 
             difference.values << qstr(v);
         data.differences << difference;
     }
-    std::vector<const hearth::RunSummary*> summaries;
-    summaries.reserve(data.runs.size());
-    for (const CompareRun& run : data.runs)
-        summaries.push_back(&run.summary);
     try {
-        if (auto ladder = hearth::ladderOfRuns(store, summaries)) {
+        if (auto ladder = hearth::ladderOfRuns(store, hearth::summariesOf(data.runs))) {
             data.ladder = std::move(ladder->summary);
             data.memoryLadder = std::move(ladder->memory);
         }
