@@ -170,6 +170,12 @@ int exitCodeFor(const RunOutcome& outcome) {
     return kExitTrainingFailed;
 }
 
+bool inputsPresent(const ExperimentConfig& config) {
+    const std::string missing = missingInputsMessage(config);
+    if (!missing.empty()) std::fprintf(stderr, "error: %s\n", missing.c_str());
+    return missing.empty();
+}
+
 std::shared_ptr<RunWriter> openWriter(const std::string& path) {
     try {
         return std::make_shared<RunWriter>(path);

@@ -11,6 +11,8 @@
 namespace hearth {
 
 inline constexpr const char* kDefaultFashionMnistPath = "/usr/share/datasets/fashion-mnist";
+// The built-in text experiment's data (Debian's wordnet-base).
+inline constexpr const char* kWordNetNouns = "/usr/share/wordnet/data.noun";
 
 // Training-image augmentation in the loader (torchvision's RandomCrop(padding) and
 // RandomHorizontalFlip); images are already normalised with the dataset's statistics.
@@ -245,6 +247,14 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment);
 
 // Range and consistency checks; empty when the config can run on `caps`.
 std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps);
+
+// Every file or folder the config names (data.path, data.val_path, data.test_path, a text kind's
+// data.tokenizer, model.pretrained, a torchscript model.path) that is not there on this machine: one issue per key, its
+// message the path and, for the built-in data, the package that provides it (relative paths name
+// the folder they start at). Checked before a run is stored and in the workbench's form.
+std::vector<ConfigIssue> missingInputs(const ExperimentConfig& config);
+// The missing inputs in one message, a line each ("" when there are none): what a job prints.
+std::string missingInputsMessage(const ExperimentConfig& config);
 
 // The trainer settings with "auto" decided for `caps`, as Lightning decides them: devices auto =
 // every GPU when training on CUDA, else 1; strategy auto = ddp when there are several devices in

@@ -5,6 +5,7 @@ target_sources(hearth_engine_api PRIVATE
   config/NoEffectRules.cpp
   config/ExperimentConfig.cpp
   config/ConfigValidation.cpp
+  config/InputPaths.cpp
   config/ByteSize.cpp)
 # What the machine and the build are: LibTorch and CUDA queries.
 target_sources(hearth_engine PRIVATE

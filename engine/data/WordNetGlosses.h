@@ -3,12 +3,12 @@
 // (Debian's wordnet-base, /usr/share/wordnet/data.noun) as its gloss, labelled with its
 // lexicographer class (noun.animal, noun.food, ... : 26 classes).
 
+#include "engine/config/ExperimentConfig.h"   // kWordNetNouns
+
 #include <string>
 #include <vector>
 
 namespace hearth {
-
-inline constexpr const char* kWordNetNouns = "/usr/share/wordnet/data.noun";
 
 struct TextSamples {
     std::vector<std::string> texts;

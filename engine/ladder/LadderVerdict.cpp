@@ -113,6 +113,9 @@ LadderVerdict judgeLadder(const std::vector<StepRuns>& steps, const std::vector<
                       v.speed.n == 1 ? "" : "s", v.accuracy.median, base_accuracy.median,
                       v.accuracy_change == AccuracyChange::Same ? "within the run-to-run spread" : "higher");
         out.recommendation = text;
+    } else if (!base_speed.n) {
+        // Nothing to measure against: "keep the baseline" would recommend a step that never ran.
+        out.recommendation = "No step can be judged: '" + label(0) + "' has no completed run to measure against.";
     } else {
         out.recommendation = "Nothing ran measurably faster than the baseline at the same accuracy: keep '" + label(0) +
                              "'.";

@@ -7,7 +7,6 @@
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
 #include "engine/data/Loader.h"
-#include "engine/data/WordNetGlosses.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/text/TokenizedCorpus.h"
@@ -70,28 +69,7 @@ void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& ca
 // Every file or folder the config names that is not there, listed at once before anything loads
 // (a preset with paths to fill in names all of them, not the first alone).
 void throwIfPathsMissing(const ExperimentConfig& config) {
-    namespace fs = std::filesystem;
-    std::vector<std::pair<std::string, std::string>> named = {{"data.path", config.data.path}};
-    if (config.data.val_path) named.emplace_back("data.val_path", *config.data.val_path);
-    if (config.data.test_path) named.emplace_back("data.test_path", *config.data.test_path);
-    const bool text = isTextKind(config.data.kind);
-    if (text && config.data.tokenizer) named.emplace_back("data.tokenizer", *config.data.tokenizer);
-    if (config.model.pretrained) named.emplace_back("model.pretrained", *config.model.pretrained);
-    std::string missing;
-    std::error_code ec;
-    for (const auto& [key, path] : named) {
-        if (path.empty() || fs::exists(path, ec)) continue;
-        // The built-in data comes from Debian packages; other relative paths start at the cwd.
-        const std::string where = path == kDefaultFashionMnistPath ? " (Debian's dataset-fashion-mnist; "
-                                                                     "scripts/install-deps installs it)"
-                                  : path == kWordNetNouns ? " (Debian's wordnet-base; scripts/install-deps installs it)"
-                                  : fs::path(path).is_relative() ? " (relative to " + fs::current_path(ec).string() + ")"
-                                                                 : "";
-        missing.append("\n  ").append(key).append(": ").append(path).append(where);
-    }
-    if (!missing.empty())
-        throw DataError("these files or folders do not exist:" + missing +
-                        "\nset them to your data files and checkpoint folder (e.g. --set data.path=FILE)");
+    if (const std::string missing = missingInputsMessage(config); !missing.empty()) throw DataError(missing);
 }
 
 }  // namespace

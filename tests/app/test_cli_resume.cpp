@@ -222,7 +222,11 @@ private Q_SLOTS:
     }
 
     void damagedOrForeignStatesAreRefusedAndTheRunStaysAsItWas() {
-        const int64_t id = interruptedRun(experiment("to-damage", 0), 6, SIGINT);
+        // Its data through a link that can be taken away and put back.
+        const QString data = m_dir.filePath("fashion-link");
+        QVERIFY(QFile::link("/usr/share/datasets/fashion-mnist", data));
+        const int64_t id = interruptedRun(experiment("to-damage", 0) + QStringList{"--set", "data.path=" + data}, 6,
+                                          SIGINT);
         QVERIFY(id > 0);
         const Outcome before = readRun(db(), id);
         const auto states = hearth::trainingStatesIn(artifacts(id).toStdString());
@@ -259,6 +263,17 @@ private Q_SLOTS:
         after = readRun(db(), id);
         QCOMPARE(after.status, QString("stopped"));
         QCOMPARE(after.steps.size(), before.steps.size());
+
+        // Its data gone (moved since the run): refused before anything loads, naming the path.
+        QVERIFY(QFile::remove(data));
+        r = cli({"resume", QString::number(id)});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.out.contains("data.path: " + data) && r.out.contains("left as it was"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("Resuming"), qPrintable(r.out));
+        after = readRun(db(), id);
+        QCOMPARE(after.status, QString("stopped"));
+        QCOMPARE(after.steps.size(), before.steps.size());
+        QVERIFY(QFile::link("/usr/share/datasets/fashion-mnist", data));
 
         // The good state back: the run resumes.
         QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));

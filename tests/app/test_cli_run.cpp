@@ -426,10 +426,24 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("not valid JSON") && r.out.contains("broken.json"), qPrintable(r.out));
     }
 
-    void missingDataPathExits3NamingIt() {
-        const CliResult r = cli({"run", "--set", "data.path=/nonexistent/fashion"});
+    // A path that is not there stops every job before it stores anything: no failed run, no
+    // sweep whose table would judge steps that never ran.
+    void missingDataPathExits3NamingItAndStoresNothing() {
+        const QString fresh = m_dir.filePath("missing-data.sqlite");
+        const CliResult r = cliOn(fresh, {"run", "--set", "data.path=/nonexistent/fashion", "--set",
+                                          "model.name=resnet18", "--set", "model.pretrained=no-such-checkpoint"});
         QCOMPARE(r.exit_code, 3);
-        QVERIFY2(r.out.contains("/nonexistent/fashion"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("data.path: /nonexistent/fashion"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("model.pretrained: no-such-checkpoint (relative to "), qPrintable(r.out));
+        QVERIFY2(!QFile::exists(fresh), "a run that never started was stored");
+        const CliResult sweep = cliOn(fresh, {"sweep", "--ladder", "--set", "data.path=/nonexistent/fashion"});
+        QCOMPARE(sweep.exit_code, 3);
+        QVERIFY2(sweep.out.contains("data.path: /nonexistent/fashion"), qPrintable(sweep.out));
+        QVERIFY2(!sweep.out.contains("keep"), qPrintable(sweep.out));
+        QVERIFY2(!QFile::exists(fresh), "a sweep that never ran was stored");
+        const CliResult tune = cliOn(fresh, {"tune", "--lr", "--set", "data.path=/nonexistent/fashion"});
+        QCOMPARE(tune.exit_code, 3);
+        QVERIFY2(tune.out.contains("data.path: /nonexistent/fashion"), qPrintable(tune.out));
     }
 
     void truncatedIdxExits3NamingFileAndSize() {

@@ -258,12 +258,16 @@ private Q_SLOTS:
 #endif
     }
 
+    // Data that is there but cannot be read (a folder without IDX files) fails the run as it
+    // loads: the banner names the problem, the run is stored as failed, the window takes another.
     void failedRunShowsMessageAndWindowStaysUsable()
     {
         MainWindow window(options());
         window.show();
-        auto config = hearth::test::tinyExperiment("missing-data");
-        config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
+        auto config = hearth::test::tinyExperiment("unreadable-data");
+        const QString folder = m_dir.filePath(QStringLiteral("no-idx-files"));
+        QVERIFY(QDir().mkpath(folder));
+        config.data.path = folder.toStdString();
         window.experimentPanel()->setConfig(config);
         QVERIFY(window.startRun());
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->currentRunId() > 0, 30000);
@@ -271,10 +275,38 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isRunning(), 60000);
         FailureBanner* banner = window.liveView()->banner();
         QVERIFY(banner->isVisible());
-        QVERIFY2(banner->message().contains(QStringLiteral("no-such-folder")), qPrintable(banner->message()));
+        QVERIFY2(banner->message().contains(QStringLiteral("no-idx-files")), qPrintable(banner->message()));
         QVERIFY(window.experimentPanel()->startButton()->isEnabled());
         QVERIFY(window.startAction()->isEnabled());
         QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("failed"));
+    }
+
+    // A path that is not there is marked at its field before anything runs: Train is off, nothing
+    // is stored; once the path exists the form takes it.
+    void missingDataIsMarkedInTheFormAndNothingRuns()
+    {
+        MainWindow window(options());
+        window.show();
+        const auto before = hearth::RunStore(m_db.toStdString()).listRuns().size();
+        auto config = hearth::test::tinyExperiment("missing-data");
+        config.data.path = m_dir.filePath(QStringLiteral("no-such-folder")).toStdString();
+        window.experimentPanel()->setConfig(config);
+        ExperimentPanel* panel = window.experimentPanel();
+        const QString message = panel->form()->fieldMessage("data.path");
+        QVERIFY2(message.contains(QStringLiteral("no such file or folder")) &&
+                     message.contains(QStringLiteral("no-such-folder")),
+                 qPrintable(message));
+        QVERIFY(!panel->startButton()->isEnabled());
+        QVERIFY(!window.startAction()->isEnabled());
+        QVERIFY(!window.startRun());
+        QTest::qWait(200);
+        QVERIFY(!window.session()->isRunning());
+        QCOMPARE(hearth::RunStore(m_db.toStdString()).listRuns().size(), before);
+
+        config.data.path = hearth::kDefaultFashionMnistPath;
+        panel->setConfig(config);
+        QVERIFY2(panel->form()->fieldMessage("data.path").isEmpty(), qPrintable(panel->form()->fieldMessage("data.path")));
+        QVERIFY(panel->startButton()->isEnabled());
     }
 
     void layoutAndConfigSurviveARestart()

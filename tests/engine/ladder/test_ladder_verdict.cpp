@@ -105,6 +105,15 @@ private Q_SLOTS:
         v = judgeLadder(steps, labels);
         QVERIFY(!v.recommended);
         QVERIFY2(QString::fromStdString(v.recommendation).contains("keep 'baseline'"), v.recommendation.c_str());
+
+        // A baseline with no completed run: nothing is judged, and the baseline is not recommended.
+        steps[0].speeds.clear();
+        steps[0].accuracies.clear();
+        v = judgeLadder(steps, labels);
+        QVERIFY(!v.recommended);
+        QVERIFY2(!QString::fromStdString(v.recommendation).contains("keep"), v.recommendation.c_str());
+        QVERIFY2(QString::fromStdString(v.recommendation).contains("'baseline' has no completed run"),
+                 v.recommendation.c_str());
     }
 
     // On the CPU the loader rung could not win: the baseline waited 0.3% of a step for data.
