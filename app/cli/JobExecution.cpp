@@ -170,10 +170,13 @@ int exitCodeFor(const RunOutcome& outcome) {
     return kExitTrainingFailed;
 }
 
-bool inputsPresent(const ExperimentConfig& config) {
-    const std::string missing = missingInputsMessage(config);
-    if (!missing.empty()) std::fprintf(stderr, "error: %s\n", missing.c_str());
-    return missing.empty();
+bool inputsUsable(const ExperimentConfig& config) {
+    const auto issues = inputProblems(config);
+    for (const auto& issue : issues) std::fprintf(stderr, "error: %s: %s\n", issue.key.c_str(), issue.message.c_str());
+    if (!issues.empty())
+        std::fprintf(stderr, "hint: fix %s and run again (e.g. --set %s=PATH)\n",
+                     issues.size() == 1 ? issues.front().key.c_str() : "these keys", issues.front().key.c_str());
+    return issues.empty();
 }
 
 std::shared_ptr<RunWriter> openWriter(const std::string& path) {

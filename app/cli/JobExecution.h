@@ -43,9 +43,10 @@ struct ResumeTarget {
 int exitCodeFor(const RunOutcome& outcome);
 int exitCodeFor(FailureKind kind);
 
-// Whether every file and folder `config` names is there; when not, prints which are missing and a
-// job stops with kExitBadData before it stores anything (no failed run, no empty sweep).
-bool inputsPresent(const ExperimentConfig& config);
+// Whether every file and folder `config` names is there and of its kind (inputProblems); when not,
+// prints each problem and a job stops with kExitBadData before it stores anything (no failed run,
+// no sweep of steps that never ran).
+bool inputsUsable(const ExperimentConfig& config);
 
 // Opens the writer for `path`, printing the problem and returning nullptr when it cannot.
 std::shared_ptr<RunWriter> openWriter(const std::string& path);

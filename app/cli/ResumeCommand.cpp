@@ -127,7 +127,7 @@ int resumeCommand(const RunCommandOptions& run_options, const ResumeCommandOptio
     for (const auto& issue : issues)
         std::fprintf(stderr, "error: %s: %s: %s\n", which.c_str(), issue.key.c_str(), issue.message.c_str());
     if (!issues.empty()) return kExitBadConfig;
-    if (!inputsPresent(config)) {   // e.g. data moved since the run, or a relative path from another folder
+    if (!inputsUsable(config)) {   // e.g. data moved since the run, or a relative path from another folder
         std::fprintf(stderr, "Run #%lld was left as it was.\n", static_cast<long long>(run_id));
         return kExitBadData;
     }

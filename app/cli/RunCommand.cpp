@@ -51,7 +51,7 @@ int runCommand(const RunCommandOptions& options) {
         std::printf("%s\n", configToJson(*config).c_str());
         return kExitOk;
     }
-    if (!inputsPresent(*config)) return kExitBadData;
+    if (!inputsUsable(*config)) return kExitBadData;
     const std::string db_path = resolveDbPath(options);
     const JobStart job = startJob(*config, "run", db_path);
     if (job.exit_code) return *job.exit_code;

@@ -303,7 +303,7 @@ int sweepCommand(const SweepCommandOptions& options) {
         printEstimate(stdout, db_path, *base, total_runs);
         return kExitOk;
     }
-    if (!inputsPresent(*base)) return kExitBadData;
+    if (!inputsUsable(*base)) return kExitBadData;
     const bool events = options.run.events;
     const bool quiet = options.run.quiet || events;
     int64_t sweep_id = 0;

@@ -322,7 +322,7 @@ int tuneCommand(TuneOptions options) {
     }
     const auto loaded = prepareConfig(options.config);
     if (!loaded) return kExitBadConfig;
-    if (!inputsPresent(*loaded)) return kExitBadData;
+    if (!inputsUsable(*loaded)) return kExitBadData;
     // The footprint's probes each run as a job of their own (which launches its ranks).
     if (!options.footprint || options.probe_batch)
         if (const auto launched = launchRanksIfAsked(options, *loaded)) return *launched;

@@ -249,12 +249,12 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment);
 std::vector<ConfigIssue> validate(const ExperimentConfig& config, const DeviceCapabilities& caps);
 
 // Every file or folder the config names (data.path, data.val_path, data.test_path, a text kind's
-// data.tokenizer, model.pretrained, a torchscript model.path) that is not there on this machine: one issue per key, its
-// message the path and, for the built-in data, the package that provides it (relative paths name
-// the folder they start at). Checked before a run is stored and in the workbench's form.
-std::vector<ConfigIssue> missingInputs(const ExperimentConfig& config);
-// The missing inputs in one message, a line each ("" when there are none): what a job prints.
-std::string missingInputsMessage(const ExperimentConfig& config);
+// data.tokenizer, model.pretrained, a torchscript model.path) that is not there on this machine,
+// or is a folder where the config reads one file (csv data, a TorchScript module) or a file where
+// it reads a folder (idx, image_folder): one issue per key. A missing path names, for the built-in
+// data, the package that provides it, and for a relative path the folder it starts at. Checked
+// before a job stores anything, in the workbench's form, and by prepareRun (a rank on another node).
+std::vector<ConfigIssue> inputProblems(const ExperimentConfig& config);
 
 // The trainer settings with "auto" decided for `caps`, as Lightning decides them: devices auto =
 // every GPU when training on CUDA, else 1; strategy auto = ddp when there are several devices in

@@ -66,10 +66,13 @@ void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& ca
     throw ConfigError(issues.front().key, message);
 }
 
-// Every file or folder the config names that is not there, listed at once before anything loads
-// (a preset with paths to fill in names all of them, not the first alone).
-void throwIfPathsMissing(const ExperimentConfig& config) {
-    if (const std::string missing = missingInputsMessage(config); !missing.empty()) throw DataError(missing);
+// Every input that is not there or not of its kind, listed at once before anything loads (a
+// preset with paths to fill in names all of them, not the first alone).
+void throwIfInputsUnusable(const ExperimentConfig& config) {
+    std::string message;
+    for (const auto& issue : inputProblems(config))
+        message += (message.empty() ? "" : "\n") + issue.key + ": " + issue.message;
+    if (!message.empty()) throw DataError(message);
 }
 
 }  // namespace
@@ -84,7 +87,7 @@ PreparedRun prepareRun(const ExperimentConfig& requested, const std::function<vo
     const ExperimentConfig& config = run.config;
     run.device = resolveDevice(config.trainer, caps);
     applyGlobalSettings(config, run.device);
-    throwIfPathsMissing(config);
+    throwIfInputsUnusable(config);
     TextSplitOptions text;
     text.tokenizer_fallback = config.model.pretrained;
     text.cache_dir = defaultTokenCacheDir();

@@ -268,7 +268,7 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(data));
         r = cli({"resume", QString::number(id)});
         QCOMPARE(r.exit_code, 3);
-        QVERIFY2(r.out.contains("data.path: " + data) && r.out.contains("left as it was"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("data.path: no such file or folder: " + data) && r.out.contains("left as it was"), qPrintable(r.out));
         QVERIFY2(!r.out.contains("Resuming"), qPrintable(r.out));
         after = readRun(db(), id);
         QCOMPARE(after.status, QString("stopped"));

@@ -433,17 +433,24 @@ private Q_SLOTS:
         const CliResult r = cliOn(fresh, {"run", "--set", "data.path=/nonexistent/fashion", "--set",
                                           "model.name=resnet18", "--set", "model.pretrained=no-such-checkpoint"});
         QCOMPARE(r.exit_code, 3);
-        QVERIFY2(r.out.contains("data.path: /nonexistent/fashion"), qPrintable(r.out));
-        QVERIFY2(r.out.contains("model.pretrained: no-such-checkpoint (relative to "), qPrintable(r.out));
+        QVERIFY2(r.out.contains("error: data.path: no such file or folder: /nonexistent/fashion"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("error: model.pretrained: no such file or folder: no-such-checkpoint (relative to "),
+                 qPrintable(r.out));
         QVERIFY2(!QFile::exists(fresh), "a run that never started was stored");
         const CliResult sweep = cliOn(fresh, {"sweep", "--ladder", "--set", "data.path=/nonexistent/fashion"});
         QCOMPARE(sweep.exit_code, 3);
-        QVERIFY2(sweep.out.contains("data.path: /nonexistent/fashion"), qPrintable(sweep.out));
+        QVERIFY2(sweep.out.contains("data.path: no such file or folder: /nonexistent/fashion"), qPrintable(sweep.out));
         QVERIFY2(!sweep.out.contains("keep"), qPrintable(sweep.out));
         QVERIFY2(!QFile::exists(fresh), "a sweep that never ran was stored");
         const CliResult tune = cliOn(fresh, {"tune", "--lr", "--set", "data.path=/nonexistent/fashion"});
         QCOMPARE(tune.exit_code, 3);
-        QVERIFY2(tune.out.contains("data.path: /nonexistent/fashion"), qPrintable(tune.out));
+        QVERIFY2(tune.out.contains("data.path: no such file or folder: /nonexistent/fashion"), qPrintable(tune.out));
+        // A folder where csv data reads one file: said before anything is stored too.
+        const CliResult folder = cliOn(fresh, {"run", "--set", "data.kind=csv", "--set", "model.name=mlp", "--set", "data.path=" + m_dir.path()});
+        QCOMPARE(folder.exit_code, 3);
+        QVERIFY2(folder.out.contains("error: data.path: " + m_dir.path() + " is a folder; csv data is one CSV file"),
+                 qPrintable(folder.out));
+        QVERIFY2(!QFile::exists(fresh), "a run that never started was stored");
     }
 
     void truncatedIdxExits3NamingFileAndSize() {

@@ -130,8 +130,9 @@ void ExperimentPanel::revalidate()
     const hearth::ExperimentConfig cfg = m_form->config(&issues);
     for (auto& issue : hearth::validate(cfg, m_caps))
         issues.push_back(std::move(issue));
-    // A path that is not there is marked at its field now, not reported by a failed run later.
-    for (auto& issue : hearth::missingInputs(cfg))
+    // A path that is not there (or not of its kind) is marked at its field now, not reported by a
+    // failed run later.
+    for (auto& issue : hearth::inputProblems(cfg))
         issues.push_back(std::move(issue));
     const auto unmatched = m_form->showIssues(issues);
     m_issueLines.clear();
