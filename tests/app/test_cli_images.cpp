@@ -156,7 +156,14 @@ private slots:
         QVERIFY2(small.out.contains("data.image_size"), qPrintable(small.out));
         const CliResult missing = cli(folderRun(m_dir.filePath("nowhere")));
         QCOMPARE(missing.exit_code, 3);
-        QVERIFY2(missing.out.contains("data.path: " + m_dir.filePath("nowhere")), qPrintable(missing.out));
+        QVERIFY2(missing.out.contains("data.path: no such file or folder: " + m_dir.filePath("nowhere")),
+                 qPrintable(missing.out));
+        const QString file = HEARTH_FIXTURES_DIR "/torchscript/text.pt";
+        const CliResult notAFolder = cli(folderRun(file));
+        QCOMPARE(notAFolder.exit_code, 3);
+        QVERIFY2(notAFolder.out.contains("data.path: " + file + " is a file; image_folder data is the folder of class "
+                                                                "subfolders"),
+                 qPrintable(notAFolder.out));
         const CliResult bad = cli(folderRun(m_folder, {"--set", "data.on_bad_file=ignore"}));
         QCOMPARE(bad.exit_code, 2);
         QVERIFY(bad.out.contains("data.on_bad_file"));
@@ -166,7 +173,8 @@ private slots:
         const CliResult pretrained = cli(folderRun(m_folder, {"--set", "model.name=resnet18", "--set",
                                                               "model.pretrained=" + m_dir.filePath("none.pth")}));
         QCOMPARE(pretrained.exit_code, 3);
-        QVERIFY2(pretrained.out.contains("model.pretrained: " + m_dir.filePath("none.pth")), qPrintable(pretrained.out));
+        QVERIFY2(pretrained.out.contains("model.pretrained: no such file or folder: " + m_dir.filePath("none.pth")),
+                 qPrintable(pretrained.out));
     }
 };
 
