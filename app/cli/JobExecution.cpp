@@ -170,9 +170,13 @@ int exitCodeFor(const RunOutcome& outcome) {
     return kExitTrainingFailed;
 }
 
+void printIssues(const std::vector<ConfigIssue>& issues) {
+    for (const auto& issue : issues) std::fprintf(stderr, "error: %s: %s\n", issue.key.c_str(), issue.message.c_str());
+}
+
 bool inputsUsable(const ExperimentConfig& config) {
     const auto issues = inputProblems(config);
-    for (const auto& issue : issues) std::fprintf(stderr, "error: %s: %s\n", issue.key.c_str(), issue.message.c_str());
+    printIssues(issues);
     if (!issues.empty())
         std::fprintf(stderr, "hint: fix %s and run again (e.g. --set %s=PATH)\n",
                      issues.size() == 1 ? issues.front().key.c_str() : "these keys", issues.front().key.c_str());

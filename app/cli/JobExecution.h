@@ -43,6 +43,9 @@ struct ResumeTarget {
 int exitCodeFor(const RunOutcome& outcome);
 int exitCodeFor(FailureKind kind);
 
+// Prints each issue as "error: key: message" on stderr.
+void printIssues(const std::vector<ConfigIssue>& issues);
+
 // Whether every file and folder `config` names is there and of its kind (inputProblems); when not,
 // prints each problem and a job stops with kExitBadData before it stores anything (no failed run,
 // no sweep of steps that never ran).

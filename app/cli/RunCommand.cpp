@@ -20,7 +20,7 @@ std::optional<ExperimentConfig> prepareConfig(const RunCommandOptions& options) 
         return std::nullopt;
     }
     const auto issues = validate(config, queryDeviceCapabilities());
-    for (const auto& issue : issues) std::fprintf(stderr, "error: %s: %s\n", issue.key.c_str(), issue.message.c_str());
+    printIssues(issues);
     if (!issues.empty()) return std::nullopt;
     return config;
 }

@@ -54,25 +54,23 @@ void tuneHostAllocator() {
 #endif
 }
 
+// "key: message" for each issue, joined by `separator`.
+std::string issuesText(const std::vector<ConfigIssue>& issues, const char* separator) {
+    std::string message;
+    for (const auto& issue : issues) message += (message.empty() ? "" : separator) + issue.key + ": " + issue.message;
+    return message;
+}
+
 void throwIfInvalid(const ExperimentConfig& config, const DeviceCapabilities& caps) {
     const auto issues = validate(config, caps);
-    if (issues.empty()) {
-        return;
-    }
-    std::string message;
-    for (const auto& issue : issues) {
-        message += (message.empty() ? "" : "; ") + issue.key + ": " + issue.message;
-    }
-    throw ConfigError(issues.front().key, message);
+    if (!issues.empty()) throw ConfigError(issues.front().key, issuesText(issues, "; "));
 }
 
 // Every input that is not there or not of its kind, listed at once before anything loads (a
 // preset with paths to fill in names all of them, not the first alone).
 void throwIfInputsUnusable(const ExperimentConfig& config) {
-    std::string message;
-    for (const auto& issue : inputProblems(config))
-        message += (message.empty() ? "" : "\n") + issue.key + ": " + issue.message;
-    if (!message.empty()) throw DataError(message);
+    const auto issues = inputProblems(config);
+    if (!issues.empty()) throw DataError(issuesText(issues, "\n"));
 }
 
 }  // namespace

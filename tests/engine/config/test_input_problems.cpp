@@ -70,11 +70,6 @@ private Q_SLOTS:
         QVERIFY(!messageFor(issues, "model.pretrained").empty());
         QVERIFY(messageFor(issues, "data.val_path").empty());   // not set: split off
 
-        // The built-in data names the package that provides it.
-        ExperimentConfig builtIn;
-        builtIn.data.path = kDefaultFashionMnistPath;
-        if (!QFile::exists(kDefaultFashionMnistPath))
-            QVERIFY(messageFor(inputProblems(builtIn), "data.path").find("dataset-fashion-mnist") != std::string::npos);
     }
 
     // A folder where one file is read, a file where a folder is: said with the kind that reads it.
