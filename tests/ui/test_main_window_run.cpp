@@ -281,7 +281,7 @@ private Q_SLOTS:
         QCOMPARE(hearth::RunStore(m_db.toStdString()).run(runId)->status, std::string("failed"));
     }
 
-    // A path that is not there is marked at its field before anything runs: Train is off, nothing
+    // A path that is not there is marked at its field before anything runs: Start is off, nothing
     // is stored; once the path exists the form takes it.
     void missingDataIsMarkedInTheFormAndNothingRuns()
     {
