@@ -34,6 +34,8 @@ struct TuneOptions {
     std::string memory_limit;
     int64_t max_batch = 0;
     int64_t start_batch = 2;
+    int64_t multiple_of = BatchSizeFinderOptions{}.multiple_of;
+    double tolerance = BatchSizeFinderOptions{}.tolerance;
     std::optional<int64_t> steps;
     double min_lr = 1e-7;
     double max_lr = 1.0;
@@ -110,6 +112,8 @@ int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
     finder.start_batch = options.start_batch;
     finder.max_batch = options.max_batch;
     finder.steps_per_trial = options.steps.value_or(3);
+    finder.multiple_of = options.multiple_of;
+    finder.tolerance = options.tolerance;
     const TrainerConfig trainer = resolveTrainer(config.trainer, queryDeviceCapabilities());
     const bool cpu = trainer.accelerator == "cpu" || !queryDeviceCapabilities().cuda_available;
     if (!options.memory_limit.empty()) {
@@ -135,9 +139,9 @@ int tuneBatchSize(const TuneOptions& options, const ExperimentConfig& config) {
                     formatBytes(t.peak_bytes).c_str(), t.seconds, t.fits ? "" : t.failure.c_str());
         std::fflush(out);
     };
-    std::fprintf(out, "Batch-size finder: %s, precision %s, strategy %s, %lld steps per trial\n", config.name.c_str(),
-                config.trainer.precision.c_str(), trainer.strategy.c_str(),
-                static_cast<long long>(finder.steps_per_trial));
+    std::fprintf(out, "Batch-size finder: %s, precision %s, strategy %s, %lld steps per trial, %s\n",
+                config.name.c_str(), config.trainer.precision.c_str(), trainer.strategy.c_str(),
+                static_cast<long long>(finder.steps_per_trial), settlingText(finder).c_str());
     std::fprintf(out, "  %8s  %-5s  %12s  %9s\n", "batch", "trial", "peak memory", "time");
     std::fflush(out);
     const BatchSizeResult result = findBatchSize(config, finder, g_tune_stop);
@@ -375,6 +379,13 @@ void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_co
         ->check(CLI::PositiveNumber);
     tune->add_option("--start-batch", options->start_batch, "First batch size tried (default 2)")
         ->check(CLI::PositiveNumber);
+    tune->add_option("--multiple-of", options->multiple_of,
+                     "Past this batch size, try only its multiples and end the bisection at a gap of at most this "
+                     "(default 8; 1 with --tolerance 0 finds the exact batch)")
+        ->check(CLI::PositiveNumber);
+    tune->add_option("--tolerance", options->tolerance,
+                     "End the bisection once the gap is at most this fraction of the largest fit (default 0.05)")
+        ->check(CLI::Range(0.0, 0.5));
     tune->add_option("--steps", options->steps,
                      "Training steps per batch-size trial (default 3), footprint probe (default 5) or of the LR sweep "
                      "(default 100)")

@@ -65,8 +65,10 @@ IdxDataset::IdxDataset(const std::string& images_path, const std::string& labels
 
 std::shared_ptr<IdxDataset> IdxDataset::load(const std::string& folder, Split split) {
     std::error_code ec;
-    if (!fs::is_directory(folder, ec))
-        throw DataError(folder + ": IDX data folder does not exist");
+    const fs::file_status status = fs::status(folder, ec);
+    if (!fs::exists(status)) throw DataError(folder + ": IDX data folder does not exist");
+    if (!fs::is_directory(status))
+        throw DataError(folder + ": is a file; IDX data is the folder of the *-idx?-ubyte(.gz) files");
     const std::string prefix = split == Split::Train ? "train" : "t10k";
     auto find = [&](const std::string& name) {
         // Prefer the raw file when both are present: no decompression needed.

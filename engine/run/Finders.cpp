@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 namespace hearth {
 namespace {
@@ -66,6 +67,17 @@ int64_t ceilLog2(int64_t n) {
 
 }  // namespace
 
+std::string settlingText(const BatchSizeFinderOptions& options) {
+    const int64_t multiple = std::max<int64_t>(options.multiple_of, 1);
+    const double percent = std::max(options.tolerance, 0.0) * 100.0;
+    if (multiple == 1 && percent == 0.0) return "bisecting to the exact batch";
+    char tolerance[32];
+    std::snprintf(tolerance, sizeof tolerance, "%g%%", percent);
+    const std::string steps = multiple > 1 ? "in multiples of " + std::to_string(multiple) + " " : "";
+    if (percent == 0.0) return "bisecting " + steps + "to a gap of " + std::to_string(multiple);
+    return "bisecting " + steps + "to within " + tolerance + " (at least " + std::to_string(multiple) + ")";
+}
+
 BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& bound_reason,
                                  const BatchSizeFinderOptions& options,
                                  const std::function<BatchSizeTrial(int64_t)>& trial, const std::atomic<bool>& stop) {
@@ -82,17 +94,38 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
         }
         return true;
     };
+    const int64_t multiple = std::max<int64_t>(options.multiple_of, 1);
+    // The gap at which the bisection between a fit `fit` and a failure ends (options.multiple_of).
+    auto settled_gap = [&](int64_t fit) {
+        if (fit < multiple) return int64_t{1};
+        return std::max(multiple, static_cast<int64_t>(std::max(options.tolerance, 0.0) * static_cast<double>(fit)));
+    };
+    // Halvings left from a gap between `fit` and `failure` until it settles. The settled gap only
+    // grows with the fit and the gap only shrinks, so this never rises as the search goes on.
+    auto bisections_left = [&](int64_t fit, int64_t failure) {
+        const int64_t settled = settled_gap(fit);
+        return ceilLog2((failure - fit + settled - 1) / settled);
+    };
+    // The next size to try: halfway, moved to the nearest multiple when the gap holds one.
+    auto halfway = [&] {
+        const int64_t mid = low + (high - low) / 2;
+        const int64_t first = (low / multiple + 1) * multiple, last = (high - 1) / multiple * multiple;
+        return first <= last ? std::clamp((mid + multiple / 2) / multiple * multiple, first, last) : mid;
+    };
+    double shown = 0.0;  // the fraction last reported
     auto attempt = [&](int64_t b) {
         if (options.on_progress) {
             // Trials still to come, this one included, estimated so the fraction never falls: while
             // doubling, those left to the cap and the bisection a failure at the next doubling would
-            // need (log2 b: constant as b doubles); once bisecting, its steps left; at most the
-            // trials the search may still run.
+            // need; once bisecting, its halvings left; at most the trials the search may still run.
+            // A failure just past the multiple can leave more halvings (gap 1 below it) than the
+            // estimate held, so the fraction is also kept from falling.
             const int64_t done = static_cast<int64_t>(result.trials.size());
-            int64_t left = high > 0 ? ceilLog2(high - low) : ceilLog2((cap + b - 1) / b) + 1 + ceilLog2(b);
+            int64_t left = high > 0 ? bisections_left(low, high)
+                                    : ceilLog2((cap + b - 1) / b) + 1 + bisections_left(b, 2 * b);
             left = std::clamp<int64_t>(left, 1, std::max<int64_t>(options.max_trials - done, 1));
-            options.on_progress(static_cast<double>(done) / static_cast<double>(done + left),
-                                "trial " + std::to_string(result.trials.size() + 1) + ": batch " + std::to_string(b));
+            shown = std::max(shown, static_cast<double>(done) / static_cast<double>(done + left));
+            options.on_progress(shown, "trial " + std::to_string(result.trials.size() + 1) + ": batch " + std::to_string(b));
         }
         BatchSizeTrial t = trial(b);
         result.trials.push_back(t);
@@ -114,8 +147,8 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
         }
         b = std::min(b * 2, cap);
     }
-    // Binary search between the last fit and the first failure.
-    while (high > 0 && high - low > 1 && may_continue()) attempt(low + (high - low) / 2);
+    // Binary search between the last fit and the first failure, until the gap settles.
+    while (high > 0 && high - low > settled_gap(low) && may_continue()) attempt(halfway());
     result.batch_size = low;
     result.first_failure = high;
     if (options.on_progress) options.on_progress(1.0, "done");

@@ -49,6 +49,12 @@ struct BatchSizeFinderOptions {
     int64_t steps_per_trial = 3;     // forward + backward + optimizer step, each a full batch
     int64_t memory_limit_bytes = 0;  // required on CPU (peak RSS); optional on CUDA (else VRAM)
     int64_t max_trials = 25;
+    // Where the bisection ends. Above this size it tries only multiples of it (tensor cores and
+    // vectorised kernels work in multiples of 8) and ends once the gap between the largest fit and
+    // the smallest failure is at most max(multiple_of, tolerance x the fit); below it, at a gap of 1.
+    // multiple_of 1 and tolerance 0 bisect to the exact batch, as Lightning's binsearch does.
+    int64_t multiple_of = 8;
+    double tolerance = 0.05;
     std::function<void(const BatchSizeTrial&)> on_trial;  // each trial as it ends
     FinderProgress on_progress;
     std::function<void(const std::string&)> on_log;       // setup messages (text tokenising, ...)
@@ -67,8 +73,13 @@ struct BatchSizeResult {
     bool stopped = false;
 };
 
+// How the bisection ends, in words: "bisecting to the exact batch", "bisecting in multiples of 8
+// to within 5% (at least 8)".
+std::string settlingText(const BatchSizeFinderOptions& options);
+
 // Doubles the batch from start_batch until a trial fails, then bisects between the last fit and
-// the first failure (Lightning's "power" then "binsearch"), each trial at the config's precision
+// the first failure (Lightning's "power" then "binsearch") until the gap settles (multiple_of,
+// tolerance), each trial at the config's precision
 // and strategy. Out-of-memory in a trial is caught, everything freed, and the trial recorded as
 // failing. Throws FinderError.
 BatchSizeResult findBatchSize(const ExperimentConfig& config, const BatchSizeFinderOptions& options,

@@ -61,6 +61,7 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QRegularExpression(R"(\n\s+32\s+fits\s)")), qPrintable(r.out));
         QVERIFY2(r.out.contains("Largest batch that fits: 48"), qPrintable(r.out));
         QVERIFY(r.out.contains("--set trainer.batch_size=48"));
+        QVERIFY2(r.out.contains("bisecting in multiples of 8 to within 5% (at least 8)"), qPrintable(r.out));
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject config = QJsonDocument::fromJson(f.readAll()).object();
@@ -115,6 +116,24 @@ private Q_SLOTS:
         QVERIFY(trials(r.out).size() >= 3);
         QCOMPARE(trials(log), trials(r.out));
 #endif
+    }
+
+    // --multiple-of and --tolerance say where the bisection ends, and the header says it back;
+    // a tolerance past one half, or a multiple of 0, is refused before anything runs.
+    void bisectionSettingsAreReadAndChecked() {
+        const CliResult exact = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB", "--max-batch", "8",
+                                                "--steps", "1", "--multiple-of", "1", "--tolerance", "0"} + small());
+        QVERIFY2(exact.exit_code == 0, qPrintable(exact.out));
+        QVERIFY2(exact.out.contains("bisecting to the exact batch"), qPrintable(exact.out));
+        const CliResult sixteen = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB", "--max-batch",
+                                                  "8", "--steps", "1", "--multiple-of", "16", "--tolerance", "0.1"} +
+                                      small());
+        QVERIFY2(sixteen.out.contains("bisecting in multiples of 16 to within 10% (at least 16)"), qPrintable(sixteen.out));
+        for (const QStringList& bad : {QStringList{"--tolerance", "0.9"}, QStringList{"--multiple-of", "0"}}) {
+            const CliResult r = cli(QStringList{"tune", "--batch-size", "--memory-limit", "64GiB"} + bad + small());
+            QVERIFY2(r.exit_code != 0 && r.out.contains(bad.first()), qPrintable(bad.join(' ') + ": " + r.out));
+            QVERIFY2(!r.out.contains("Batch-size finder:"), qPrintable(r.out));
+        }
     }
 
     void batchSizeOnCpuNeedsAMemoryLimit() {

@@ -11,16 +11,18 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace hearth::ui {
 
 BatchSizeFinderDialog::BatchSizeFinderDialog(const hearth::ExperimentConfig& config, bool cuda, QWidget* parent)
     : FinderDialog(config, tr("Find Batch Size"),
                    tr("Doubles the batch size until a trial of a few real training steps runs out of memory, then "
                       "bisects between the last batch that fit and the first that did not, at the experiment's "
-                      "precision. The model you then train is not changed."),
+                      "precision, until the gap is small. The model you then train is not changed."),
                    parent),
       m_cuda(cuda), m_limit(new QLineEdit), m_maxBatch(new QSpinBox), m_steps(new QSpinBox),
-      m_table(new QTableWidget(0, 5))
+      m_multiple(new QSpinBox), m_tolerance(new QSpinBox), m_table(new QTableWidget(0, 5))
 {
     setObjectName(QStringLiteral("batchSizeFinderDialog"));
     if (cuda) {
@@ -35,9 +37,21 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const hearth::ExperimentConfig& con
     m_maxBatch->setValue(0);
     m_steps->setRange(1, 100);
     m_steps->setValue(3);
+    const hearth::BatchSizeFinderOptions defaults;
+    m_multiple->setRange(1, 1024);
+    m_multiple->setValue(static_cast<int>(defaults.multiple_of));
+    m_multiple->setToolTip(tr("Past this size the bisection tries only its multiples (GPU kernels work in multiples "
+                              "of 8) and stops at a gap of at most this. 1 with 0 % finds the exact batch."));
+    m_tolerance->setRange(0, 50);
+    m_tolerance->setSuffix(tr(" %"));
+    m_tolerance->setValue(static_cast<int>(std::lround(defaults.tolerance * 100.0)));
+    m_tolerance->setToolTip(tr("The bisection stops once the gap between the largest fit and the first failure is "
+                               "at most this share of the fit: fewer of the slowest trials."));
     settingsLayout()->addRow(cuda ? tr("Memory limit (optional):") : tr("Memory limit:"), m_limit);
     settingsLayout()->addRow(tr("Largest batch to try:"), m_maxBatch);
     settingsLayout()->addRow(tr("Steps per trial:"), m_steps);
+    settingsLayout()->addRow(tr("Batch sizes in multiples of:"), m_multiple);
+    settingsLayout()->addRow(tr("Stop within:"), m_tolerance);
 
     m_table->setHorizontalHeaderLabels({tr("Batch"), tr("Result"), tr("Peak memory"), tr("Time"), tr("Why")});
     m_table->verticalHeader()->setVisible(false);
@@ -64,6 +78,8 @@ QString BatchSizeFinderDialog::startFinder()
     }
     options.max_batch = m_maxBatch->value();
     options.steps_per_trial = m_steps->value();
+    options.multiple_of = m_multiple->value();
+    options.tolerance = m_tolerance->value() / 100.0;
     m_found = 0;
     m_table->setRowCount(0);
     runner()->startBatchSize(m_config, options);

@@ -1,6 +1,6 @@
 #pragma once
 // BatchSizeFinderDialog: "Run → Find Batch Size…": the search's settings (the memory a trial may
-// use: required on CPU, where peak RSS stands in for GPU memory), every trial as it ends, the
+// use: required on CPU, where peak RSS stands in for GPU memory; where the bisection ends), every trial as it ends, the
 // largest batch that fits, and Apply, which sets trainer.batch_size in the form.
 
 #include "ui/tune/FinderDialog.h"
@@ -23,6 +23,8 @@ public:
     QLineEdit* memoryLimitField() const { return m_limit; }
     QSpinBox* maxBatchField() const { return m_maxBatch; }
     QSpinBox* stepsField() const { return m_steps; }
+    QSpinBox* multipleField() const { return m_multiple; }
+    QSpinBox* toleranceField() const { return m_tolerance; }
     QTableWidget* trialsTable() const { return m_table; }
     int64_t found() const { return m_found; }
 
@@ -41,6 +43,8 @@ private:
     QLineEdit* m_limit;
     QSpinBox* m_maxBatch;
     QSpinBox* m_steps;
+    QSpinBox* m_multiple;
+    QSpinBox* m_tolerance;   // percent
     QTableWidget* m_table;
     int64_t m_found = 0;
 };

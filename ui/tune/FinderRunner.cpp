@@ -32,8 +32,10 @@ qint64 FinderRunner::processId() const
 
 bool FinderRunner::startBatchSize(const hearth::ExperimentConfig& config, const hearth::BatchSizeFinderOptions& options)
 {
-    QStringList args{"--batch-size", "--start-batch", QString::number(options.start_batch), "--steps",
-                     QString::number(options.steps_per_trial)};
+    QStringList args{"--batch-size",   "--start-batch", QString::number(options.start_batch),
+                     "--steps",        QString::number(options.steps_per_trial),
+                     "--multiple-of",  QString::number(options.multiple_of),
+                     "--tolerance",    number(options.tolerance)};
     if (options.max_batch > 0)
         args << "--max-batch" << QString::number(options.max_batch);
     if (options.memory_limit_bytes > 0)

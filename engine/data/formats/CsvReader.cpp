@@ -121,6 +121,7 @@ CsvTable parseCsv(const std::string& text, const std::string& path) {
 
 CsvTable readCsvFile(const std::string& path) {
     std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a folder, not a CSV file");
     if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw DataError(path + ": cannot open: " + std::generic_category().message(errno));

@@ -113,6 +113,8 @@ private Q_SLOTS:
                         "s.csv:2: unexpected character 'y' after a closing quote");
         VERIFY_CONTAINS(dataErrorOf([&] { hearth::readCsvFile(m_dir.path().toStdString() + "/nope.csv"); }),
                         "nope.csv: no such file");
+        QCOMPARE(dataErrorOf([&] { hearth::readCsvFile(m_dir.path().toStdString()); }),
+                 m_dir.path() + ": is a folder, not a CSV file");
     }
 
     void duplicateColumnsAndEmptyLabelsAreRejected() {

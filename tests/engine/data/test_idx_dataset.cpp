@@ -226,6 +226,9 @@ private Q_SLOTS:
         const QString nowhere = m_dir.path() + "/does-not-exist";
         VERIFY_CONTAINS(dataErrorOf([&] { IdxDataset::load(nowhere.toStdString(), IdxDataset::Split::Train); }),
                         nowhere + ": IDX data folder does not exist");
+        const std::string file = folder.toStdString() + "/t10k-images-idx3-ubyte";
+        VERIFY_CONTAINS(dataErrorOf([&] { IdxDataset::load(file, IdxDataset::Split::Test); }),
+                        QString::fromStdString(file) + ": is a file; IDX data is the folder");
     }
 };
 

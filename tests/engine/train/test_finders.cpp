@@ -57,6 +57,23 @@ const BatchSizeTrial* trialOf(const BatchSizeResult& r, int64_t batch) {
     return nullptr;
 }
 
+// Checks one search's progress fractions (batchSearchProgressAlwaysGrows).
+void checkProgressGrows(int64_t multiple, int64_t cap, int64_t limit, const std::atomic<bool>& stop) {
+    std::vector<double> fractions;
+    BatchSizeFinderOptions options;
+    options.multiple_of = multiple;
+    options.on_progress = [&](double fraction, const std::string&) { fractions.push_back(fraction); };
+    searchBatchSizes(2, cap, "cap", options, [&](int64_t b) {
+        return BatchSizeTrial{b, b <= limit, 0, 0.0, ""};
+    }, stop);
+    const QString where =
+        QString("multiple %1, cap %2, limit %3: %4").arg(multiple).arg(cap).arg(limit).arg(fractions.size());
+    QVERIFY2(fractions.size() >= 2 && fractions.back() == 1.0, qPrintable(where));
+    for (size_t i = 1; i < fractions.size(); ++i)
+        QVERIFY2(fractions[i] > fractions[i - 1] && fractions[i] <= 1.0,
+                 qPrintable(where + QString(": %1 after %2").arg(fractions[i]).arg(fractions[i - 1])));
+}
+
 }  // namespace
 
 class TestFinders : public QObject {
@@ -76,9 +93,12 @@ private Q_SLOTS:
         m_csv = testing::writeBlobCsv(m_dir.filePath("blobs.csv").toStdString(), 600);
     }
 
-    void searchDoublesThenBisects() {
+    // multiple_of 1 and tolerance 0: the exact batch, as Lightning's binsearch finds it.
+    void searchDoublesThenBisectsToTheExactBatch() {
         std::vector<int64_t> tried;
         BatchSizeFinderOptions options;
+        options.multiple_of = 1;
+        options.tolerance = 0.0;
         std::atomic<bool> stop{false};
         const auto result = searchBatchSizes(2, 1000, "cap", options, [&](int64_t b) {
             tried.push_back(b);
@@ -102,29 +122,64 @@ private Q_SLOTS:
         QCOMPARE(capped.bound, std::string("the cap"));
     }
 
-    // The progress bar never goes back: the fraction before each trial grows, through the doubling,
-    // the first failure and the bisection, for any place the memory runs out, and ends at 1.
-    void batchSearchProgressNeverFalls() {
+    // By default the bisection tries multiples of 8 and ends once the gap is at most
+    // max(8, 5% of the fit): fewer of the largest (slowest) trials, for any place the memory runs out.
+    // Below 8 it still bisects to the exact batch, so a model where only batch 3 fits finds 3.
+    void searchSettlesOnAMultipleWithinTheTolerance() {
         std::atomic<bool> stop{false};
-        for (const int64_t cap : {int64_t{1000}, int64_t{55000}, int64_t{48}}) {
-            for (const int64_t limit : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{300}, int64_t{4096},
-                                        int64_t{5000}, int64_t{60000}}) {
-                std::vector<double> fractions;
-                BatchSizeFinderOptions options;
-                options.on_progress = [&](double fraction, const std::string&) { fractions.push_back(fraction); };
-                searchBatchSizes(2, cap, "cap", options, [&](int64_t b) {
-                    BatchSizeTrial t;
-                    t.batch_size = b;
-                    t.fits = b <= limit;
-                    return t;
-                }, stop);
-                const QString where = QString("cap %1, limit %2: %3").arg(cap).arg(limit).arg(fractions.size());
-                QVERIFY2(fractions.size() >= 2 && fractions.back() == 1.0, qPrintable(where));
-                for (size_t i = 1; i < fractions.size(); ++i)
-                    QVERIFY2(fractions[i] >= fractions[i - 1] && fractions[i] <= 1.0,
-                             qPrintable(where + QString(": %1 after %2").arg(fractions[i]).arg(fractions[i - 1])));
+        const BatchSizeFinderOptions defaults;
+        BatchSizeFinderOptions exact;
+        exact.multiple_of = 1;
+        exact.tolerance = 0.0;
+        exact.max_trials = 100;  // at 50001 the exact search needs 31 trials, past the default 25
+        for (const int64_t limit : {int64_t{3}, int64_t{5}, int64_t{12}, int64_t{300}, int64_t{3000}, int64_t{4095},
+                                    int64_t{50001}}) {
+            std::vector<int64_t> tried;
+            auto fits_under_limit = [&](int64_t b) {
+                tried.push_back(b);
+                return BatchSizeTrial{b, b <= limit, 0, 0.0, b <= limit ? "" : "out of memory"};
+            };
+            const auto found = searchBatchSizes(2, 60000, "cap", defaults, fits_under_limit, stop);
+            const size_t doubling = static_cast<size_t>(std::ceil(std::log2(static_cast<double>(limit + 1) / 2.0))) + 1;
+            const std::vector<int64_t> bisected(tried.begin() + static_cast<std::ptrdiff_t>(doubling), tried.end());
+            tried.clear();
+            const auto exact_found = searchBatchSizes(2, 60000, "cap", exact, fits_under_limit, stop);
+            const QString where = QString("limit %1: found %2, first failure %3, %4 trials (exact: %5)")
+                                      .arg(limit).arg(found.batch_size).arg(found.first_failure)
+                                      .arg(found.trials.size()).arg(exact_found.trials.size());
+            QCOMPARE(exact_found.batch_size, limit);
+            QVERIFY2(found.batch_size <= limit && found.first_failure > limit, qPrintable(where));
+            if (limit < 8) {
+                QVERIFY2(found.batch_size == limit && found.first_failure == limit + 1, qPrintable(where));
+                continue;
             }
+            QVERIFY2(found.batch_size % 8 == 0, qPrintable(where));
+            const double settled = std::max(8.0, 0.05 * static_cast<double>(found.batch_size));
+            QVERIFY2(static_cast<double>(found.first_failure - found.batch_size) <= settled, qPrintable(where));
+            for (const int64_t b : bisected)
+                QVERIFY2(b % 8 == 0, qPrintable(where + QString(": tried %1").arg(b)));
+            QVERIFY2(found.trials.size() < exact_found.trials.size(), qPrintable(where));
         }
+        // Past 160 the 5% rule ends the search: between 2048 and 4096 the exact search runs 11
+        // trials, this one 4.
+        const auto big = searchBatchSizes(2, 60000, "cap", defaults, [](int64_t b) {
+            return BatchSizeTrial{b, b <= 4095, 0, 0.0, ""};
+        }, stop);
+        QCOMPARE(big.trials.size(), size_t{12 + 4});
+    }
+
+    // The progress bar never goes back, and never stalls: the fraction before each trial grows,
+    // through the doubling, the first failure and the bisection, for any place the memory runs out,
+    // exact or settling on a multiple, and ends at 1.
+    void batchSearchProgressAlwaysGrows() {
+        std::atomic<bool> stop{false};
+        for (const int64_t multiple : {int64_t{1}, int64_t{8}})
+            for (const int64_t cap : {int64_t{1000}, int64_t{55000}, int64_t{48}})
+                for (const int64_t limit : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, int64_t{8}, int64_t{9},
+                                            int64_t{17}, int64_t{300}, int64_t{4096}, int64_t{5000}, int64_t{60000}}) {
+                    checkProgressGrows(multiple, cap, limit, stop);
+                    if (QTest::currentTestFailed()) return;
+                }
     }
 
     // The limit sits between the measured peaks of batch 256 and 512, so the search must end
@@ -157,7 +212,11 @@ private Q_SLOTS:
         QVERIFY2(found.batch_size >= 256 && found.batch_size < 1024,
                  qPrintable(QString("limit %1 MiB; first search %2; second %3")
                                 .arg(limited.memory_limit_bytes >> 20).arg(trialsText(measured), trialsText(found))));
-        QCOMPARE(found.first_failure, found.batch_size + 1);
+        // Settled as by default: on a multiple of 8, the failure at most max(8, 5% of it) above.
+        QCOMPARE(found.batch_size % 8, int64_t{0});
+        QVERIFY2(found.first_failure > found.batch_size &&
+                     found.first_failure - found.batch_size <= std::max<int64_t>(8, found.batch_size / 20),
+                 qPrintable(trialsText(found)));
         const auto* fit = trialOf(found, found.batch_size);
         const auto* over = trialOf(found, found.first_failure);
         QVERIFY(fit && over);
@@ -165,7 +224,7 @@ private Q_SLOTS:
         QVERIFY(!over->fits && over->peak_bytes > limited.memory_limit_bytes);
         QVERIFY2(QString::fromStdString(over->failure).contains("> limit"), over->failure.c_str());
         QCOMPARE(reported.size(), found.trials.size());
-        QVERIFY(found.trials.size() <= 13);  // 128 to 1024 doubling, then halving a gap of at most 512
+        QVERIFY(found.trials.size() <= 10);  // 128 to 1024 doubling, then halving a gap of at most 512 to 12
     }
 
     void outOfMemoryTrialIsRecordedAndSearchContinues() {
@@ -175,6 +234,8 @@ private Q_SLOTS:
         options.memory_limit_bytes = int64_t{1} << 40;
         options.max_batch = 256;
         options.steps_per_trial = 1;
+        options.multiple_of = 1;  // bisect to the exact batch, 100
+        options.tolerance = 0.0;
         options.before_step = [](int64_t b) {
             TORCH_CHECK_WITH(OutOfMemoryError, b <= 100, "CUDA out of memory. Tried to allocate 2.00 GiB (test)");
         };

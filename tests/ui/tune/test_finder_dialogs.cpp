@@ -123,6 +123,12 @@ private Q_SLOTS:
 
         dialog.memoryLimitField()->setText(QStringLiteral("64GiB"));
         dialog.maxBatchField()->setValue(48);
+        // The bisection's settings start at the engine's defaults and travel to hearth-cli, which
+        // refuses a flag it does not know: the search below would fail.
+        QCOMPARE(dialog.multipleField()->value(), 8);
+        QCOMPARE(dialog.toleranceField()->value(), 5);
+        dialog.multipleField()->setValue(16);
+        dialog.toleranceField()->setValue(10);
         dialog.stepsField()->setValue(1);
         dialog.start();
         QVERIFY(dialog.runner()->isRunning());
