@@ -3,6 +3,7 @@
 #include "storage/report/RunComparison.h"
 #include "storage/report/RunReport.h"
 #include "ui/widgets/Format.h"
+#include "ui/widgets/SortHeader.h"
 
 #include <QHeaderView>
 #include <QObject>
@@ -73,6 +74,7 @@ QTableWidget* makeCompareTable(const QString& objectName)
 {
     auto* t = new QTableWidget;
     t->setObjectName(objectName);
+    t->setHorizontalHeader(new SortHeader(t));   // the arrow's room only in the sorted column
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->verticalHeader()->hide();

@@ -2,6 +2,7 @@
 
 #include "ui/history/HistoryModel.h"
 #include "ui/widgets/Format.h"
+#include "ui/widgets/SortHeader.h"
 #include "ui/widgets/ValidatedField.h"
 
 #include <QComboBox>
@@ -35,6 +36,7 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     m_filter->setSourceModel(m_model);
     m_table->setObjectName(QStringLiteral("historyTable"));
     m_table->setModel(m_filter);
+    m_table->setHorizontalHeader(new SortHeader(m_table));   // before sorting turns the arrow on
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(HistoryModel::Id, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -185,6 +185,40 @@ private Q_SLOTS:
                  QString::fromStdString(longName));
     }
 
+    // Only the sorted column keeps room for the sort arrow (QHeaderView gives it to every column,
+    // about 25 px each): the number columns are as wide as their header text, and a column the user
+    // sorts by grows to fit the arrow beside its text.
+    void onlyTheSortedColumnKeepsRoomForTheArrow()
+    {
+        HistoryView view(m_db);
+        view.resize(1400, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTRY_VERIFY(view.model()->hasLoaded());
+        QTableView* table = view.table();
+        QTableView plain;   // Qt's own header on the same rows
+        plain.setModel(table->model());
+        plain.setSortingEnabled(true);
+        plain.sortByColumn(HistoryModel::Id, Qt::DescendingOrder);
+        plain.resizeColumnsToContents();
+        const auto widths = [&](int column) {
+            return QStringLiteral("column %1: %2 px here, %3 px with Qt's header")
+                .arg(column).arg(table->columnWidth(column)).arg(plain.columnWidth(column));
+        };
+        for (const int column : {int(HistoryModel::TrainTime), int(HistoryModel::BestVal), int(HistoryModel::TestAcc),
+                                 int(HistoryModel::PeakMemory)})
+            QVERIFY2(table->columnWidth(column) <= plain.columnWidth(column) - 15, qPrintable(widths(column)));
+        QVERIFY2(table->columnWidth(HistoryModel::Id) >= plain.columnWidth(HistoryModel::Id),
+                 qPrintable(widths(HistoryModel::Id)));
+
+        table->horizontalHeader()->setSortIndicator(HistoryModel::BestVal, Qt::AscendingOrder);   // a click
+        plain.sortByColumn(HistoryModel::BestVal, Qt::AscendingOrder);
+        plain.resizeColumnsToContents();
+        QVERIFY2(table->columnWidth(HistoryModel::BestVal) >= plain.columnWidth(HistoryModel::BestVal),
+                 qPrintable(widths(HistoryModel::BestVal)));
+        QCOMPARE(table->horizontalHeader()->sortIndicatorSection(), int(HistoryModel::BestVal));
+    }
+
     // The header's menu hides a column; it stays hidden in the saved header state, and a fit
     // leaves it hidden. ID and Name cannot be hidden.
     void hiddenColumnsStayHiddenAcrossSessions()
