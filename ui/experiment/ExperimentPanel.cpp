@@ -5,12 +5,14 @@
 #include "ui/widgets/Format.h"
 #include "ui/widgets/ValidatedField.h"
 
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -110,6 +112,14 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     layout->addLayout(runRow);
 
     connect(m_form, &ExperimentForm::changed, this, &ExperimentPanel::revalidate);
+    // A path check that outlived its patience has returned: check again, on the GUI thread.
+    m_inputCheck.setOnLateResult([panel = QPointer<ExperimentPanel>(this)] {
+        if (QCoreApplication* app = QCoreApplication::instance())
+            QMetaObject::invokeMethod(app, [panel] {
+                if (panel)
+                    panel->revalidate();
+            }, Qt::QueuedConnection);
+    });
     rebuildRecentMenu();
     revalidate();
 }
@@ -131,8 +141,8 @@ void ExperimentPanel::revalidate()
     for (auto& issue : hearth::validate(cfg, m_caps))
         issues.push_back(std::move(issue));
     // A path that is not there (or not of its kind) is marked at its field now, not reported by a
-    // failed run later.
-    for (auto& issue : hearth::inputProblems(cfg))
+    // failed run later; a file system that does not answer is said so, and the window goes on.
+    for (auto& issue : m_inputCheck.problems(cfg))
         issues.push_back(std::move(issue));
     const auto unmatched = m_form->showIssues(issues);
     m_issueLines.clear();

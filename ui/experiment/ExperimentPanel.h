@@ -4,6 +4,7 @@
 // messages, and the Start / Stop buttons.
 
 #include "engine/config/ExperimentConfig.h"
+#include "ui/experiment/InputCheck.h"
 #include "ui/session/MetaTypes.h"   // ExperimentConfig travels in a signal
 
 #include <QStringList>
@@ -71,6 +72,7 @@ private:
     QPushButton* m_ladder;
     QMenu* m_recentMenu;
     hearth::DeviceCapabilities m_caps;
+    InputCheck m_inputCheck;   // the paths, off the GUI thread
     QStringList m_issueLines;
     QString m_file;
     bool m_valid = true;

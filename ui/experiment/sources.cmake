@@ -5,4 +5,5 @@ target_sources(hearth_ui PRIVATE
   experiment/ConfigDiff.h experiment/ConfigDiff.cpp
   experiment/ExperimentForm.h experiment/ExperimentForm.cpp experiment/ExperimentFormBinding.cpp
   experiment/ExperimentPanel.h experiment/ExperimentPanel.cpp
+  experiment/InputCheck.h experiment/InputCheck.cpp
   experiment/LadderPlanDialog.h experiment/LadderPlanDialog.cpp)

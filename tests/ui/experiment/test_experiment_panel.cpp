@@ -6,6 +6,7 @@
 #include "engine/config/DeviceInfo.h"
 #include "ui/experiment/ExperimentForm.h"
 #include "ui/experiment/ExperimentPanel.h"
+#include "ui/experiment/InputCheck.h"
 #include "ui/session/DeviceProbe.h"
 #include "ui/session/MetaTypes.h"
 #include "ui/widgets/ValidatedField.h"
@@ -26,7 +27,10 @@
 #include <QWheelEvent>
 #include <QTest>
 
+#include <atomic>
 #include <functional>
+#include <future>
+#include <memory>
 
 using hearth::ui::ExperimentForm;
 using hearth::ui::ExperimentPanel;
@@ -689,6 +693,65 @@ private Q_SLOTS:
         QCOMPARE(stop.count(), 1);
         panel.setRunning(false);
         QVERIFY(panel.startButton()->isEnabled());
+    }
+
+    // The form's path check on a file system that does not answer (a hung network mount): the
+    // call returns after its patience with one issue saying so, no second check piles up behind
+    // the first, and once the first returns the owner hears of it and the next call checks again.
+    void aPathCheckThatHangsIsReportedAndTheFormGoesOn()
+    {
+        // Shared with the check's thread, which outlives this test if it fails before the release.
+        std::promise<void> release;
+        const std::shared_future<void> released = release.get_future().share();
+        const auto calls = std::make_shared<std::atomic<int>>(0);
+        const auto late = std::make_shared<std::atomic<bool>>(false);
+        hearth::ui::InputCheck check(std::chrono::milliseconds(50), [released, calls](const hearth::ExperimentConfig& config) {
+            ++*calls;
+            released.wait();
+            return std::vector<hearth::ConfigIssue>{{"data.path", "no such file or folder: " + config.data.path}};
+        });
+        check.setOnLateResult([late] { *late = true; });
+        hearth::ExperimentConfig config;
+        config.data.path = "/mnt/nfs/fashion-mnist";
+
+        auto issues = check.problems(config);
+        QCOMPARE(issues.size(), size_t{1});
+        QCOMPARE(issues[0].key, std::string("data.path"));
+        QVERIFY2(QString::fromStdString(issues[0].message).contains("did not answer within 50 ms while checking "
+                                                                    "/mnt/nfs/fashion-mnist"),
+                 issues[0].message.c_str());
+        QVERIFY(check.hung());
+        issues = check.problems(config);   // still hung: said again at once, no second check
+        QCOMPARE(issues.size(), size_t{1});
+        QVERIFY(QString::fromStdString(issues[0].message).contains("did not answer"));
+        QCOMPARE(calls->load(), 1);
+        QVERIFY(!late->load());
+
+        release.set_value();
+        QTRY_VERIFY(late->load());
+        QVERIFY(!check.hung());
+        issues = check.problems(config);   // answers now: the checker's own result
+        QCOMPARE(calls->load(), 2);
+        QCOMPARE(issues.size(), size_t{1});
+        QCOMPARE(issues[0].message, std::string("no such file or folder: /mnt/nfs/fashion-mnist"));
+    }
+
+    // A path check that answers in time is the checker's answer, and a checker that throws is a
+    // message under data.path rather than a crash.
+    void aPathCheckInTimeIsTheCheckersAnswer()
+    {
+        hearth::ui::InputCheck check(std::chrono::milliseconds(10000));
+        hearth::ExperimentConfig config;
+        config.data.kind = "csv";
+        config.data.path = QDir::tempPath().toStdString();
+        const auto issues = check.problems(config);
+        QCOMPARE(issues.size(), size_t{1});
+        QVERIFY2(QString::fromStdString(issues[0].message).contains("is a folder"), issues[0].message.c_str());
+        hearth::ui::InputCheck throwing(std::chrono::milliseconds(10000), [](const hearth::ExperimentConfig&)
+                                            -> std::vector<hearth::ConfigIssue> { throw std::runtime_error("EIO"); });
+        const auto thrown = throwing.problems(config);
+        QCOMPARE(thrown.size(), size_t{1});
+        QCOMPARE(thrown[0].message, std::string("could not check the paths: EIO"));
     }
 };
 
