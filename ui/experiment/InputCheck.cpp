@@ -15,6 +15,7 @@ struct InputCheck::Shared {
     bool running = false;
     bool late = false;   // the caller stopped waiting for the running check
     std::optional<std::vector<hearth::ConfigIssue>> result;
+    std::string checked;   // the config the last check was given (configToJson)
     std::function<void()> on_late_result;
 };
 
@@ -50,12 +51,18 @@ bool InputCheck::hung() const
 
 std::vector<hearth::ConfigIssue> InputCheck::problems(const hearth::ExperimentConfig& config)
 {
+    const std::string json = hearth::configToJson(config, -1);
     std::unique_lock lock(m_shared->mutex);
     if (m_shared->running)   // an earlier check still hangs: do not pile up another behind it
         return {notAnswering(config, m_patience)};
+    // A late answer for this very config is the answer: the call its callback prompts does not
+    // start another check (on a mount that answers in a second, that would loop stall after stall).
+    if (m_shared->result && m_shared->checked == json)
+        return *std::exchange(m_shared->result, std::nullopt);
     m_shared->running = true;
     m_shared->late = false;
     m_shared->result.reset();
+    m_shared->checked = json;
     // Detached: a check stuck in the kernel cannot be joined, and it only touches its own copies.
     std::thread([shared = m_shared, checker = m_checker, config] {
         std::vector<hearth::ConfigIssue> issues;

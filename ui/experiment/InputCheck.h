@@ -4,7 +4,8 @@
 // caller waits at most `patience` for it: a local disk answers in microseconds, while a hung
 // network mount would otherwise freeze the window at every edit. A check that has not returned
 // is reported as one issue naming the paths; no second check starts while it hangs, and when it
-// does return, `onLateResult` is called (on the check's thread) so the caller can check again.
+// does return, `onLateResult` is called (on the check's thread) so the caller can ask again: the
+// next call for the same config takes that answer without checking again.
 
 #include "engine/config/ExperimentConfig.h"
 
@@ -22,7 +23,7 @@ public:
     explicit InputCheck(std::chrono::milliseconds patience = std::chrono::milliseconds(250),
                         Checker checker = hearth::inputProblems);
 
-    // The config's input problems, or the "did not answer" issue (see above).
+    // The config's input problems, or the "did not answer" issue (see above), or the late answer.
     std::vector<hearth::ConfigIssue> problems(const hearth::ExperimentConfig& config);
 
     // Called once a check that outlived its patience returns, on that check's thread.

@@ -1,7 +1,7 @@
 #pragma once
 // BatchSizeFinderDialog: "Run → Find Batch Size…": the search's settings (the memory a trial may
-// use: required on CPU, where peak RSS stands in for GPU memory; where the bisection ends), every trial as it ends, the
-// largest batch that fits, and Apply, which sets trainer.batch_size in the form.
+// use: required on CPU, where peak RSS stands in for GPU memory; where the bisection ends), every
+// trial as it ends, the largest batch that fits, and Apply, which sets trainer.batch_size in the form.
 
 #include "ui/tune/FinderDialog.h"
 
