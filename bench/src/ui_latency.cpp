@@ -5,8 +5,12 @@
 //     how late the GUI event loop serves it. Target: p99 < 16 ms (one frame at 60 Hz).
 //  2. A QCustomPlot graph with 1,000,000 points (adaptive sampling) is replotted at full view
 //     and zoomed in. Target: < 33 ms per replot (30 fps).
+//  3. An edit of the experiment form: the whole re-validation (ExperimentPanel::setConfig) and the
+//     path check alone, on the GUI thread (InputCheck, on its own thread) and directly.
 // Usage: QT_QPA_PLATFORM=offscreen ui_latency [--samples N] [--epochs N] [--threads N]
 #include "engine/config/ExperimentConfig.h"
+#include "ui/experiment/ExperimentPanel.h"
+#include "ui/experiment/InputCheck.h"
 #include "ui/live/LivePlots.h"
 #include "ui/live/LiveView.h"
 #include "ui/session/TrainingSession.h"
@@ -25,6 +29,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -176,6 +181,37 @@ void replotMillionPoints()
     std::printf("  zoomed 5%%   p50 %.2f ms   max %.2f ms\n", percentile(zoomed, 0.5), percentile(zoomed, 1.0));
 }
 
+// Microseconds per call of `f`, over `calls` calls, for each of `repeats` repeats.
+template <typename F>
+std::vector<double> microsPerCall(int repeats, int calls, F&& f)
+{
+    std::vector<double> us;
+    for (int r = 0; r < repeats; ++r) {
+        QElapsedTimer t;
+        t.start();
+        for (int i = 0; i < calls; ++i)
+            f();
+        us.push_back(t.nsecsElapsed() / 1e3 / calls);
+    }
+    return us;
+}
+
+void formEdit()
+{
+    const hearth::ExperimentConfig config;   // the built-in data: its folder is there
+    hearth::ui::InputCheck check;
+    hearth::ui::ExperimentPanel panel;
+    const auto direct = microsPerCall(5, 2000, [&] { hearth::inputProblems(config); });
+    const auto checked = microsPerCall(5, 2000, [&] { check.problems(config); });
+    const auto edit = microsPerCall(5, 200, [&] { panel.setConfig(config); });
+    std::printf("an edit of the experiment form (median of 5 repeats, min-max):\n");
+    for (const auto& [what, us] : {std::pair{"inputProblems, directly", &direct},
+                                   std::pair{"InputCheck::problems   ", &checked},
+                                   std::pair{"whole re-validation    ", &edit}})
+        std::printf("  %s %8.1f us  (%.1f-%.1f)\n", what, percentile(*us, 0.5), percentile(*us, 0.0),
+                    percentile(*us, 1.0));
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -207,5 +243,6 @@ int main(int argc, char** argv)
         std::printf("  ticks later than 16 ms: %zu; GUI thread busy during them: p50 %.0f %% of the gap (the rest: "
                     "waiting for a CPU)\n", r.busyShare.size(), 100 * percentile(r.busyShare, 0.5));
     replotMillionPoints();
+    formEdit();
     return 0;
 }

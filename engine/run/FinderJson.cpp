@@ -59,7 +59,7 @@ json toJson(const Line& line) {
                         {"first_failure", r.first_failure}, {"trials", trials},
                         {"device", r.device},               {"limit", r.limit},
                         {"baseline_bytes", r.baseline_bytes}, {"bound", r.bound},
-                        {"stopped", r.stopped}};
+                        {"settling", r.settling},           {"stopped", r.stopped}};
         }
         json operator()(const LrFinderResult& r) const {
             json points = json::array();
@@ -90,6 +90,7 @@ Line fromJson(const json& j, const std::string& kind) {
         r.limit = j.value("limit", std::string());
         r.baseline_bytes = j.value("baseline_bytes", int64_t{0});
         r.bound = j.value("bound", std::string());
+        r.settling = j.value("settling", std::string());
         r.stopped = j.value("stopped", false);
         return r;
     }

@@ -82,6 +82,7 @@ BatchSizeResult searchBatchSizes(int64_t start, int64_t cap, const std::string& 
                                  const BatchSizeFinderOptions& options,
                                  const std::function<BatchSizeTrial(int64_t)>& trial, const std::atomic<bool>& stop) {
     BatchSizeResult result;
+    result.settling = settlingText(options);
     int64_t low = 0, high = 0;  // the largest fit and the smallest failure so far (0: none yet)
     auto may_continue = [&] {
         if (stop.load()) {

@@ -70,6 +70,7 @@ struct BatchSizeResult {
     std::string limit;          // what a trial had to fit into
     int64_t baseline_bytes = 0; // CPU: the process's RSS before the first trial (data, model, runtime)
     std::string bound;          // why the search did not go higher, when not a failure
+    std::string settling;       // where the bisection ended (settlingText of the options)
     bool stopped = false;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // InputCheck: the form's check of the files and folders an experiment names (inputProblems), with
-// the GUI thread never stuck behind the file system. The check runs on its own thread and the
-// caller waits at most `patience` for it: a local disk answers in microseconds, while a hung
+// the GUI thread never stuck behind the file system. The check runs on a thread of its own (one
+// for the InputCheck's life) and the caller waits at most `patience` for it: a local disk answers in microseconds, while a hung
 // network mount would otherwise freeze the window at every edit. A check that has not returned
 // is reported as one issue naming the paths; no second check starts while it hangs, and when it
 // does return, `onLateResult` is called (on the check's thread) so the caller can ask again: the
@@ -22,6 +22,9 @@ public:
 
     explicit InputCheck(std::chrono::milliseconds patience = std::chrono::milliseconds(250),
                         Checker checker = hearth::inputProblems);
+    ~InputCheck();
+    InputCheck(const InputCheck&) = delete;
+    InputCheck& operator=(const InputCheck&) = delete;
 
     // The config's input problems, or the "did not answer" issue (see above), or the late answer.
     std::vector<hearth::ConfigIssue> problems(const hearth::ExperimentConfig& config);
@@ -29,14 +32,10 @@ public:
     // Called once a check that outlived its patience returns, on that check's thread.
     void setOnLateResult(std::function<void()> callback);
 
-    // A check is still running past its patience.
-    bool hung() const;
-
 private:
     struct Shared;
     std::chrono::milliseconds m_patience;
-    Checker m_checker;
-    std::shared_ptr<Shared> m_shared;   // also held by a running check's thread
+    std::shared_ptr<Shared> m_shared;   // also held by the check's thread
 };
 
 }  // namespace hearth::ui

@@ -117,7 +117,8 @@ bool BatchSizeFinderDialog::showResult()
         text += QLatin1Char(' ') + tr("(%1 does not)").arg(result->first_failure);
     else if (!result->bound.empty())
         text += QLatin1Char(' ') + tr("(bounded by %1)").arg(qstr(result->bound));
-    text += QLatin1Char('\n') + tr("Limit: %1 on %2.").arg(qstr(result->limit), qstr(result->device));
+    text += QLatin1Char('\n') + tr("Limit: %1 on %2; %3.").arg(qstr(result->limit), qstr(result->device),
+                                                             qstr(result->settling));
     if (result->stopped)
         text += QLatin1Char(' ') + tr("Stopped before the end.");
     setStatus(text);

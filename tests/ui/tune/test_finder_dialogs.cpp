@@ -123,8 +123,7 @@ private Q_SLOTS:
 
         dialog.memoryLimitField()->setText(QStringLiteral("64GiB"));
         dialog.maxBatchField()->setValue(48);
-        // The bisection's settings start at the engine's defaults and travel to hearth-cli, which
-        // refuses a flag it does not know: the search below would fail.
+        // The bisection's settings start at the engine's defaults and travel to hearth-cli.
         QCOMPARE(dialog.multipleField()->value(), 8);
         QCOMPARE(dialog.toleranceField()->value(), 5);
         dialog.multipleField()->setValue(16);
@@ -140,6 +139,10 @@ private Q_SLOTS:
         QCOMPARE(dialog.trialsTable()->item(5, 0)->text(), QStringLiteral("48"));
         QCOMPARE(dialog.trialsTable()->item(5, 1)->text(), QStringLiteral("fits"));
         QVERIFY(dialog.statusLabel()->text().contains(QStringLiteral("Largest batch that fits: 48")));
+        // The search ran with the dialog's settings, as hearth-cli reports them back.
+        QVERIFY2(dialog.statusLabel()->text().contains(
+                     QStringLiteral("bisecting in multiples of 16 to within 10% (at least 16)")),
+                 qPrintable(dialog.statusLabel()->text()));
         QVERIFY(dialog.applyButton()->isEnabled());
         QTest::mouseClick(dialog.applyButton(), Qt::LeftButton);
         QCOMPARE(applied.count(), 1);
