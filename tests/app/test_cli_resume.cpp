@@ -29,8 +29,11 @@ using hearth::test::CliResult;
 
 namespace {
 
+// The default CNN at an eighth of its width ([8,16] channels): the same layers (convolutions,
+// BatchNorm with its running statistics, dropout with its generator) in a quarter of the time.
 QStringList experiment(const QString& name, int workers) {
     return {"--set", "name=" + name, "--set", "data.limit=2400", "--set", "trainer.max_epochs=2",
+            "--set", "model.channels=[8,16]",
             "--set", "trainer.batch_size=32", "--set", "trainer.deterministic=true",
             "--set", "trainer.log_every_n_steps=1", "--set", "trainer.num_workers=" + QString::number(workers),
             "--set", "trainer.safety_checkpoint.every_n_steps=4", "--set", "trainer.safety_checkpoint.keep_last=2"};
