@@ -51,6 +51,12 @@ public:
     void addSkippedSteps(int64_t n) { skipped_steps_ += n; }
     // No micro-batch since the last StepMetrics.
     bool intervalEmpty() const { return meter_.empty(); }
+    // An epoch's training starts: an empty interval's clock starts now, so the time since the
+    // last logged step (the previous epoch's validation, its checkpoint, the store's epoch
+    // writes) does not count as training in the next step's samples/s, step time and TFLOP/s.
+    void startEpoch() {
+        if (meter_.empty()) interval_start_ = Clock::now();
+    }
     // This rank's totals of the interval (one sync), and its samples/s over it.
     MeterTotals intervalTotals() const { return meter_.read(); }
     double localSamplesPerSec(const MeterTotals& local) const;

@@ -278,6 +278,7 @@ bool Trainer::trainEpoch(int64_t first_batch) {
     EpochProgress& epoch = progress_.epoch;
     // A resumed epoch goes on from its next micro-batch, its clock counting the time before.
     epoch_start_ = secondsAgo(epoch.train_time_s);
+    metrics_.startEpoch();
     progress_.loop.batch_in_epoch = first_batch;
     train_loader_->startEpoch(progress_.loop.epoch, first_batch);
     forEachCallback([this](Callback& c) { c.onTrainEpochStart(*this); });
