@@ -60,6 +60,29 @@ std::vector<ProfilePart> memoryParts(const MemoryBreakdown& m) {
     };
 }
 
+std::vector<std::string> memoryPartLabels(const std::vector<const MemoryBreakdown*>& runs) {
+    std::vector<std::vector<std::string>> names;
+    for (const MemoryBreakdown* m : runs) {
+        if (!m) continue;
+        const auto parts = memoryParts(*m);
+        names.resize(parts.size());
+        for (size_t i = 0; i < parts.size(); ++i)
+            if (std::find(names[i].begin(), names[i].end(), parts[i].label) == names[i].end())
+                names[i].push_back(parts[i].label);
+    }
+    std::vector<std::string> labels;
+    if (names.empty()) {
+        for (const auto& p : memoryParts(MemoryBreakdown{})) labels.push_back(p.label);
+        return labels;
+    }
+    for (const auto& n : names) {
+        std::string joined;
+        for (const auto& name : n) joined += (joined.empty() ? "" : " / ") + name;
+        labels.push_back(joined);
+    }
+    return labels;
+}
+
 std::vector<DeviceSummary> summarizeDevices(const std::vector<DeviceSample>& samples) {
     struct Acc {
         DeviceSummary s;

@@ -26,8 +26,14 @@ struct ProfilePart {
 // (the measured step time the timed sections do not cover), in the order a step runs them.
 std::vector<ProfilePart> breakdownParts(const StepBreakdown& b);
 
-// Parameters, gradients, optimizer state, activations, reserved-unused, other.
+// Parameters, gradients, optimizer state, activations, reserved-unused, CUDA graph pool, other.
 std::vector<ProfilePart> memoryParts(const MemoryBreakdown& m);
+
+// The memory parts' labels for several runs shown together (a table's rows, a chart's legend): a
+// part named by its device ("Reserved, unused" on a GPU, "Heap beyond tensors" on the host) takes
+// each name its runs use, in run order, joined by " / ". Null entries (runs without a breakdown)
+// are passed over; with none left, the host's names.
+std::vector<std::string> memoryPartLabels(const std::vector<const MemoryBreakdown*>& runs);
 
 // One device's samples over a run (one rank's view of one device).
 struct DeviceSummary {

@@ -192,7 +192,13 @@ std::string comparisonPageData(const ComparisonPage& page) {
     }
     json parts = json::array(), memory_parts = json::array();
     for (const auto& p : breakdownParts(StepBreakdown{})) parts.push_back({{"key", p.key}, {"label", p.label}});
-    for (const auto& p : memoryParts(MemoryBreakdown{})) memory_parts.push_back({{"key", p.key}, {"label", p.label}});
+    std::vector<const MemoryBreakdown*> memories;
+    memories.reserve(page.runs.size());
+    for (const auto& r : page.runs) memories.push_back(r.memory && !r.memory->device.empty() ? &*r.memory : nullptr);
+    const auto memory_labels = memoryPartLabels(memories);
+    const auto memory_keys = memoryParts(MemoryBreakdown{});
+    for (size_t i = 0; i < memory_keys.size(); ++i)
+        memory_parts.push_back({{"key", memory_keys[i].key}, {"label", memory_labels[i]}});
     size_t baseline_index = 0;
     for (size_t i = 0; i < page.runs.size(); ++i)
         if (page.runs[i].summary.id == page.baseline_id) baseline_index = i;

@@ -321,12 +321,19 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     }
     const bool any_memory = std::any_of(runs.begin(), runs.end(), [](const StoredRun& r) { return r.memory.has_value(); });
     if (any_memory) {
-        const auto memory_parts = memoryParts(MemoryBreakdown{});
-        for (size_t i = 0; i < memory_parts.size(); ++i) {
-            std::vector<std::string> cells{memory_parts[i].label};
-            for (const auto& r : runs)
-                cells.push_back(r.memory ? formatBytes(static_cast<int64_t>(memoryParts(*r.memory)[i].value)) : "-");
-            profile.addRow(std::move(cells));
+        std::vector<const MemoryBreakdown*> memories;
+        memories.reserve(runs.size());
+        for (const auto& r : runs) memories.push_back(r.memory ? &*r.memory : nullptr);
+        const auto labels = memoryPartLabels(memories);
+        for (size_t i = 0; i < labels.size(); ++i) {
+            std::vector<std::string> cells{labels[i]};
+            bool any = false;   // a part no run has (a CUDA graph pool on the CPU) gets no row
+            for (const auto& r : runs) {
+                const double bytes = r.memory ? memoryParts(*r.memory)[i].value : 0.0;
+                any = any || bytes > 0.0;
+                cells.push_back(r.memory ? formatBytes(static_cast<int64_t>(bytes)) : "-");
+            }
+            if (any) profile.addRow(std::move(cells));
         }
     }
     if (std::any_of(means.begin(), means.end(), [](const auto& m) { return m.has_value(); }) || any_memory)

@@ -138,11 +138,12 @@ bool saveWidgetImage(QWidget* widget, const QString& path)
     return widget->grab().save(path, "PNG");
 }
 
-QString seriesLegendHtml(const QStringList& names)
+QString seriesLegendHtml(const QStringList& names, const std::vector<bool>& shown)
 {
     QStringList entries;
     for (int i = 0; i < names.size(); ++i)
-        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+        if (shown.empty() || (static_cast<size_t>(i) < shown.size() && shown[static_cast<size_t>(i)]))
+            entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
                        .arg(seriesColor(i).name(), names[i].toHtmlEscaped());
     return entries.join(QStringLiteral(" &nbsp; "));
 }

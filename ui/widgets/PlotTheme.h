@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 class QCustomPlot;
 class QWidget;
 
@@ -26,8 +28,8 @@ void fitBarValueAxis(QCustomPlot* plot, double max, int labelWidth);
 // A colour per series index, distinguishable on light and dark backgrounds.
 QColor seriesColor(int index);
 // A legend as rich text for a QLabel (word-wrapped, whole names at any width): a square in
-// seriesColor(i) before each name.
-QString seriesLegendHtml(const QStringList& names);
+// seriesColor(i) before each name. With `shown`, only the names it marks (colours stay by index).
+QString seriesLegendHtml(const QStringList& names, const std::vector<bool>& shown = {});
 // Asks for a file name and writes PNG or PDF by its suffix. Returns the path written or "".
 QString savePlotInteractively(QWidget* parent, QCustomPlot* plot, const QString& suggestedName);
 // Writes PNG or PDF by suffix; false when the file could not be written.

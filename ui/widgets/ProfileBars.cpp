@@ -19,6 +19,18 @@ QStringList labelsOf(const std::vector<hearth::ProfilePart>& parts)
     return names;
 }
 
+QStringList memoryLabelsOf(const std::vector<ProfileBars::Row>& rows)
+{
+    std::vector<const hearth::MemoryBreakdown*> memories;
+    memories.reserve(rows.size());
+    for (const auto& r : rows)
+        memories.push_back(r.memory ? &*r.memory : nullptr);
+    QStringList names;
+    for (const auto& label : hearth::memoryPartLabels(memories))
+        names << qstr(label);
+    return names;
+}
+
 std::vector<double> valuesOf(const std::vector<hearth::ProfilePart>& parts)
 {
     std::vector<double> v;
@@ -38,7 +50,7 @@ ProfileBars::ProfileBars(QWidget* parent)
     m_memory->setObjectName(QStringLiteral("memoryBars"));
     m_time->setParts(labelsOf(hearth::breakdownParts({})),
                      [](double ms) { return QStringLiteral("%1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 1); });
-    m_memory->setParts(labelsOf(hearth::memoryParts({})),
+    m_memory->setParts(memoryLabelsOf({}),
                        [](double mib) { return formatBytes(static_cast<int64_t>(mib * 1048576.0)); });
     m_time->setEmptyText(tr("No step-time breakdown (trainer.profile_every_n_steps = 0, or an older run)"));
     m_memory->setEmptyText(tr("No memory breakdown (an older run, or stopped before its first step)"));
@@ -71,6 +83,7 @@ void ProfileBars::setRows(const std::vector<Row>& rows)
         }
     }
     m_time->setRows(std::move(time));
+    m_memory->setParts(memoryLabelsOf(rows), {});
     m_memory->setRows(std::move(memory));
 }
 

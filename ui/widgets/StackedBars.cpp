@@ -22,6 +22,7 @@ StackedBars::StackedBars(const QString& valueLabel, QWidget* parent)
     m_legend->setTextFormat(Qt::RichText);
     layout->addWidget(m_legend);
     layout->addWidget(m_plot, 1);
+    layout->addStretch();   // the plot stops at its maximum height: the rest goes below it, not above the legend
     applyPlotTheme(m_plot);
     rebuild();
 }
@@ -60,6 +61,26 @@ double StackedBars::total(int row) const
     for (int p = 0; p < m_parts.size(); ++p)
         sum += std::max(0.0, value(row, p));
     return sum;
+}
+
+std::vector<bool> StackedBars::shownParts() const
+{
+    std::vector<bool> shown(static_cast<size_t>(m_parts.size()), m_rows.empty());
+    for (int p = 0; p < m_parts.size(); ++p)
+        for (int r = 0; r < rowCount(); ++r)
+            if (value(r, p) > 0.0)
+                shown[static_cast<size_t>(p)] = true;
+    return shown;
+}
+
+QStringList StackedBars::legendParts() const
+{
+    const auto shown = shownParts();
+    QStringList names;
+    for (int p = 0; p < m_parts.size(); ++p)
+        if (shown[static_cast<size_t>(p)])
+            names << m_parts[p];
+    return names;
 }
 
 void StackedBars::resizeEvent(QResizeEvent* event)
@@ -113,7 +134,7 @@ void StackedBars::rebuild()
         label->setColor(palette().color(QPalette::WindowText));
     }
     m_plot->legend->setVisible(false);
-    m_legend->setText(seriesLegendHtml(m_parts));
+    m_legend->setText(seriesLegendHtml(m_parts, shownParts()));
     // Room after the longest bar for its total, at whatever width the plot gets.
     fitBarValueAxis(m_plot, maxTotal, labelWidth);
     m_plot->yAxis->setRange(-0.6, std::max(rows, 1) - 0.4);

@@ -33,6 +33,9 @@ public:
     int rowCount() const { return static_cast<int>(m_rows.size()); }
     double value(int row, int part) const;
     double total(int row) const;
+    // The parts the legend names: those with a value in some row (a run on the CPU has no
+    // communication wait or CUDA graph pool); every part while there are no rows.
+    QStringList legendParts() const;
     QCustomPlot* plot() const { return m_plot; }
 
 protected:
@@ -40,6 +43,7 @@ protected:
 
 private:
     void rebuild();
+    std::vector<bool> shownParts() const;
 
     QCustomPlot* m_plot;
     QLabel* m_legend;

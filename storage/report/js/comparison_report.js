@@ -177,6 +177,8 @@
             var key = unit === 'MiB' && p.key === 'other' ? 'other_memory' : p.key;
             return {label: p.label, backgroundColor: H.partColors[key] || '#999',
                     data: runs.map(function (r) { var v = pick(r); return v ? v[k] / scale : null; })};
+          }).filter(function (ds) {   // a part no run has (a CUDA graph pool on the CPU): no legend entry
+            return ds.data.some(function (v) { return v > 0; });
           })
         },
         options: {

@@ -166,6 +166,8 @@
         datasets: b.parts.map(function (p, i) {
           return {label: p.label, backgroundColor: H.partColors[p.key] || '#999',
                   data: b.rows.map(function (r) { return r.values[i]; })};
+        }).filter(function (ds) {   // a part this run never had (communication wait on one device): no legend entry
+          return ds.data.some(function (v) { return v > 0; });
         })
       },
       options: {
@@ -187,7 +189,7 @@
       data: {
         labels: [m.device + ', peak ' + H.bytes(m.peak_bytes) +
                  (m.offloaded_bytes > 0 ? ' (+ ' + H.bytes(m.offloaded_bytes) + ' optimizer offloaded to host)' : '')],
-        datasets: m.parts.map(function (p) {
+        datasets: m.parts.filter(function (p) { return p.bytes > 0; }).map(function (p) {
           return {label: p.label, data: [p.bytes / 1048576],
                   backgroundColor: H.partColors[p.key === 'other' ? 'other_memory' : p.key] || '#999'};
         })

@@ -184,6 +184,42 @@ private Q_SLOTS:
         QCOMPARE(profile->memoryBars()->value(0, 2) * 1048576.0, double(memory->optimizer_state_bytes));
     }
 
+    // The legends name the parts the runs have, by their device: a run on the CPU has no
+    // communication wait or CUDA graph pool, and its unused reserve is heap, not a GPU allocator's.
+    void profileLegendsNameOnlyThePartsTheRunsHave()
+    {
+        ProfileBars bars;
+        hearth::StepBreakdown step;
+        step.profiled = 1;
+        step.forward_ms = 2.0;
+        step.backward_ms = 3.0;
+        step.step_ms = 5.5;
+        hearth::MemoryBreakdown cpu;
+        cpu.device = "cpu";
+        cpu.parameters_bytes = 1 << 20;
+        cpu.reserved_unused_bytes = 8 << 20;
+        hearth::MemoryBreakdown gpu = cpu;
+        gpu.device = "cuda:0";
+        gpu.cuda_graph_bytes = 4 << 20;
+        // Before any run: every part.
+        QCOMPARE(bars.timeBars()->legendParts().size(), 8);
+        QVERIFY(bars.memoryBars()->legendParts().contains("CUDA graph pool"));
+
+        bars.setRows({{QStringLiteral("cpu run"), step, cpu}});
+        QCOMPARE(bars.timeBars()->legendParts(), (QStringList{"Forward", "Backward", "Other"}));
+        QCOMPARE(bars.memoryBars()->legendParts(), (QStringList{"Parameters", "Heap beyond tensors"}));
+
+        bars.setRows({{QStringLiteral("gpu run"), step, gpu}});
+        QCOMPARE(bars.memoryBars()->legendParts(),
+                 (QStringList{"Parameters", "Reserved, unused", "CUDA graph pool"}));
+
+        // Both: each name the runs use, in their order.
+        bars.setRows({{QStringLiteral("gpu run"), step, gpu}, {QStringLiteral("cpu run"), std::nullopt, cpu}});
+        QCOMPARE(bars.memoryBars()->legendParts(),
+                 (QStringList{"Parameters", "Reserved, unused / Heap beyond tensors", "CUDA graph pool"}));
+        QCOMPARE(bars.timeBars()->rowCount(), 1);
+    }
+
     void fewerThanTwoRunsShowsTheHint()
     {
         CompareView view(m_db);
