@@ -141,7 +141,8 @@ void checkModel(const ExperimentConfig& cfg, Checker& c) {
 
 void checkOptimization(const ExperimentConfig& cfg, Checker& c) {
     const SchedulerConfig& s = cfg.scheduler;
-    if (s.min_lr > cfg.optimizer.lr)
+    // Against a valid learning rate only: optimizer.lr's own message already names a bad one.
+    if (cfg.optimizer.lr > 0.0 && s.min_lr > cfg.optimizer.lr)
         c.fail("scheduler.min_lr", "must be between 0 and optimizer.lr (" + Checker::number(cfg.optimizer.lr) +
                                        "), got " + Checker::number(s.min_lr));
 }

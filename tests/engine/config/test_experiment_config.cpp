@@ -184,6 +184,8 @@ private Q_SLOTS:
         const auto issues = validate(c, cpuOnly());
         QVERIFY(hasIssue(issues, "trainer.batch_size", "in [1, 1048576], got 0"));
         QVERIFY(hasIssue(issues, "optimizer.lr", "greater than 0"));
+        // Only the cause: scheduler.min_lr (0) is not "above" a learning rate that is itself wrong.
+        QVERIFY(!hasIssue(issues, "scheduler.min_lr", ""));
         QVERIFY(hasIssue(issues, "data.val_fraction", "[0, 1)"));
         QVERIFY(hasIssue(issues, "trainer.precision", "32-true, 16-mixed, bf16-mixed"));
     }
