@@ -124,6 +124,23 @@ inline void setIntraOpThreads(int threads) {
     if (set_blas) set_blas(threads);
 }
 
+// The intra-op thread count a run gets by default, one rule in both versions: one thread per
+// physical core this process may use. 2.x's LibTorch counts them itself (cpuinfo); Debian's 1.13
+// halves the logical CPU count on x86, assuming two hyperthreads per core, which on a machine
+// with one thread per core (many VMs) leaves half the cores idle. `thread_variable_set`:
+// OMP_NUM_THREADS or MKL_NUM_THREADS is set, and wins in both (LibTorch reads it). Call before
+// any thread count is set.
+inline int defaultIntraOpThreads(int64_t physical_cores, bool thread_variable_set) {
+#if HEARTH_TORCH_VERSION >= 200
+    (void)physical_cores;
+    (void)thread_variable_set;
+    return torch::get_num_threads();
+#else
+    if (thread_variable_set || physical_cores <= 0) return torch::get_num_threads();
+    return static_cast<int>(physical_cores);
+#endif
+}
+
 // Drops every gradient (set_to_none semantics) in both versions: 1.13's Optimizer::zero_grad()
 // zeroes in place while 2.x's default sets None. Undefined grads also let the GradScaler and
 // clipping skip parameters that took no part in the step. With set_to_none false the gradients

@@ -316,7 +316,7 @@ std::vector<ConfigKey> buildSchema() {
                       "communication, optimizer): the step-time breakdown. 0: off.",
                       HEARTH_FIELD(trainer.profile_every_n_steps)).atLeast(0).zeroMeans("off"));
     s.push_back(Entry("trainer.num_threads", T::Int, "Speed", "CPU threads",
-                      "LibTorch intra-op threads; 0: LibTorch's default.", HEARTH_FIELD(trainer.num_threads))
+                      "LibTorch intra-op threads; 0: one per physical core (or OMP_NUM_THREADS).", HEARTH_FIELD(trainer.num_threads))
                     .atLeast(0).atMost(1024).zeroMeans("default").toggle());
     s.push_back(Entry("trainer.cudnn_benchmark", T::Bool, "Speed", "cuDNN benchmark",
                       "CUDA: let cuDNN time kernels and pick the fastest.", HEARTH_FIELD(trainer.cudnn_benchmark))

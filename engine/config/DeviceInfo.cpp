@@ -11,12 +11,15 @@
 #include "engine/config/CudaInfo.h"
 #endif
 
+#include <sched.h>
 #include <sys/utsname.h>
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace hearth {
 namespace {
@@ -158,6 +161,28 @@ DeviceCapabilities queryDeviceCapabilities() {
     // /proc/cpuinfo and asks the CUDA driver (the workbench asked from several places).
     static const DeviceCapabilities caps = probeDeviceCapabilities();
     return caps;
+}
+
+int64_t physicalCores(const std::vector<int>& cpus, const std::string& sysfs_cpu) {
+    std::set<std::pair<long, long>> cores;   // (package, core)
+    for (const int cpu : cpus) {
+        const std::string topology = sysfs_cpu + "/cpu" + std::to_string(cpu) + "/topology/";
+        long package = -1, core = -1;
+        std::ifstream package_file(topology + "physical_package_id"), core_file(topology + "core_id");
+        if (!(package_file >> package) || !(core_file >> core)) return 0;
+        cores.insert({package, core});
+    }
+    return static_cast<int64_t>(cores.size());
+}
+
+int64_t physicalCoresAvailable() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+    std::vector<int> cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    return physicalCores(cpus);
 }
 
 EnvironmentInfo queryEnvironment() {

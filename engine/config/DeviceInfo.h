@@ -21,6 +21,12 @@ struct BuildInfo {
 
 BuildInfo queryBuildInfo();
 
+// Physical cores among `cpus` (Linux CPU numbers) in the topology under `sysfs_cpu` (distinct
+// package and core ids, so two hyperthreads of one core count once); 0 when it cannot be read.
+int64_t physicalCores(const std::vector<int>& cpus, const std::string& sysfs_cpu = "/sys/devices/system/cpu");
+// The same for the CPUs this process may run on (its affinity mask).
+int64_t physicalCoresAvailable();
+
 // "CUDA 13.0 built in (cuDNN 9.19.0, NCCL 2.28.9)" or "CUDA not built in (CPU-only LibTorch)".
 std::string describeCudaSupport(const BuildInfo& build);
 

@@ -181,7 +181,7 @@ struct TrainerConfig {
     bool deterministic = false;
     int64_t log_every_n_steps = 10;
     int64_t profile_every_n_steps = 10;               // step-time breakdown: time 1 optimizer step in N; 0 = off
-    int64_t num_threads = 0;                          // CPU intra-op threads; 0 = LibTorch's default
+    int64_t num_threads = 0;                          // CPU intra-op threads; 0 = one per physical core
     bool cudnn_benchmark = false;
     bool tf32 = false;
     bool channels_last = false;

@@ -5,12 +5,14 @@
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/data/DataError.h"
+#include "engine/dist/Rendezvous.h"
 #include "engine/data/DataModule.h"
 #include "engine/data/Loader.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/optim/Optimizers.h"
 #include "engine/text/TokenizedCorpus.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -32,10 +34,40 @@ std::string number(double v) {
     return s.str();
 }
 
-// LibTorch's intra-op thread count before any run changed it.
+// The variable that sets LibTorch's thread count, when one does.
+const char* threadVariable() {
+    for (const char* name : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"})
+        if (std::getenv(name)) return name;   // NOLINT(concurrency-mt-unsafe): read before any thread starts
+    return nullptr;
+}
+
+// Processes of this run on this machine (a launcher's LOCAL_WORLD_SIZE); 1 without a launcher.
+int64_t processesOnThisNode() {
+    try {
+        const auto env = dist::readDistEnv();
+        return env ? std::max<int64_t>(env->local_world_size, 1) : 1;
+    } catch (const std::exception&) {
+        return 1;   // the strategy reports a malformed launch itself
+    }
+}
+
+// The intra-op thread count of trainer.num_threads=0: one per physical core
+// (compat::defaultIntraOpThreads, read once, before any run changed LibTorch's), shared by the
+// processes of a run on this machine as torchrun shares them. A thread variable's count is
+// taken as it is.
 int defaultThreadCount() {
-    static const int threads = torch::get_num_threads();
-    return threads;
+    static const int per_machine = compat::defaultIntraOpThreads(physicalCoresAvailable(), threadVariable() != nullptr);
+    if (threadVariable()) return per_machine;
+    return static_cast<int>(std::max<int64_t>(1, per_machine / processesOnThisNode()));
+}
+
+// Where that count came from, for the effective settings.
+std::string defaultThreadSource() {
+    if (const char* name = threadVariable()) return name;
+    const int64_t processes = processesOnThisNode();
+    return processes > 1 ? "default: the physical cores shared by the " + std::to_string(processes) +
+                               " processes on this machine"
+                         : "default: one per physical core";
 }
 
 // glibc serves blocks above a *dynamic* mmap threshold with fresh mmaps and unmaps them on free,
@@ -193,7 +225,7 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
               : std::string("off (batches built in host memory") +
                     (config.data.kind == "idx" ? ", images copied as uint8 and normalised on the device)" : ")");
     e["trainer.num_threads"] =
-        std::to_string(torch::get_num_threads()) + (t.num_threads > 0 ? "" : " (LibTorch default)");
+        std::to_string(torch::get_num_threads()) + (t.num_threads > 0 ? "" : " (" + defaultThreadSource() + ")");
     e["trainer.deterministic"] =
         t.deterministic ? "on (deterministic algorithms, seed " + std::to_string(config.seed) + ")" : "off";
     e["trainer.gradient_clip_val"] =

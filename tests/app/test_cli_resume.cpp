@@ -160,6 +160,10 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
+        // Hearth's own thread count in the runs (ctest sets OMP_NUM_THREADS=2 for every test): the
+        // two processes of a data-parallel run share the cores instead of running two threads each.
+        qunsetenv("OMP_NUM_THREADS");
+        qunsetenv("MKL_NUM_THREADS");
         const CliResult r = cli(QStringList{"run", "-q"} + experiment("reference", 0));
         QVERIFY2(r.exit_code == 0, qPrintable(r.out));
         m_reference = readRun(db(), 1);

@@ -66,6 +66,9 @@ private Q_SLOTS:
     void showSummarisesDevicesBreakdownAndMemory() {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("HEARTH_NVML_LIBRARY", FAKE_NVML_PATH);
+        // Hearth's own thread count (ctest sets OMP_NUM_THREADS for every test).
+        env.remove("OMP_NUM_THREADS");
+        env.remove("MKL_NUM_THREADS");
         const QString database = m_dir.filePath("profile.sqlite");
         QStringList args = quickRun();
         // On the CPU: on a GPU machine auto would train on the real GPU, which the fake NVML's
@@ -81,6 +84,11 @@ private Q_SLOTS:
                                  "Fake GPU 0", "Fake GPU 1", "56 C", "151 W / 700 W", "1980 MHz", "80.00 GiB",
                                  "model FLOPs", "TFLOP/s", "engine.mfu_peak"})
             QVERIFY2(show.out.contains(part), qPrintable(QString("missing '%1' in:\n%2").arg(part, show.out)));
+        // trainer.num_threads=0: one intra-op thread per physical core (Debian's 1.13 alone would
+        // take half the logical CPUs, one core on a 2-vCPU VM), unless a thread variable says.
+        QVERIFY2(QRegularExpression(R"(trainer\.num_threads +=\s+[1-9][0-9]* \(default: one per physical core\))")
+                     .match(show.out).hasMatch(),
+                 qPrintable(show.out));
         // What `show` printed is what the store holds: Adam's state is twice the parameters.
         hearth::RunStore store(database.toStdString());
         const auto memory = store.memoryBreakdown(1);
@@ -210,11 +218,15 @@ private Q_SLOTS:
         }
         const QString csv = writeFile("ddp.csv", rows);
         const QString db = m_dir.filePath("ddp.sqlite");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("OMP_NUM_THREADS");   // ctest sets it for every test: Hearth's own default here
+        env.remove("MKL_NUM_THREADS");
         const CliResult r = cliOn(db, {"run", "--set", "data.kind=csv", "--set", "data.path=" + csv,
                                  "--set", "model.name=mlp", "--set", "trainer.max_epochs=2", "--set",
                                  "trainer.num_workers=0", "--set", "trainer.devices=2", "--set", "trainer.strategy=ddp",
                                  // CPU ranks over Gloo, on a GPU machine too (NCCL refuses two ranks on one GPU)
-                                 "--set", "trainer.accelerator=cpu", "--set", "trainer.ddp.timeout_s=60", "-q"});
+                                 "--set", "trainer.accelerator=cpu", "--set", "trainer.ddp.timeout_s=60", "-q"},
+                                  120000, env);
         QVERIFY2(r.exit_code == 0, qPrintable(r.out));
         QVERIFY(r.out.contains("Started 2 processes"));
         const CliResult runs = cliOn(db, {"runs"});
@@ -222,6 +234,9 @@ private Q_SLOTS:
         const CliResult shown = cliOn(db, {"show", "1"});
         QVERIFY2(shown.out.contains("ddp over gloo, rank 0 of 2"), qPrintable(shown.out));
         QVERIFY(shown.out.contains("2 processes, one device each"));
+        // The two processes share the physical cores, as torchrun shares them.
+        QVERIFY2(shown.out.contains("(default: the physical cores shared by the 2 processes on this machine)"),
+                 qPrintable(shown.out));
         // Both ranks' timings, rank 1's log linked from the run, and every rank's device samples.
         QVERIFY2(shown.out.contains("Ranks (2 processes, gloo)"), qPrintable(shown.out));
         hearth::RunStore store(db.toStdString());

@@ -1,11 +1,15 @@
 // ExperimentConfig: JSON round trip, overrides, and validation messages that name the key.
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/DeviceInfo.h"
 #include "engine/config/ExperimentConfig.h"
 
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <thread>
 
 using namespace hearth;
 
@@ -624,6 +628,34 @@ private Q_SLOTS:
         QVERIFY(std::find(keys.begin(), keys.end(), "trainer.checkpoint.monitor") != keys.end());
         QVERIFY(std::find(keys.begin(), keys.end(), "data.limit") != keys.end());
         QVERIFY(std::find(keys.begin(), keys.end(), "trainer") == keys.end());
+    }
+
+    // trainer.num_threads=0 means one thread per physical core: two hyperthreads of a core count
+    // once, cores of two packages with the same core id count twice, an unreadable topology is 0.
+    void physicalCoresCountEachCoreOnce() {
+        QTemporaryDir dir;
+        const auto cpu = [&dir](int n, int package, int core) {
+            const QString topology = dir.filePath(QString("cpu%1/topology").arg(n));
+            QVERIFY(QDir().mkpath(topology));
+            QFile p(topology + "/physical_package_id"), c(topology + "/core_id");
+            QVERIFY(p.open(QIODevice::WriteOnly) && c.open(QIODevice::WriteOnly));
+            p.write(QByteArray::number(package) + "\n");
+            c.write(QByteArray::number(core) + "\n");
+        };
+        // Package 0: cores 0 and 1, each with two hyperthreads (cpus 0/2 and 1/3); package 1: core 0.
+        cpu(0, 0, 0);
+        cpu(1, 0, 1);
+        cpu(2, 0, 0);
+        cpu(3, 0, 1);
+        cpu(4, 1, 0);
+        const std::string root = dir.path().toStdString();
+        QCOMPARE(hearth::physicalCores({0, 1, 2, 3, 4}, root), int64_t(3));
+        QCOMPARE(hearth::physicalCores({0, 2}, root), int64_t(1));   // an affinity mask of one core's threads
+        QCOMPARE(hearth::physicalCores({0, 1}, root), int64_t(2));   // one thread per core (many VMs)
+        QCOMPARE(hearth::physicalCores({0, 7}, root), int64_t(0));   // cpu7 has no topology here
+        // This machine: at least one core, at most one per logical CPU.
+        const int64_t here = hearth::physicalCoresAvailable();
+        QVERIFY(here >= 1 && here <= std::max<int64_t>(1, std::thread::hardware_concurrency()));
     }
 };
 
