@@ -29,6 +29,8 @@ StackedBars::StackedBars(const QString& valueLabel, QWidget* parent)
 
 void StackedBars::setParts(const QStringList& parts, std::function<QString(double)> format)
 {
+    if (parts == m_parts && !format)
+        return;   // the same names (ProfileBars sets them with every selection): nothing to redraw
     m_parts = parts;
     if (format)
         m_format = std::move(format);
