@@ -9,13 +9,96 @@
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
+#include "engine/config/Spelling.h"
 #include "engine/weights/ModelFileInfo.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace {
+
+// Every config key and every group above one ("trainer", "trainer.ddp"): what `keys` may start with.
+std::vector<std::string> keyNamesAndGroups() {
+    std::vector<std::string> names;
+    for (const auto& k : hearth::configSchema()) {
+        for (size_t dot = k.key.find('.'); dot != std::string::npos; dot = k.key.find('.', dot + 1))
+            if (std::find(names.begin(), names.end(), k.key.substr(0, dot)) == names.end())
+                names.push_back(k.key.substr(0, dot));
+        names.push_back(k.key);
+    }
+    return names;
+}
+
+std::vector<std::string> subcommandNames(CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    return names;
+}
+
+// The long option names of `app` ("--set"; short ones are single letters, where every other is
+// one letter off).
+std::vector<std::string> longOptionNames(const CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : app.get_options())
+        for (const auto& l : option->get_lnames()) names.push_back("--" + l);
+    return names;
+}
+
+// The first word where a command goes, when it is no command (CLI11 says only "A subcommand is
+// required"); "" when it is one or there is none. `command` is set to the command when it is one.
+std::string unknownCommand(CLI::App& app, int argc, char** argv, CLI::App*& command) {
+    command = nullptr;
+    const auto names = subcommandNames(app);
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--db") { ++i; continue; }   // the top level's one option with a value
+        if (arg.rfind('-', 0) == 0) continue;
+        if (std::find(names.begin(), names.end(), arg) == names.end()) return arg;
+        command = app.get_subcommand(arg);
+        return "";
+    }
+    return "";
+}
+
+// Each long option on the command line that neither hearth-cli nor `command` has, with the options
+// it likely meant; a config key's name as an option ("--precision") with the --set that sets it.
+void printOptionHints(const CLI::App& app, const CLI::App* command, int argc, char** argv) {
+    std::vector<std::string> known = longOptionNames(app);
+    if (command) {
+        const auto own = longOptionNames(*command);
+        known.insert(known.end(), own.begin(), own.end());
+    }
+    const bool takes_set = std::find(known.begin(), known.end(), "--set") != known.end();
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--") break;
+        if (arg.rfind("--", 0) != 0) continue;
+        const std::string name = arg.substr(0, arg.find('='));
+        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+        const char* where = command ? " " : "";
+        const char* command_name = command ? command->get_name().c_str() : "";
+        if (const std::string hint = hearth::didYouMean(name, known, ""); !hint.empty()) {
+            std::fprintf(stderr, "hint: hearth-cli%s%s has no option %s%s\n", where, command_name, name.c_str(), hint.c_str());
+            continue;
+        }
+        if (!takes_set) continue;
+        // The value typed with it ("--precision=bf16", "--precision bf16"), else a placeholder.
+        std::string value = "VALUE";
+        if (const size_t eq = arg.find('='); eq != std::string::npos)
+            value = arg.substr(eq + 1);
+        else if (i + 1 < argc && argv[i + 1][0] != '-')
+            value = argv[i + 1];
+        const std::string last = "." + name.substr(2);   // "--precision": trainer.precision; "--seed": seed
+        for (const auto& k : hearth::configSchema())
+            if (k.key == name.substr(2) ||
+                (k.key.size() > last.size() && k.key.compare(k.key.size() - last.size(), last.size(), last) == 0))
+                std::fprintf(stderr, "hint: config keys are set with --set: --set %s=%s (hearth-cli keys %s says more)\n",
+                             k.key.c_str(), value.c_str(), k.key.c_str());
+    }
+}
 
 int runCli(int argc, char** argv) {
     hearth::cli::followParentProcess();            // a job started by Hearth ends with its parent
@@ -48,8 +131,8 @@ int runCli(int argc, char** argv) {
     keys->callback([&keys_prefix, &exit_code] {
         const std::string text = hearth::describeConfigKeys(keys_prefix);
         if (text.empty()) {
-            std::fprintf(stderr, "error: no config key starts with '%s' (hearth-cli keys lists them all)\n",
-                         keys_prefix.c_str());
+            std::fprintf(stderr, "error: no config key starts with '%s'%s; hearth-cli keys lists them all\n",
+                         keys_prefix.c_str(), hearth::didYouMean(keys_prefix, keyNamesAndGroups()).c_str());
             exit_code = hearth::cli::kExitBadConfig;
             return;
         }
@@ -75,9 +158,19 @@ int runCli(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        // CLI11 has its own codes; the contract says 2 for bad arguments (0 for --help/--version).
-        return code == 0 ? 0 : hearth::cli::kExitBadConfig;
+        // 0 for --help and --version; a word that is no command is said so, with the one it likely
+        // meant; an unknown option gets the options it likely meant after CLI11's message.
+        if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+        CLI::App* command = nullptr;
+        if (const std::string word = unknownCommand(app, argc, argv, command); !word.empty()) {
+            std::fprintf(stderr, "error: '%s' is not a hearth-cli command%s\nRun with --help for the commands.\n",
+                         word.c_str(), hearth::didYouMean(word, subcommandNames(app)).c_str());
+            return hearth::cli::kExitBadConfig;
+        }
+        app.exit(e);
+        printOptionHints(app, command, argc, argv);
+        // CLI11 has its own codes; the contract says 2 for bad arguments.
+        return hearth::cli::kExitBadConfig;
     }
     return exit_code;
 }

@@ -3,6 +3,7 @@
 #include "engine/config/ConfigSchema.h"
 
 #include "engine/config/NoEffectRules.h"
+#include "engine/config/Spelling.h"
 
 #include <nlohmann/json.hpp>
 
@@ -521,7 +522,7 @@ std::string checkConfigValue(const ConfigKey& key, const ExperimentConfig& confi
         }
         std::string list;
         for (const auto& c : key.choices) list += (list.empty() ? "" : ", ") + c;
-        return "'" + value + "' is not one of: " + list;
+        return "'" + value + "' is not one of: " + list + didYouMean(value, key.choices);
     }
     if (!key.min && !key.max) return "";
     auto bad = [&](double x) { return "must be " + rangeText(key) + ", got " + number(x); };

@@ -3,6 +3,7 @@
 #include "engine/config/RunName.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/Spelling.h"
 
 #include <nlohmann/json.hpp>
 
@@ -128,7 +129,7 @@ void readObject(const Json& object, const std::string& prefix, ExperimentConfig&
     for (auto it = object.begin(); it != object.end(); ++it) {
         const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-            throw ConfigError(key, "unknown key; allowed here: " + join(allowed));
+            throw ConfigError(key, "unknown key" + didYouMean(it.key(), allowed) + "; allowed here: " + join(allowed));
         if (const ConfigKey* k = findConfigKey(key)) {
             if (!k->null_word.empty() && it->is_string()) {
                 // "auto" is the key's null; any other word is a mistake naming both spellings.
@@ -228,7 +229,8 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment) {
             std::vector<std::string> allowed;
             if (node->is_object())
                 for (auto it = node->begin(); it != node->end(); ++it) allowed.push_back(it.key());
-            throw ConfigError(walked, allowed.empty() ? "unknown key" : "unknown key; allowed here: " + join(allowed));
+            throw ConfigError(walked, allowed.empty() ? "unknown key"
+                                                      : "unknown key" + didYouMean(path[i], allowed) + "; allowed here: " + join(allowed));
         }
         node = &(*node)[path[i]];
     }

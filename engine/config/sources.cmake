@@ -6,7 +6,8 @@ target_sources(hearth_engine_api PRIVATE
   config/ExperimentConfig.cpp
   config/ConfigValidation.cpp
   config/InputPaths.cpp
-  config/ByteSize.cpp)
+  config/ByteSize.cpp
+  config/Spelling.cpp)
 # What the machine and the build are: LibTorch and CUDA queries.
 target_sources(hearth_engine PRIVATE
   config/DeviceInfo.cpp)

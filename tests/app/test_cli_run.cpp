@@ -352,7 +352,34 @@ private Q_SLOTS:
         const CliResult r = cli({"run", "--config", cfg});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("trainer.max_epoch") && r.out.contains("unknown key"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("did you mean 'max_epochs'?"), qPrintable(r.out));
         QVERIFY(!r.out.contains("terminate called"));
+    }
+
+    // A typo of a command, an option or a `keys` prefix is named with what was likely meant; each
+    // exits 2 and stores nothing.
+    void mistypedCommandsAndOptionsNameWhatWasMeant() {
+        const auto stored = [this] { return QFile::exists(db()) ? hearth::RunStore(db().toStdString()).listRuns().size() : 0; };
+        const size_t before = stored();
+        CliResult r = cli({"rnu"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("'rnu' is not a hearth-cli command (did you mean 'run'?)"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("A subcommand is required"), qPrintable(r.out));
+        r = cli({"run", "--sett", "trainer.max_epochs=1"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("hearth-cli run has no option --sett (did you mean --set?)"), qPrintable(r.out));
+        // A config key's name as an option: the --set that sets it, with the value typed.
+        r = cli({"run", "--precision", "bf16-mixed"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("--set trainer.precision=bf16-mixed"), qPrintable(r.out));
+        r = cli({"keys", "traner"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("no config key starts with 'traner' (did you mean 'trainer'?)"), qPrintable(r.out));
+        // Nothing close: the plain message, no guess.
+        r = cli({"zzzzzz"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("'zzzzzz' is not a hearth-cli command\n"), qPrintable(r.out));
+        QCOMPARE(stored(), before);
     }
 
     void unknownOverrideAndBadValueExit2() {
@@ -362,6 +389,9 @@ private Q_SLOTS:
         r = cli({"run", "--set", "trainer.precision=fp8"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("trainer.precision") && r.out.contains("bf16-mixed"), qPrintable(r.out));
+        r = cli({"run", "--set", "trainer.precision=bf16"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("(did you mean 'bf16-mixed'?)"), qPrintable(r.out));
     }
 
     // trainer.cuda_graph=step without a GPU (every CI machine): refused before anything runs,

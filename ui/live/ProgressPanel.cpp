@@ -124,7 +124,7 @@ void ProgressPanel::setFinished(const hearth::RunFinished& f)
         m_bar->setValue(1000);
     m_eta->setText(completed ? tr("done") : QStringLiteral("–"));
     m_elapsed->setText(formatDuration(f.total_time_s));
-    // The whole fit's averages replace the last interval's (which can include validation time).
+    // The whole fit's averages (training time only, as every logged interval) replace the last interval's.
     m_samplesPerSec->setText(formatRate(f.samples_per_sec));
     m_compute->setText(computeText(f.tflops, f.mfu));
     m_itPerSec->setText(f.train_time_s > 0 ? formatRate(double(f.global_steps) / f.train_time_s) : QStringLiteral("–"));

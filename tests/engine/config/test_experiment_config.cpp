@@ -2,6 +2,7 @@
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/config/ExperimentConfig.h"
+#include "engine/config/Spelling.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,6 +10,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 using namespace hearth;
@@ -99,6 +101,50 @@ private Q_SLOTS:
         } catch (const ConfigError& e) {
             QCOMPARE(QString::fromStdString(e.key()), QString("nmae"));
         }
+    }
+
+    // The "did you mean" hints: a typo a letter or two off, a swap, a different case, a word
+    // that is part of the meant one; ties in the list's order, at most three; nothing when far.
+    void likelyMeantFindsTheCloseWords() {
+        using V = std::vector<std::string>;
+        const V keys{"max_epochs", "batch_size", "precision", "num_workers"};
+        QCOMPARE(likelyMeant("max_epoch", keys), V{"max_epochs"});
+        QCOMPARE(likelyMeant("batchsize", keys), V{"batch_size"});
+        QCOMPARE(likelyMeant("percision", keys), V{"precision"});   // a swap counts once
+        QCOMPARE(likelyMeant("Precision", keys), V{"precision"});
+        QCOMPARE(likelyMeant("workers", keys), V{"num_workers"});   // part of it
+        QCOMPARE(likelyMeant("max_epochs", keys), V{});             // not a typo
+        QCOMPARE(likelyMeant("learning_rate", keys), V{});
+        QCOMPARE(likelyMeant("", keys), V{});
+        QCOMPARE(likelyMeant("x", V{}), V{});
+        const V strategies{"auto", "ddp", "zero1", "zero2", "zero3", "pipeline"};
+        QCOMPARE(likelyMeant("zero", strategies), (V{"zero1", "zero2", "zero3"}));
+        QCOMPARE(didYouMean("zero", strategies), std::string(" (did you mean 'zero1', 'zero2' or 'zero3'?)"));
+        QCOMPARE(didYouMean("dpp", strategies), std::string(" (did you mean 'ddp'?)"));
+        QCOMPARE(didYouMean("--sett", {"--set", "--config"}, ""), std::string(" (did you mean --set?)"));
+        QCOMPARE(didYouMean("fp8", {"32-true", "16-mixed", "bf16-mixed"}), std::string());
+        // A near typo beats a word that merely contains what was typed.
+        QCOMPARE(likelyMeant("adam", V{"adamw", "adam_beta"}), V{"adamw"});
+    }
+
+    void misspelledKeysAndValuesSayWhatWasLikelyMeant() {
+        const auto messageOf = [](const std::function<void()>& f) {
+            try {
+                f();
+            } catch (const ConfigError& e) {
+                return std::string(e.what());
+            }
+            return std::string("(accepted)");
+        };
+        ExperimentConfig c;
+        QVERIFY(messageOf([&] { applyOverride(c, "optimzer.lr=0.1"); }).find("did you mean 'optimizer'?") != std::string::npos);
+        QVERIFY(messageOf([&] { applyOverride(c, "trainer.batchsize=8"); }).find("did you mean 'batch_size'?") != std::string::npos);
+        QVERIFY(messageOf([] { configFromJson(R"({"data": {"limt": 10}})"); }).find("did you mean 'limit'?") != std::string::npos);
+        applyOverride(c, "trainer.strategy=dpp");
+        applyOverride(c, "optimizer.name=AdamW");
+        const auto issues = validate(c, cpuOnly());
+        QVERIFY(hasIssue(issues, "trainer.strategy", "is not one of: auto, ddp, zero1, zero2, zero3, pipeline (did you mean 'ddp'?)"));
+        QVERIFY(hasIssue(issues, "optimizer.name", "(did you mean 'adamw'?)"));
     }
 
     void wrongTypeIsNamed() {
