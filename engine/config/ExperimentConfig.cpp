@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -198,7 +199,14 @@ ExperimentConfig loadConfigFile(const std::string& path) {
     try {
         return configFromJson(buffer.str());
     } catch (const ConfigError& e) {
-        throw ConfigError(e.key(), e.message() + " (in " + path + ")");
+        // A YAML or TOML file (Lightning's and Hydra's configs are YAML) is not read as such.
+        std::string ext = std::filesystem::path(path).extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        const bool other_format = e.key().empty() && (ext == ".yaml" || ext == ".yml" || ext == ".toml");
+        throw ConfigError(e.key(), e.message() + " (in " + path + ")" +
+                                       (other_format ? "; experiment files are JSON: `hearth-cli run --print-config` "
+                                                       "writes one, resources/presets/ has examples"
+                                                     : ""));
     }
 }
 

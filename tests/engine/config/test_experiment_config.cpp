@@ -471,6 +471,35 @@ private Q_SLOTS:
         }
     }
 
+    // A YAML file says that experiment files are JSON; a broken .json file does not.
+    void aYamlFileIsToldExperimentFilesAreJson() {
+        QTemporaryDir dir;
+        const auto messageFor = [&](const QString& name, const QByteArray& text) {
+            QFile f(dir.filePath(name));
+            f.open(QIODevice::WriteOnly);
+            f.write(text);
+            f.close();
+            try {
+                loadConfigFile(f.fileName().toStdString());
+            } catch (const ConfigError& e) {
+                return std::string(e.what());
+            }
+            return std::string("(accepted)");
+        };
+        const std::string yaml = messageFor("exp.YAML", "trainer:\n  max_epochs: 2\n");
+        QVERIFY2(yaml.find("not valid JSON") != std::string::npos &&
+                     yaml.find("experiment files are JSON") != std::string::npos,
+                 yaml.c_str());
+        const std::string json = messageFor("exp.json", "{\"trainer\": {\"max_epochs\": 2,}}");
+        QVERIFY2(json.find("not valid JSON") != std::string::npos &&
+                     json.find("experiment files are JSON") == std::string::npos,
+                 json.c_str());
+        // A valid file with a wrong key is about the key, whatever its name.
+        const std::string key = messageFor("exp.yml", "{\"trainer\": {\"max_epoch\": 2}}");
+        QVERIFY2(key.find("max_epochs") != std::string::npos && key.find("experiment files are JSON") == std::string::npos,
+                 key.c_str());
+    }
+
     void everyKeyIsDescribedOnceAndNamesItsOwnField() {
         ExperimentConfig c;
         std::vector<const void*> fields;
