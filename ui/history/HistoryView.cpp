@@ -6,6 +6,7 @@
 #include "ui/widgets/ValidatedField.h"
 
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -93,6 +94,17 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     connect(m_model, &HistoryModel::modelReset, this, [this] {
         applySelection(std::exchange(m_selectedBeforeReset, {}));
         updateActions();
+        m_runsAdded = true;
+    });
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int logical, int, int) {
+        const QHeaderView* header = m_table->horizontalHeader();
+        int stretched = -1;   // the last visible column, which stretches to the table's edge
+        for (int visual = header->count() - 1; visual >= 0 && stretched < 0; --visual)
+            if (!header->isSectionHidden(header->logicalIndex(visual)))
+                stretched = header->logicalIndex(visual);
+        // A drag or double-click on a divider, not the room a sort click makes for its arrow.
+        if (!m_fitting && logical != stretched && (QGuiApplication::mouseButtons() & Qt::LeftButton))
+            m_columnsByUser = true;
     });
     // A refresh that only changed statuses (a resumed run now completed) updates rows in place.
     connect(m_model, &HistoryModel::dataChanged, this, &HistoryView::updateActions);
@@ -121,10 +133,12 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
             showStatus(QString(), false);   // loaded: "Loading runs…" goes
         if (!m_selectWhenLoaded.isEmpty() && applySelection(m_selectWhenLoaded))
             m_selectWhenLoaded.clear();
-        if (!m_columnsSized && m_filter->rowCount() > 0) {
+        // New runs (a longer name, more tags) fit too, as long as the widths are Hearth's own.
+        if (m_filter->rowCount() > 0 && (!m_columnsSized || (m_runsAdded && !m_columnsByUser))) {
             fitColumns();
             m_columnsSized = true;
         }
+        m_runsAdded = false;
     });
     showStatus(tr("Loading runs…"), false);
     updateTagFilter();
@@ -317,7 +331,7 @@ QByteArray HistoryView::saveHeaderState() const
 void HistoryView::restoreHeaderState(const QByteArray& state)
 {
     if (!state.isEmpty() && m_table->horizontalHeader()->restoreState(state))
-        m_columnsSized = true;
+        m_columnsSized = m_columnsByUser = true;
 }
 
 void HistoryView::showEvent(QShowEvent* event)
@@ -350,6 +364,7 @@ void HistoryView::fitColumns()
     }
     // While fitting, the last column is as wide as its contents, not stretched to the table's edge
     // (nor kept at its stretched width when the others need the room); it stretches again after.
+    const QScopedValueRollback<bool> fitting(m_fitting, true);
     QHeaderView* header = m_table->horizontalHeader();
     header->setStretchLastSection(false);
     m_table->resizeColumnsToContents();   // the header samples the first 1,000 rows

@@ -90,6 +90,11 @@ private:
     QList<qint64> m_selectedBeforeReset;   // a refresh that adds or removes runs keeps the selection
     bool m_applyingSelection = false;
     bool m_columnsSized = false;   // fitted to the first runs listed, or restored
+    // A column the user resized by mouse (or a restored header): refreshes that add runs no longer
+    // fit the columns. The stretched last column's resizes follow the window, not the user.
+    bool m_columnsByUser = false;
+    bool m_fitting = false;
+    bool m_runsAdded = false;      // a refresh added or removed runs since the last fit
     bool m_fitWhenShown = false;
 };
 

@@ -129,6 +129,42 @@ private Q_SLOTS:
         QCOMPARE(again.findChild<QTableView*>(QStringLiteral("historyTable"))->columnWidth(HistoryModel::Started), 40);
     }
 
+    // A run that arrives later with a longer name (or more tags) than any before gets room too,
+    // while the widths are Hearth's; widths the user left (a restored header) stay as they were.
+    void runsAddedLaterFitUnlessTheUserSizedTheColumns()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("later.sqlite"));
+        hearth::RunWriter writer(db.toStdString());
+        recordRun(writer, "a", 0.8, 10.0);
+        HistoryView view(db);
+        view.resize(1200, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* table = view.findChild<QTableView*>(QStringLiteral("historyTable"));
+        QTRY_COMPARE(table->model()->rowCount(), 1);
+        const QByteArray fittedToShortNames = view.saveHeaderState();
+        const QString longName = QStringLiteral("fashion-cnn-bf16-accumulate-4x");
+        const int needed = table->fontMetrics().horizontalAdvance(longName);
+        QVERIFY(table->columnWidth(HistoryModel::Name) < needed);
+
+        recordRun(writer, longName.toStdString(), 0.9, 10.0);   // as hearth-cli would, seen by polling
+        QTRY_COMPARE(table->model()->rowCount(), 2);
+        QTRY_VERIFY2(table->columnWidth(HistoryModel::Name) > needed,
+                     qPrintable(QStringLiteral("%1 px for %2 px of name").arg(table->columnWidth(HistoryModel::Name)).arg(needed)));
+
+        HistoryView restored(db);
+        restored.resize(1200, 400);
+        restored.restoreHeaderState(fittedToShortNames);
+        restored.show();
+        auto* again = restored.findChild<QTableView*>(QStringLiteral("historyTable"));
+        QTRY_COMPARE(again->model()->rowCount(), 2);
+        const int kept = again->columnWidth(HistoryModel::Name);
+        QVERIFY(kept < needed);
+        recordRun(writer, "another-run-with-a-long-name", 0.9, 10.0);
+        QTRY_COMPARE(again->model()->rowCount(), 3);
+        QCOMPARE(again->columnWidth(HistoryModel::Name), kept);
+    }
+
     // A table narrower than its runs: "Fit Columns" takes the width from the free-text columns (a
     // long name here, down to 32 characters), not from the numbers, and the table no longer
     // scrolls sideways. A view whose runs arrive while it is hidden fits them once it is shown.
