@@ -1,5 +1,7 @@
 #include "ui/MainWindow.h"
 
+#include "engine/config/ExperimentConfig.h"
+
 #include "ui/compare/CompareView.h"
 #include "ui/experiment/ExperimentPanel.h"
 #include "ui/experiment/LadderPlanDialog.h"
@@ -83,7 +85,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     buildActions();
     buildMenus();
     buildStatusBar();
-    loadInitialConfig(options.configPath);
+    loadInitialConfig(options.configPath, options.overrides);
     restoreLayout();
 }
 
@@ -253,16 +255,27 @@ MainWindow::Tab MainWindow::currentTab() const
     return static_cast<Tab>(m_tabs->currentIndex());
 }
 
-void MainWindow::loadInitialConfig(const QString& configPath)
+void MainWindow::loadInitialConfig(const QString& configPath, const QStringList& overrides)
 {
-    if (!configPath.isEmpty()) {
-        QString error;
-        if (m_panel->openFile(configPath, &error))
-            return;
-        m_live->showProblem(tr("Could not open the experiment"), configPath + QStringLiteral(": ") + error);
+    QString error;
+    if (configPath.isEmpty() || !m_panel->openFile(configPath, &error)) {
+        if (!configPath.isEmpty())
+            m_live->showProblem(tr("Could not open the experiment"), configPath + QStringLiteral(": ") + error);
+        if (!m_panel->restoreLastConfig())
+            m_panel->setConfig(hearth::ExperimentConfig{});   // Fashion-MNIST cnn
     }
-    if (!m_panel->restoreLastConfig())
-        m_panel->setConfig(hearth::ExperimentConfig{});   // Fashion-MNIST cnn
+    if (overrides.isEmpty())
+        return;
+    hearth::ExperimentConfig config = m_panel->config();
+    try {
+        for (const QString& assignment : overrides)
+            hearth::applyOverride(config, assignment.toStdString());
+    } catch (const std::exception& e) {
+        // The command line's overrides were checked before the window opened; none is applied.
+        m_live->showProblem(tr("Could not apply --set"), QString::fromStdString(e.what()));
+        return;
+    }
+    m_panel->setConfig(config);
 }
 
 void MainWindow::restoreLayout()

@@ -7,6 +7,7 @@
 #include "ui/WorkbenchController.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 class QAction;
 class QDockWidget;
@@ -26,6 +27,7 @@ class TrainingSession;
 struct MainWindowOptions {
     QString dbPath;                 // the run store (RunStore::defaultPath() unless --db)
     QString configPath;             // preload this experiment (--config)
+    QStringList overrides;          // then these key=value overrides (--set), checked by the caller
 };
 
 class MainWindow final : public QMainWindow {
@@ -68,7 +70,8 @@ private:
     void buildActions();
     void buildMenus();
     void buildStatusBar();
-    void loadInitialConfig(const QString& configPath);
+    // The experiment the window opens with: --config, else the last one, else the default; then --set.
+    void loadInitialConfig(const QString& configPath, const QStringList& overrides);
     void restoreLayout();
     void saveLayout() const;
 

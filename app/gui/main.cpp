@@ -1,4 +1,5 @@
 // hearth: the desktop workbench. Parses the command line and opens the main window.
+#include "engine/config/ExperimentConfig.h"
 #include "storage/RunStore.h"
 #include "ui/MainWindow.h"
 
@@ -8,37 +9,109 @@
 #include <QMessageBox>
 #include <QTimer>
 
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace {
+
+struct Options {
+    QCommandLineOption db{QStringLiteral("db"),
+                          QStringLiteral("Run store (default: $HEARTH_DB, else ~/.local/share/hearth/runs.sqlite)."),
+                          QStringLiteral("PATH")};
+    QCommandLineOption config{QStringLiteral("config"), QStringLiteral("Experiment JSON to load."), QStringLiteral("FILE")};
+    QCommandLineOption set{QStringList{QStringLiteral("s"), QStringLiteral("set")},
+                           QStringLiteral("Override a config key of the experiment, e.g. --set trainer.max_epochs=1 "
+                                          "(repeatable; hearth-cli keys lists the keys)."),
+                           QStringLiteral("KEY=VALUE")};
+    QCommandLineOption autostart{QStringLiteral("autostart"), QStringLiteral("Start the experiment at once.")};
+    QCommandLineOption report{QStringLiteral("report"), QStringLiteral("Open the report of this run."), QStringLiteral("RUN")};
+    QCommandLineOption compare{QStringLiteral("compare"), QStringLiteral("Compare these runs (e.g. 3,4)."),
+                               QStringLiteral("RUNS")};
+    QCommandLineOption history{QStringLiteral("history"), QStringLiteral("Open the run history.")};
+};
+
+void describe(QCommandLineParser& parser, const Options& o)
+{
+    parser.setApplicationDescription(QStringLiteral("A desktop workbench for training LibTorch models."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({o.db, o.config, o.set, o.autostart, o.report, o.compare, o.history});
+}
+
+void nameApplication()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("hearth"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Hearth"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
+}
+
+// --help and --version print and exit without a window, so they work with no display too.
+bool asksOnlyForText(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], flag) == 0)
+                return true;
+    return false;
+}
+
+// Linux without X11 or Wayland: Qt would abort naming its platform plugin; this names the way out.
+bool noDisplay()
+{
+#if defined(Q_OS_LINUX)
+    return qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+           qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
+    const Options o;
+    if (asksOnlyForText(argc, argv)) {
+        const QCoreApplication text(argc, argv);
+        nameApplication();
+        QCommandLineParser parser;
+        describe(parser, o);
+        parser.process(text);   // prints and exits
+        return 0;
+    }
+    if (noDisplay()) {
+        std::fputs("hearth: no display (DISPLAY and WAYLAND_DISPLAY are unset). Without one, hearth-cli runs the same "
+                   "engine (hearth-cli run, hearth-cli runs, hearth-cli export N --format html); or run the window "
+                   "offscreen with QT_QPA_PLATFORM=offscreen.\n",
+                   stderr);
+        return 1;
+    }
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("hearth"));
-    QApplication::setOrganizationName(QStringLiteral("Hearth"));
+    nameApplication();
     QApplication::setApplicationDisplayName(QStringLiteral("Hearth"));
-    QApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("org.hearth_workbench.Hearth"));   // the installed .desktop (installer/)
     Q_INIT_RESOURCE(hearth);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/hearth.png")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("A desktop workbench for training LibTorch models."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Run store (default: $HEARTH_DB, else "
-                                "~/.local/share/hearth/runs.sqlite)."), QStringLiteral("PATH"));
-    const QCommandLineOption config(QStringLiteral("config"), QStringLiteral("Experiment JSON to load."),
-                                    QStringLiteral("FILE"));
-    const QCommandLineOption autostart(QStringLiteral("autostart"), QStringLiteral("Start the experiment at once."));
-    const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Open the report of this run."),
-                                    QStringLiteral("RUN"));
-    const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare these runs (e.g. 3,4)."),
-                                     QStringLiteral("RUNS"));
-    const QCommandLineOption history(QStringLiteral("history"), QStringLiteral("Open the run history."));
-    parser.addOptions({db, config, autostart, report, compare, history});
+    describe(parser, o);
     parser.process(app);
 
     hearth::ui::MainWindowOptions options;
-    options.dbPath = parser.isSet(db) ? parser.value(db) : QString::fromStdString(hearth::RunStore::defaultPath());
-    options.configPath = parser.value(config);
+    options.dbPath = parser.isSet(o.db) ? parser.value(o.db) : QString::fromStdString(hearth::RunStore::defaultPath());
+    options.configPath = parser.value(o.config);
+    options.overrides = parser.values(o.set);
+    // A bad override is a bad argument, as in hearth-cli: said on the terminal, before a window opens.
+    hearth::ExperimentConfig scratch;
+    for (const QString& assignment : options.overrides) {
+        try {
+            hearth::applyOverride(scratch, assignment.toStdString());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "hearth: error: %s\n", e.what());
+            return 2;
+        }
+    }
     std::unique_ptr<hearth::ui::MainWindow> window;
     try {
         window = std::make_unique<hearth::ui::MainWindow>(options);
@@ -48,17 +121,17 @@ int main(int argc, char** argv)
         return 1;
     }
     window->show();
-    if (parser.isSet(report))
-        window->openReport(parser.value(report).toLongLong());
-    if (parser.isSet(compare)) {
+    if (parser.isSet(o.report))
+        window->openReport(parser.value(o.report).toLongLong());
+    if (parser.isSet(o.compare)) {
         QList<qint64> ids;
-        for (const QString& id : parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        for (const QString& id : parser.value(o.compare).split(QLatin1Char(','), Qt::SkipEmptyParts))
             ids << id.trimmed().toLongLong();
         window->compareRuns(ids);
     }
-    if (parser.isSet(history))
+    if (parser.isSet(o.history))
         window->showTab(hearth::ui::MainWindow::Tab::History);
-    if (parser.isSet(autostart))
+    if (parser.isSet(o.autostart))
         QTimer::singleShot(0, window.get(), [&window] { window->startRun(); });
     return QApplication::exec();
 }

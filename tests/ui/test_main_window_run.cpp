@@ -45,7 +45,7 @@ private:
     QTemporaryDir m_dir;
     QString m_db;
 
-    MainWindowOptions options() const { return {m_db, QString()}; }
+    MainWindowOptions options() const { return {m_db, QString(), {}}; }
 
 private Q_SLOTS:
     void initTestCase()
@@ -343,7 +343,7 @@ private Q_SLOTS:
             }
             writer->flush();
         }
-        MainWindow window(MainWindowOptions{db, QString()});
+        MainWindow window(MainWindowOptions{db, QString(), {}});
         window.openReport(ids[0]);
         QCOMPARE(window.currentTab(), MainWindow::Tab::Report);
         QTRY_COMPARE(window.reportView()->runId(), ids[0]);
@@ -352,6 +352,30 @@ private Q_SLOTS:
         QTRY_COMPARE(window.compareView()->runIds().size(), 2);
         // Selected in History too, also when History's rows arrive after the request.
         QTRY_COMPARE(window.historyView()->selectedRunIds(), (QList<qint64>{ids[0], ids[1]}));
+    }
+
+    // hearth --config F --set k=v (what `scripts/run --set ...` passes): the overrides apply to the
+    // experiment the window opens with, the file's or the last one; one that cannot apply is
+    // shown, and the experiment stays as it was.
+    void commandLineOverridesApplyToTheOpenedExperiment()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("from-file.json"));
+        hearth::saveConfigFile(hearth::test::tinyExperiment("from-file"), file.toStdString());
+        MainWindowOptions withFile{m_db, file, {QStringLiteral("trainer.max_epochs=7"), QStringLiteral("data.limit=123")}};
+        MainWindow window(withFile);
+        hearth::ExperimentConfig config = window.experimentPanel()->config();
+        QCOMPARE(config.name, std::string("from-file"));
+        QCOMPARE(config.trainer.max_epochs, int64_t(7));
+        QVERIFY(config.data.limit.has_value());
+        QCOMPARE(*config.data.limit, int64_t(123));
+
+        MainWindow lastOne(MainWindowOptions{m_db, QString(), {QStringLiteral("optimizer.lr=0.01")}});
+        QCOMPARE(lastOne.experimentPanel()->config().optimizer.lr, 0.01);
+
+        MainWindow bad(MainWindowOptions{m_db, file, {QStringLiteral("trainer.max_epochs=2"), QStringLiteral("trainer.nope=1")}});
+        QCOMPARE(bad.experimentPanel()->config().trainer.max_epochs, hearth::test::tinyExperiment("x").trainer.max_epochs);
+        const QString shown = bad.liveView()->banner()->message();
+        QVERIFY2(shown.contains(QStringLiteral("trainer.nope")), qPrintable(shown));
     }
 };
 

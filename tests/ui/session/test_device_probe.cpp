@@ -52,7 +52,7 @@ private Q_SLOTS:
 
     void theWindowAsksOnceOffTheGuiThreadAndUpdatesWhenTheAnswerComes()
     {
-        MainWindow window({m_dir.filePath(QStringLiteral("runs.sqlite")), QString()});
+        MainWindow window({m_dir.filePath(QStringLiteral("runs.sqlite")), QString(), {}});
         auto* devices = window.findChild<QLabel*>(QStringLiteral("deviceStatus"));
         QVERIFY(devices);
         QCOMPARE(devices->text(), QStringLiteral("Probing devices…"));

@@ -36,7 +36,7 @@ private Q_SLOTS:
 
     void lrFinderApplySetsOptimizerLr()
     {
-        MainWindow window({m_dir.filePath(QStringLiteral("runs.sqlite")), QString()});
+        MainWindow window({m_dir.filePath(QStringLiteral("runs.sqlite")), QString(), {}});
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         auto config = hearth::test::tinyExperiment("lr-finder");
