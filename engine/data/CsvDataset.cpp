@@ -28,12 +28,6 @@ std::optional<double> parseNumber(const std::string& cell) {
     return value;
 }
 
-std::string joinColumns(const std::vector<std::string>& columns) {
-    std::string text;
-    for (const auto& c : columns) text += (text.empty() ? "'" : ", '") + c + "'";
-    return text;
-}
-
 }  // namespace
 
 std::vector<std::string> sortedClassNames(std::vector<std::string> labels) {
@@ -59,11 +53,7 @@ CsvDataset::CsvDataset(CsvTable table, const std::string& label_column, const st
         if (std::find(columns_.begin(), columns_.begin() + static_cast<std::ptrdiff_t>(c), columns_[c]) !=
             columns_.begin() + static_cast<std::ptrdiff_t>(c))
             throw DataError(path_ + ":1: column '" + columns_[c] + "' appears twice in the header");
-    const auto label_it = std::find(columns_.begin(), columns_.end(), label_column);
-    if (label_it == columns_.end())
-        throw DataError(path_ + ": no label column '" + label_column + "'; the columns are " +
-                        joinColumns(columns_));
-    const auto label_col = static_cast<size_t>(label_it - columns_.begin());
+    const size_t label_col = headerColumn(path_, columns_, label_column, "label", "data.label_column");
     std::vector<size_t> feature_cols;
     for (size_t c = 0; c < columns_.size(); ++c)
         if (c != label_col) {

@@ -15,19 +15,9 @@ std::string trim(const std::string& s) {
     return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
-std::string columnList(const std::vector<std::string>& columns) {
-    std::string text;
-    for (const auto& c : columns) text += (text.empty() ? "" : ", ") + c;
-    return "[" + text + "]";
-}
-
 size_t columnIndex(const CsvTable& table, const std::string& column, const char* what) {
-    const auto it = std::find(table.header.begin(), table.header.end(), column);
-    if (it == table.header.end())
-        throw DataError(table.path + ": no " + what + " column '" + column + "'; the columns are " +
-                        columnList(table.header) +
-                        (std::string(what) == "text" ? " (data.text_column; predict: --text-column)" : " (data.label_column)"));
-    return static_cast<size_t>(it - table.header.begin());
+    return headerColumn(table.path, table.header, column, what,
+                        std::string(what) == "text" ? "data.text_column; predict: --text-column" : "data.label_column");
 }
 
 // Length of a <br>, <br/> or <br /> tag at `i` (case-insensitive), 0 when there is none.

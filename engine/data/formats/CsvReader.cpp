@@ -1,8 +1,10 @@
 #include "engine/data/formats/CsvReader.h"
 
+#include "engine/config/Spelling.h"
 #include "engine/data/DataError.h"
 #include "engine/data/formats/TextEncoding.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -137,6 +139,16 @@ CsvTable readCsvFile(const std::string& path) {
     CsvTable table = parseCsv(text, path);
     table.encoding_note = std::move(note);
     return table;
+}
+
+size_t headerColumn(const std::string& path, const std::vector<std::string>& header, const std::string& column,
+                    const std::string& what, const std::string& key) {
+    const auto it = std::find(header.begin(), header.end(), column);
+    if (it != header.end()) return static_cast<size_t>(it - header.begin());
+    std::string columns;
+    for (const auto& c : header) columns += (columns.empty() ? "" : ", ") + c;
+    throw DataError(path + ": no " + what + " column '" + column + "'" + didYouMean(column, header) +
+                    "; the columns are [" + columns + "] (" + key + ")");
 }
 
 }  // namespace hearth

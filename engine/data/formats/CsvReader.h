@@ -30,6 +30,12 @@ CsvTable parseCsv(const std::string& text, const std::string& path);
 // UTF-8 is read as Windows-1252 (what Excel on Windows saves) and says so in encoding_note.
 CsvTable readCsvFile(const std::string& path);
 
+// The index of `column` in `header` (the file at `path`). When it is not there: DataError
+// "<path>: no <what> column 'x' (did you mean 'y'?); the columns are [a, b] (<key>)", `key` naming
+// the setting that chose it (e.g. "data.label_column").
+size_t headerColumn(const std::string& path, const std::vector<std::string>& header, const std::string& column,
+                    const std::string& what, const std::string& key);
+
 // One field as a CSV writer writes it (RFC 4180): quoted, with quotes doubled, when it holds a
 // comma, a quote or a line break. What the exports and predictions write; parseCsv reads it back.
 inline std::string csvField(const std::string& text) {

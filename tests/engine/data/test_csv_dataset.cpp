@@ -127,8 +127,10 @@ private Q_SLOTS:
     void missingLabelColumnListsTheColumns() {
         const std::string p = kFixtures + "/iris.csv";
         QCOMPARE(dataErrorOf([&] { CsvDataset::load(p, "label"); }),
-                 QString::fromStdString(p + ": no label column 'label'; the columns are 'sepal_length', "
-                                            "'sepal_width', 'petal_length', 'petal_width', 'species'"));
+                 QString::fromStdString(p + ": no label column 'label'; the columns are [sepal_length, "
+                                            "sepal_width, petal_length, petal_width, species] (data.label_column)"));
+        // A near miss names the column likely meant.
+        QVERIFY(dataErrorOf([&] { CsvDataset::load(p, "Species"); }).contains(QStringLiteral("no label column 'Species' (did you mean 'species'?)")));
     }
 
     void irisHasSortedClassNamesAndFeatureRows() {
