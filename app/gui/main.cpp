@@ -1,4 +1,5 @@
 // hearth: the desktop workbench. Parses the command line and opens the main window.
+#include "engine/config/DeviceInfo.h"
 #include "engine/config/ExperimentConfig.h"
 #include "storage/RunStore.h"
 #include "ui/MainWindow.h"
@@ -46,11 +47,11 @@ void nameApplication()
     QCoreApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
 }
 
-// --help and --version print and exit without a window, so they work with no display too.
+// --help prints and exits without a window, so it works with no display too (as --version does).
 bool asksOnlyForText(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i)
-        for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+        for (const char* flag : {"-h", "--help", "-?", "--help-all"})
             if (std::strcmp(argv[i], flag) == 0)
                 return true;
     return false;
@@ -72,6 +73,13 @@ bool noDisplay()
 int main(int argc, char** argv)
 {
     const Options o;
+    // As hearth-cli's: the version, the LibTorch and CUDA built in, and the devices seen.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-v") == 0 || std::strcmp(argv[i], "--version") == 0) {
+            std::fputs(hearth::versionReport("hearth").c_str(), stdout);
+            return 0;
+        }
+    }
     if (asksOnlyForText(argc, argv)) {
         const QCoreApplication text(argc, argv);
         nameApplication();
