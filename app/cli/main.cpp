@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <sstream>
 
 namespace {
 
@@ -100,6 +101,20 @@ void printOptionHints(const CLI::App& app, const CLI::App* command, int argc, ch
     }
 }
 
+// CLI11's message for a value outside an option's set ("--format: htm not in {html,pdf,csv}"):
+// the value likely meant.
+void printChoiceHint(const std::string& message) {
+    const size_t colon = message.find(": "), not_in = message.rfind(" not in {");
+    if (colon == std::string::npos || not_in == std::string::npos || not_in < colon || message.back() != '}') return;
+    const std::string value = message.substr(colon + 2, not_in - colon - 2);
+    std::vector<std::string> choices;
+    std::stringstream list(message.substr(not_in + 9, message.size() - not_in - 10));
+    for (std::string choice; std::getline(list, choice, ',');) choices.push_back(choice);
+    if (const auto meant = hearth::likelyMeant(value, choices); !meant.empty())
+        std::fprintf(stderr, "hint: did you mean %s %s?\n", message.substr(0, colon).c_str(),
+                     hearth::alternatives(meant, "").c_str());
+}
+
 int runCli(int argc, char** argv) {
     hearth::cli::followParentProcess();            // a job started by Hearth ends with its parent
     hearth::cli::rememberArguments(argc, argv);   // the local launcher starts its ranks with them
@@ -169,6 +184,7 @@ int runCli(int argc, char** argv) {
         }
         app.exit(e);
         printOptionHints(app, command, argc, argv);
+        printChoiceHint(e.what());
         // CLI11 has its own codes; the contract says 2 for bad arguments.
         return hearth::cli::kExitBadConfig;
     }

@@ -55,15 +55,18 @@ std::vector<std::string> likelyMeant(const std::string& typed, const std::vector
     return meant;
 }
 
+std::string alternatives(const std::vector<std::string>& words, const std::string& quote) {
+    std::string text;
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (i > 0) text += i + 1 == words.size() ? " or " : ", ";
+        text.append(quote).append(words[i]).append(quote);
+    }
+    return text;
+}
+
 std::string didYouMean(const std::string& typed, const std::vector<std::string>& words, const std::string& quote) {
     const auto meant = likelyMeant(typed, words);
-    if (meant.empty()) return "";
-    std::string text = " (did you mean ";
-    for (size_t i = 0; i < meant.size(); ++i) {
-        if (i > 0) text += i + 1 == meant.size() ? " or " : ", ";
-        text.append(quote).append(meant[i]).append(quote);
-    }
-    return text + "?)";
+    return meant.empty() ? "" : " (did you mean " + alternatives(meant, quote) + "?)";
 }
 
 }  // namespace hearth

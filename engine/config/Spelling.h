@@ -14,6 +14,9 @@ namespace hearth {
 // is close, or when `typed` is one of `words`.
 std::vector<std::string> likelyMeant(const std::string& typed, const std::vector<std::string>& words);
 
+// "'a'", "'a' or 'b'", "'a', 'b' or 'c'": the words, each between `quote`s.
+std::string alternatives(const std::vector<std::string>& words, const std::string& quote = "'");
+
 // " (did you mean 'a'?)", " (did you mean 'a' or 'b'?)", " (did you mean 'a', 'b' or 'c'?)" with
 // likelyMeant's words, each between `quote`s; "" when none.
 std::string didYouMean(const std::string& typed, const std::vector<std::string>& words, const std::string& quote = "'");

@@ -372,6 +372,10 @@ private Q_SLOTS:
         r = cli({"run", "--precision", "bf16-mixed"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("--set trainer.precision=bf16-mixed"), qPrintable(r.out));
+        // A value outside an option's set: CLI11's message, then the value likely meant.
+        r = cli({"runs", "--status", "complete"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("hint: did you mean --status completed?"), qPrintable(r.out));
         r = cli({"keys", "traner"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("no config key starts with 'traner' (did you mean 'trainer'?)"), qPrintable(r.out));
