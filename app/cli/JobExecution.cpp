@@ -6,6 +6,7 @@
 #include "engine/config/ByteSize.h"
 #include "engine/config/DeviceInfo.h"
 #include "engine/events/EventJson.h"
+#include "engine/run/DataInputs.h"
 #include "engine/train/StateFiles.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
@@ -175,11 +176,14 @@ void printIssues(const std::vector<ConfigIssue>& issues) {
 }
 
 bool inputsUsable(const ExperimentConfig& config) {
-    const auto issues = inputProblems(config);
+    const auto issues = dataInputProblems(config);
     printIssues(issues);
-    if (!issues.empty())
-        std::fprintf(stderr, "hint: fix %s and run again (e.g. --set %s=PATH)\n",
-                     issues.size() == 1 ? issues.front().key.c_str() : "these keys", issues.front().key.c_str());
+    if (!issues.empty()) {
+        const std::string& key = issues.front().key;
+        const bool column = key.size() > 7 && key.compare(key.size() - 7, 7, "_column") == 0;
+        std::fprintf(stderr, "hint: fix %s and run again (e.g. --set %s=%s)\n",
+                     issues.size() == 1 ? key.c_str() : "these keys", key.c_str(), column ? "NAME" : "PATH");
+    }
     return issues.empty();
 }
 

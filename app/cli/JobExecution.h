@@ -46,7 +46,8 @@ int exitCodeFor(FailureKind kind);
 // Prints each issue as "error: key: message" on stderr.
 void printIssues(const std::vector<ConfigIssue>& issues);
 
-// Whether every file and folder `config` names is there and of its kind (inputProblems); when not,
+// Whether every file and folder `config` names is there and of its kind, and a CSV's header has the
+// columns the config reads (dataInputProblems); when not,
 // prints each problem and a job stops with kExitBadData before it stores anything (no failed run,
 // no sweep of steps that never ran).
 bool inputsUsable(const ExperimentConfig& config);

@@ -6,6 +6,7 @@ target_sources(hearth_engine_api PRIVATE
   run/Footprint.cpp)
 target_sources(hearth_engine PRIVATE
   run/RunSetup.cpp
+  run/DataInputs.cpp
   run/RunController.cpp
   run/TextPredictor.cpp
   run/ImagePredictor.cpp

@@ -500,6 +500,16 @@ private Q_SLOTS:
         QVERIFY2(folder.out.contains("error: data.path: " + m_dir.path() + " is a folder; csv data is one CSV file"),
                  qPrintable(folder.out));
         QVERIFY2(!QFile::exists(fresh), "a run that never started was stored");
+        // A CSV without the label column the config reads: said from its header, before anything
+        // is stored, with the column likely meant.
+        const QString csv = writeFile("capital-label.csv", "a,b,Label\n1,2,x\n3,4,y\n");
+        const CliResult column = cliOn(fresh, {"run", "--set", "data.kind=csv", "--set", "model.name=mlp", "--set", "data.path=" + csv});
+        QCOMPARE(column.exit_code, 3);
+        QVERIFY2(column.out.contains("error: data.label_column: " + csv +
+                                     ": no label column 'label' (did you mean 'Label'?); the columns are [a, b, Label]"),
+                 qPrintable(column.out));
+        QVERIFY2(column.out.contains("--set data.label_column=NAME"), qPrintable(column.out));
+        QVERIFY2(!QFile::exists(fresh), "a run that never started was stored");
     }
 
     void truncatedIdxExits3NamingFileAndSize() {

@@ -307,6 +307,27 @@ private Q_SLOTS:
         panel->setConfig(config);
         QVERIFY2(panel->form()->fieldMessage("data.path").isEmpty(), qPrintable(panel->form()->fieldMessage("data.path")));
         QVERIFY(panel->startButton()->isEnabled());
+
+        // A CSV whose header lacks the label column: the Label column field says so, with the
+        // column likely meant, and nothing can start.
+        const QString csv = m_dir.filePath(QStringLiteral("capital-label.csv"));
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("a,b,Label\n1,2,x\n3,4,y\n");
+        }
+        config.data.kind = "csv";
+        config.model.name = "mlp";
+        config.data.path = csv.toStdString();
+        panel->setConfig(config);
+        const QString column = panel->form()->fieldMessage("data.label_column");
+        QVERIFY2(column.contains(QStringLiteral("no label column 'label' (did you mean 'Label'?)")), qPrintable(column));
+        QVERIFY(!panel->startButton()->isEnabled());
+        config.data.label_column = "Label";
+        panel->setConfig(config);
+        QVERIFY2(panel->form()->fieldMessage("data.label_column").isEmpty(),
+                 qPrintable(panel->form()->fieldMessage("data.label_column")));
+        QVERIFY(panel->startButton()->isEnabled());
     }
 
     void layoutAndConfigSurviveARestart()

@@ -1,6 +1,6 @@
 #pragma once
-// InputCheck: the form's check of the files and folders an experiment names (inputProblems), with
-// the GUI thread never stuck behind the file system. The check runs on a thread of its own (one
+// InputCheck: the form's check of the files and folders an experiment names and of a CSV's columns
+// (dataInputProblems), with the GUI thread never stuck behind the file system. The check runs on a thread of its own (one
 // for the InputCheck's life) and the caller waits at most `patience` for it: a local disk answers in microseconds, while a hung
 // network mount would otherwise freeze the window at every edit. A check that has not returned
 // is reported as one issue naming the paths; no second check starts while it hangs, and when it
@@ -8,6 +8,7 @@
 // next call for the same config takes that answer without checking again.
 
 #include "engine/config/ExperimentConfig.h"
+#include "engine/run/DataInputs.h"
 
 #include <chrono>
 #include <functional>
@@ -21,7 +22,7 @@ public:
     using Checker = std::function<std::vector<hearth::ConfigIssue>(const hearth::ExperimentConfig&)>;
 
     explicit InputCheck(std::chrono::milliseconds patience = std::chrono::milliseconds(250),
-                        Checker checker = hearth::inputProblems);
+                        Checker checker = hearth::dataInputProblems);
     ~InputCheck();
     InputCheck(const InputCheck&) = delete;
     InputCheck& operator=(const InputCheck&) = delete;

@@ -37,6 +37,8 @@ public:
         return false;
     }
 
+    size_t position() const { return pos_; }
+
 private:
     bool atLineBreak() const { return text_[pos_] == '\n' || text_[pos_] == '\r'; }
 
@@ -141,6 +143,29 @@ CsvTable readCsvFile(const std::string& path) {
     return table;
 }
 
+std::optional<std::vector<std::string>> readCsvHeader(const std::string& path) {
+    constexpr std::streamsize kPrefix = std::streamsize{64} * 1024;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DataError(path + ": cannot open: " + std::generic_category().message(errno));
+    std::string prefix(static_cast<size_t>(kPrefix), '\0');
+    in.read(prefix.data(), kPrefix);
+    prefix.resize(static_cast<size_t>(in.gcount()));
+    const bool whole = in.gcount() < kPrefix || in.peek() == std::char_traits<char>::eof();
+    CsvScanner scanner(prefix, path);
+    CsvRecord record;
+    try {
+        if (!scanner.next(record)) throw DataError(path + ": empty file (a header row is required)");
+    } catch (const DataError&) {
+        if (whole) throw;
+        return std::nullopt;   // a quoted header field runs past the prefix
+    }
+    // A header that reaches the prefix's end may go on past it: its last field would be cut short.
+    if (!whole && scanner.position() >= prefix.size()) return std::nullopt;
+    for (std::string& field : record.fields)
+        if (!isValidUtf8(field)) field = windows1252ToUtf8(field);
+    return std::move(record.fields);
+}
+
 size_t headerColumn(const std::string& path, const std::vector<std::string>& header, const std::string& column,
                     const std::string& what, const std::string& key) {
     const auto it = std::find(header.begin(), header.end(), column);
@@ -148,7 +173,7 @@ size_t headerColumn(const std::string& path, const std::vector<std::string>& hea
     std::string columns;
     for (const auto& c : header) columns += (columns.empty() ? "" : ", ") + c;
     throw DataError(path + ": no " + what + " column '" + column + "'" + didYouMean(column, header) +
-                    "; the columns are [" + columns + "] (" + key + ")");
+                    "; the columns are [" + columns + "]" + (key.empty() ? "" : " (" + key + ")"));
 }
 
 }  // namespace hearth

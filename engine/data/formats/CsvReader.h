@@ -3,6 +3,7 @@
 // line breaks inside quotes, CRLF or LF) into records that remember the line they start on.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,14 @@ CsvTable parseCsv(const std::string& text, const std::string& path);
 // UTF-8 is read as Windows-1252 (what Excel on Windows saves) and says so in encoding_note.
 CsvTable readCsvFile(const std::string& path);
 
+// The header of the CSV file at `path`, read from its first 64 KiB (a look before loading, e.g. to
+// check the columns a config names): nullopt when the header is longer than that. DataError when
+// the file cannot be read or is empty. Field names that are not UTF-8 are read as Windows-1252.
+std::optional<std::vector<std::string>> readCsvHeader(const std::string& path);
+
 // The index of `column` in `header` (the file at `path`). When it is not there: DataError
 // "<path>: no <what> column 'x' (did you mean 'y'?); the columns are [a, b] (<key>)", `key` naming
-// the setting that chose it (e.g. "data.label_column").
+// the setting that chose it (e.g. "data.label_column"; left out when empty).
 size_t headerColumn(const std::string& path, const std::vector<std::string>& header, const std::string& column,
                     const std::string& what, const std::string& key);
 

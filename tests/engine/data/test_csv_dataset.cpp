@@ -5,6 +5,7 @@
 #include "engine/data/DataModule.h"
 #include "engine/data/formats/CsvReader.h"
 #include "engine/data/formats/TextEncoding.h"
+#include "engine/run/DataInputs.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -46,6 +47,56 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // The header alone, from the file's start: a malformed row further down does not matter, a
+    // byte order mark is not part of the first name, a quoted name may hold a comma; a header
+    // longer than the look is unknown rather than cut short.
+    void readsTheHeaderAloneFromTheStart() {
+        const auto header = hearth::readCsvHeader(write("h.csv", "\xEF\xBB\xBF" "id,\"notes, free\",label\r\n1,2,x\n3,4\n"));
+        QVERIFY(header.has_value());
+        QCOMPARE(*header, (std::vector<std::string>{"id", "notes, free", "label"}));
+        QCOMPARE(*hearth::readCsvHeader(write("one.csv", "only")), std::vector<std::string>{"only"});
+        const std::string wide(70 * 1024, 'w');
+        QVERIFY(!hearth::readCsvHeader(write("wide.csv", "a," + wide + "\n1,2\n")).has_value());
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readCsvHeader(write("empty.csv", "")); }), QStringLiteral("empty file"));
+        VERIFY_CONTAINS(dataErrorOf([&] { hearth::readCsvHeader(m_dir.filePath("absent.csv").toStdString()); }),
+                        QStringLiteral("cannot open"));
+    }
+
+    // The columns a config reads, checked against each file's header before anything loads: each
+    // missing one is an issue of its key, naming the file; files that are not there are left to
+    // inputProblems (one issue, not two).
+    void dataInputProblemsNameMissingColumnsBeforeLoading() {
+        hearth::ExperimentConfig c;
+        c.data.kind = "csv";
+        c.data.path = write("train.csv", "x,y,Label\n1,2,a\n1,2,3,4\n");   // the bad row is the load's to find
+        c.data.test_path = write("test.csv", "x,y,label\n1,2,a\n");
+        c.data.val_path = m_dir.filePath("no-such-val.csv").toStdString();
+        auto issues = hearth::dataInputProblems(c);
+        QCOMPARE(issues.size(), size_t{2});
+        QCOMPARE(QString::fromStdString(issues[0].key), QStringLiteral("data.val_path"));
+        QCOMPARE(QString::fromStdString(issues[1].key), QStringLiteral("data.label_column"));
+        QCOMPARE(QString::fromStdString(issues[1].message),
+                 QString::fromStdString(c.data.path + ": no label column 'label' (did you mean 'Label'?); the columns are [x, y, Label]"));
+        c.data.val_path.reset();
+        c.data.label_column = "Label";   // now train.csv has it and test.csv does not
+        issues = hearth::dataInputProblems(c);
+        QCOMPARE(issues.size(), size_t{1});
+        VERIFY_CONTAINS(QString::fromStdString(issues[0].message), QStringLiteral("test.csv: no label column 'Label' (did you mean 'label'?)"));
+
+        c.data.kind = "text_csv";
+        c.data.path = write("texts.csv", "review,label\n\"good\",pos\n");
+        c.data.test_path.reset();
+        c.data.label_column = "label";
+        issues = hearth::dataInputProblems(c);   // text_column is "text"
+        QCOMPARE(issues.size(), size_t{1});
+        QCOMPARE(QString::fromStdString(issues[0].key), QStringLiteral("data.text_column"));
+        c.data.text_column = "review";
+        QVERIFY(hearth::dataInputProblems(c).empty());
+        c.data.kind = "idx";   // no header to read: inputProblems alone
+        c.data.path = m_dir.path().toStdString();
+        QVERIFY(hearth::dataInputProblems(c).empty());
+    }
 
     void parsesQuotesDoubledQuotesNewlinesAndCrlf() {
         const std::string text =
