@@ -414,18 +414,21 @@ private Q_SLOTS:
     // micro-batch's share of it, so the predicted step is k micro-batches, not k times k. (Before,
     // a ladder's accumulation step of 2 was predicted at 145.9 ms and measured at 76.6 ms.) The
     // fastest of three alternating probes each, with a loose bound: the double count gave 8x here,
-    // and a busy machine (ctest runs two tests at once) slows some probes several times over.
+    // and a busy machine (ctest runs two tests at once) slows some probes several times over. Each
+    // probe runs 16 micro-batches (k=1 over 16 steps, k=8 over 2), so that both span the same
+    // time and a load beside them slows both alike (with 4 steps each, k=1's short probes could
+    // miss a busy spell that k=8's could not: 57 ms against 16 ms once in CI).
     void footprintCountsAccumulatedMicroBatchesOnce() {
         requireFashionMnist();
         ExperimentConfig config = fashionCnn(640);
         config.trainer.batch_size = 32;
         std::atomic<bool> stop{false};
         FootprintOptions options;
-        options.steps_per_probe = 4;
         double fastest[2] = {1e300, 1e300}, predicted[2] = {0.0, 0.0};
         for (int round = 0; round < 3; ++round) {
             for (const int k : {1, 8}) {
                 config.trainer.accumulate_grad_batches = k;
+                options.steps_per_probe = 16 / k;
                 const FootprintPrediction p = predictFootprint(config, options, stop);
                 QCOMPARE(p.accumulate, int64_t{k});
                 double& best = fastest[k == 8];
