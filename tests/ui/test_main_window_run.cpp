@@ -101,6 +101,11 @@ private Q_SLOTS:
         bool number = false;
         compute->text().toDouble(&number);
         QVERIFY2(number, qPrintable(compute->text()));
+        // The epoch's batches, told apart from the plots' global optimizer steps.
+        const auto* batch = window.liveView()->progress()->findChild<QLabel*>(QStringLiteral("batchValue"));
+        QVERIFY(batch);
+        QCOMPARE(batch->text(), QStringLiteral("10/10"));
+        QVERIFY2(batch->toolTip().contains(QStringLiteral("optimizer step 10 since the start")), qPrintable(batch->toolTip()));
         QVERIFY(!window.liveView()->log()->text().isEmpty());
         QVERIFY(window.liveView()->devices()->gauge(-1)->allocated() > 0);   // process RAM
         MemoryGauge* gpu1 = window.liveView()->devices()->gauge(1);

@@ -1,5 +1,5 @@
 #pragma once
-// ProgressPanel: where the run stands — a progress bar over the whole fit plus epoch, step n/N,
+// ProgressPanel: where the run stands — a progress bar over the whole fit plus epoch, the epoch's batch n/N,
 // it/s, samples/s, achieved TFLOP/s with MFU, elapsed time and ETA.
 
 #include "engine/events/Events.h"
@@ -30,7 +30,7 @@ private:
     QLabel* m_state;
     QProgressBar* m_bar;
     QLabel* m_epoch;
-    QLabel* m_step;
+    QLabel* m_step;      // micro-batches of this epoch; the global optimizer step in its tool tip
     QLabel* m_itPerSec;
     QLabel* m_samplesPerSec;
     QLabel* m_elapsed;
