@@ -1,5 +1,6 @@
 #include "PredictCommand.h"
 
+#include "OptionChecks.h"
 #include "RunCommand.h"
 
 #include "engine/data/DataError.h"
@@ -102,18 +103,19 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     auto* sub = app.add_subcommand("predict", "Classify the texts of a CSV, or image files and folders, with a trained "
                                               "run (or texts with a checkpoint folder)");
     sub->add_option("--db", context.subcommand_db, "Run database (default: the app's --db or $HEARTH_DB)");
-    sub->add_option("--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
+    // The run as the store's other commands take it (`hearth-cli predict 3 ...`), or with --run.
+    sub->add_option("run,--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
     sub->add_option("--model", args->model, "A Hugging Face checkpoint folder with a classification head");
     sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column");
     sub->add_option("--images", args->images,
                     "Image files and folders (.jpg/.jpeg/.png; a folder of class subfolders is labelled) for a run "
                     "trained on an image folder");
-    sub->add_option("--output", args->options.output_csv,
+    sub->add_option("-o,--output,--out", args->options.output_csv,
                     "CSV to write: index (texts) or file (images), predicted, confidence, true (images), prob:<class>...")
         ->required();
     sub->add_option("--text-column", args->options.text_column, "The input's text column (default: text)");
     sub->add_option("--batch-size", args->options.batch_size, "Texts or images per forward pass (default: 32)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")
         ->check(CLI::Range(3, 8192));
     sub->add_option("--tokenizer", args->tokenizer, "vocab.txt, tokenizer.json or folder (default: the model's)");

@@ -1,6 +1,7 @@
 #include "StoreCommands.h"
 
 #include "LadderTable.h"
+#include "OptionChecks.h"
 #include "ReportSamples.h"
 
 #include "engine/run/ModelExport.h"
@@ -316,7 +317,7 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
         ->check(CLI::IsMember({"running", "completed", "failed", "stopped", "interrupted"}));
     runs->add_option("--tag", o->tag, "Only runs with this tag");
     runs->add_option("--name", o->name, "Only runs whose name, notes or tags contain this text");
-    runs->add_option("--limit", o->limit, "At most this many runs")->check(CLI::NonNegativeNumber);
+    runs->add_option("--limit", o->limit, "At most this many runs (0: every run)")->check(atLeast(0, "every run"));
     runs->add_option("--csv", o->csv_path,
                      "Write the runs to this CSV file instead ('-': standard output): one row per run, its "
                      "metrics and its config flattened, for spreadsheets and pandas");
@@ -341,7 +342,7 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
     exporter->add_option("runs", o->runs,
                          "Run id or unique name prefix; two or more make a comparison report (html, pdf)");
     exporter->add_option("--sweep", o->sweep, "Compare the runs of this sweep (the id `hearth-cli sweep` printed: \"Sweep #N stored\")")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     exporter->add_option("--baseline", o->baseline, "Comparisons: the run speedups are measured against (default: the first)");
     exporter->add_option("--format", o->format,
                          "html (a self-contained report with interactive charts) | pdf (that report printed by a "
@@ -350,7 +351,7 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
                          "for torch.jit.load)")
         ->required()
         ->check(CLI::IsMember({"html", "pdf", "csv", "json", "md", "tensorboard", "torchscript"}));
-    exporter->add_option("--out", o->out_path,
+    exporter->add_option("-o,--out,--output", o->out_path,
                          "Output file ('-' for standard output, not for pdf); for tensorboard a directory, where the run "
                          "becomes the subdirectory <id>-<name>")
         ->required();

@@ -1,6 +1,7 @@
 #include "TuneCommand.h"
 
 #include "LocalLauncher.h"
+#include "OptionChecks.h"
 #include "RunCommand.h"
 #include "engine/monitor/Elapsed.h"
 
@@ -369,27 +370,27 @@ void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_co
     tune->add_option("--probe-batch", options->probe_batch,
                      "With --footprint: probe this one micro-batch size in this process and print what it measured "
                      "as JSON (how --footprint probes each size in a fresh process)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     tune->add_flag("--json", options->json,
                    "With --footprint: print the prediction as one JSON object on standard output (the report goes to "
                    "standard error)");
     tune->add_option("--memory-limit", options->memory_limit,
                      "Memory a trial may use, e.g. 4GiB (required on CPU: peak RSS; optional on CUDA: peak reserved)");
     tune->add_option("--max-batch", options->max_batch, "Largest batch size to try (default: the training split)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     tune->add_option("--start-batch", options->start_batch, "First batch size tried (default 2)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     tune->add_option("--multiple-of", options->multiple_of,
                      "Past this batch size, try only its multiples and end the bisection at a gap of at most this "
                      "(default 8; 1 with --tolerance 0 finds the exact batch)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     tune->add_option("--tolerance", options->tolerance,
                      "End the bisection once the gap is at most this fraction of the largest fit (default 0.05)")
         ->check(CLI::Range(0.0, 0.5));
     tune->add_option("--steps", options->steps,
                      "Training steps per batch-size trial (default 3), footprint probe (default 5) or of the LR sweep "
                      "(default 100)")
-        ->check(CLI::PositiveNumber);
+        ->check(atLeast(1));
     tune->add_option("--min-lr", options->min_lr, "First learning rate of the sweep (default 1e-7)");
     tune->add_option("--max-lr", options->max_lr, "Last learning rate of the sweep (default 1)");
     tune->add_option("--apply", options->apply_path,

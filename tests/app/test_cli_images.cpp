@@ -83,7 +83,8 @@ private slots:
         QVERIFY(lines[1].split(',')[3] == "Ankle_boot");
         // Loose files: no truth column value.
         const QString one = QDir(m_folder + "/test/Bag").entryInfoList({"*.png"}).first().filePath();
-        const CliResult loose = cli({"predict", "--run", "folder-cnn", "--images", one, "--output", csv});
+        // The run as the store's other commands take it, and -o as export's.
+        const CliResult loose = cli({"predict", "folder-cnn", "--images", one, "-o", csv});
         QVERIFY2(loose.exit_code == 0, qPrintable(loose.out));
         QVERIFY(loose.out.contains("Predicted 1 images"));
         QVERIFY(!loose.out.contains("accuracy"));

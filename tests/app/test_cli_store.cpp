@@ -186,8 +186,17 @@ void CliStoreTest::runsFiltersByStatusTagNameAndLimit() {
     QVERIFY(r.has("fashion-mlp") && !r.has("fashion-cnn"));
     r = runCli({"runs", "--db", db_, "--limit", "1"});
     QVERIFY(r.has("broken") && !r.has("fashion"));
+    r = runCli({"runs", "--db", db_, "--limit", "0"});   // 0: every run
+    QVERIFY(r.has("broken") && r.has("fashion-cnn") && r.has("fashion-mlp"));
     r = runCli({"runs", "--db", db_, "--status", "exploded"});
     QCOMPARE(r.code, 2);
+    // In words, not CLI11's "Value -3 not in range 0.000000 to 17976931348623157..." (a double's bounds).
+    r = runCli({"runs", "--db", db_, "--limit", "-3"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.errHas("--limit: -3 is too small: 0 or more (0: every run)"), r.err.c_str());
+    r = runCli({"export", "--sweep", "none", "--format", "html", "--out", "-", "--db", db_});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.errHas("--sweep: 'none' is not a whole number: 1 or more") && !r.errHas("1797693"), r.err.c_str());
 }
 
 void CliStoreTest::showPrintsConfigEnvironmentReportAndConfusion() {
@@ -270,7 +279,7 @@ void CliStoreTest::exportJsonMarkdownAndHtml() {
     QVERIFY(j["reports"].toObject()["test"].toObject().contains("report"));
 
     RunStore(db_).rename(ids_.broken, "a <b> & c");
-    const Result md = runCli({"export", id(ids_.cnn), "--format", "md", "--out", "-", "--db", db_});
+    const Result md = runCli({"export", id(ids_.cnn), "--format", "md", "-o", "-", "--db", db_});   // -o: --out
     QCOMPARE(md.code, 0);
     QVERIFY(md.has("# Run #" + id(ids_.cnn) + " fashion-cnn") && md.has("## Confusion matrix"));
     QVERIFY(md.has("| cat | dog | bird |") || md.has("|  | cat | dog | bird |"));
