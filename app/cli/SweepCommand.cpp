@@ -190,12 +190,16 @@ int showSweep(const std::string& db_path, int64_t sweep_id) {
 void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std::string& db_path, int& exit_code) {
     auto* sweep = app.add_subcommand("sweep", "Plan and run a speed or memory study of one experiment (--ladder) as "
                                               "a group of runs, or print a stored one (--show)");
-    sweep->add_flag("--ladder{speed}", options.ladder,
+    // `--ladder`, `--ladder memory` and `--ladder=memory` all work (a flag with a default value
+    // would take only the last).
+    sweep->add_option("--ladder", options.ladder,
                     "speed (the default): 32-true baseline -> mixed precision -> + loader workers -> + accumulation "
                     "(with --target-batch), with the GPU's rungs between (--plan lists them all); a rung that trains "
                     "slower than the step before it in the first round is left out of the steps after it. memory: "
                     "gradients zeroed -> set to none -> + in-place ReLU -> (several processes: + zero1 -> + zero2 -> "
                     "+ zero3) -> + activation checkpointing")
+        ->expected(0, 1)
+        ->default_str("speed")
         ->check(CLI::IsMember({"speed", "memory"}));
     sweep->add_option("-c,--config", options.run.config_path, "Experiment JSON file")->check(CLI::ExistingFile);
     sweep->add_option("-s,--set", options.run.overrides, "Override a config key of the base experiment")
@@ -241,7 +245,7 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
             return;
         }
         if (sweep->count("--ladder") == 0) {
-            std::fprintf(stderr, "error: sweep needs --ladder[=speed|memory] (or --show SWEEP_ID)\n");
+            std::fprintf(stderr, "error: sweep needs --ladder [speed|memory] (or --show SWEEP_ID)\n");
             exit_code = kExitBadConfig;
             return;
         }

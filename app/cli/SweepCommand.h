@@ -1,5 +1,5 @@
 #pragma once
-// `hearth-cli sweep --ladder[=speed|memory]`: plans the technique ladder (which rungs, stacked or
+// `hearth-cli sweep --ladder [speed|memory]`: plans the technique ladder (which rungs, stacked or
 // each alone, k repeats: --plan prints the plan and an estimate), runs it as one sweep, its steps
 // alternating round by round, and prints each step's median (min-max), verdict, why-lines and the
 // recommendation (--apply-best writes it as a config). --show ID prints a stored ladder again.
