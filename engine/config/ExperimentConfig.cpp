@@ -112,6 +112,41 @@ std::vector<std::string> childNames(const std::string& prefix) {
     return names;
 }
 
+// A name as words joined by '_', lower case: "Learning rate" and "learning-rate" are "learning_rate".
+std::string asWords(const std::string& text) {
+    std::string words;
+    for (const char ch : text) {
+        if (std::isalnum(static_cast<unsigned char>(ch)))
+            words += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        else if (!words.empty() && words.back() != '_')
+            words += '_';
+    }
+    while (!words.empty() && words.back() == '_') words.pop_back();
+    return words;
+}
+
+// "unknown key (did you mean 'max_epochs'?); allowed here: ...", for `name` at `key`. When no name
+// here is close, the keys elsewhere that are called that or labelled so in the form (trainer.lr ->
+// 'optimizer.lr', data.source -> 'data.path': the form's "Source", learning_rate -> 'optimizer.lr'),
+// else whose name is close to it (data.workers -> 'trainer.num_workers'); at most three.
+std::string unknownKey(const std::string& key, const std::string& name, const std::vector<std::string>& allowed) {
+    if (std::string hint = didYouMean(name, allowed); !hint.empty())
+        return "unknown key" + hint + "; allowed here: " + join(allowed);
+    const std::string wanted = asWords(name);
+    std::vector<std::string> elsewhere, last_names;
+    for (const auto& k : configSchema()) {
+        const std::string last = k.key.substr(k.key.rfind('.') + 1);
+        if (k.key != key && (asWords(last) == wanted || asWords(k.label) == wanted)) elsewhere.push_back(k.key);
+        last_names.push_back(last);
+    }
+    if (elsewhere.empty())
+        for (const auto& meant : likelyMeant(name, last_names))
+            for (const auto& k : configSchema())
+                if (k.key.substr(k.key.rfind('.') + 1) == meant) elsewhere.push_back(k.key);
+    const std::string hint = !elsewhere.empty() && elsewhere.size() <= 3 ? " (did you mean " + alternatives(elsewhere) + "?)" : "";
+    return "unknown key" + hint + (allowed.empty() ? "" : "; allowed here: " + join(allowed));
+}
+
 Json toJson(const ExperimentConfig& c) {
     Json root = Json::object();
     for (const auto& k : configSchema()) {
@@ -130,7 +165,7 @@ void readObject(const Json& object, const std::string& prefix, ExperimentConfig&
     for (auto it = object.begin(); it != object.end(); ++it) {
         const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-            throw ConfigError(key, "unknown key" + didYouMean(it.key(), allowed) + "; allowed here: " + join(allowed));
+            throw ConfigError(key, unknownKey(key, it.key(), allowed));
         if (const ConfigKey* k = findConfigKey(key)) {
             if (!k->null_word.empty() && it->is_string()) {
                 // "auto" is the key's null; any other word is a mistake naming both spellings.
@@ -196,8 +231,12 @@ ExperimentConfig loadConfigFile(const std::string& path) {
     if (!in) throw ConfigError("", "cannot read config file '" + path + "': no such file or not readable");
     std::stringstream buffer;
     buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw ConfigError("", "config file '" + path + "' is empty: an experiment file is a JSON object "
+                              "(`hearth-cli run --print-config` writes one; {} is the built-in experiment)");
     try {
-        return configFromJson(buffer.str());
+        return configFromJson(text);
     } catch (const ConfigError& e) {
         // A YAML or TOML file (Lightning's and Hydra's configs are YAML) is not read as such.
         std::string ext = std::filesystem::path(path).extension().string();
@@ -237,8 +276,7 @@ void applyOverride(ExperimentConfig& config, const std::string& assignment) {
             std::vector<std::string> allowed;
             if (node->is_object())
                 for (auto it = node->begin(); it != node->end(); ++it) allowed.push_back(it.key());
-            throw ConfigError(walked, allowed.empty() ? "unknown key"
-                                                      : "unknown key" + didYouMean(path[i], allowed) + "; allowed here: " + join(allowed));
+            throw ConfigError(walked, unknownKey(walked, path[i], allowed));
         }
         node = &(*node)[path[i]];
     }

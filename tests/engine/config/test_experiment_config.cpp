@@ -140,6 +140,20 @@ private Q_SLOTS:
         QVERIFY(messageOf([&] { applyOverride(c, "optimzer.lr=0.1"); }).find("did you mean 'optimizer'?") != std::string::npos);
         QVERIFY(messageOf([&] { applyOverride(c, "trainer.batchsize=8"); }).find("did you mean 'batch_size'?") != std::string::npos);
         QVERIFY(messageOf([] { configFromJson(R"({"data": {"limt": 10}})"); }).find("did you mean 'limit'?") != std::string::npos);
+        // A key put in the wrong group, or called by its form label, names the key where it is.
+        const auto has = [](const std::string& message, const std::string& part) {
+            return message.find(part) != std::string::npos;
+        };
+        std::string m = messageOf([&] { applyOverride(c, "trainer.lr=0.1"); });
+        QVERIFY2(has(m, "trainer.lr: unknown key (did you mean 'optimizer.lr'?); allowed here: max_epochs"), m.c_str());
+        m = messageOf([] { configFromJson(R"({"data": {"source": "x.csv"}})"); });   // the form's "Source"
+        QVERIFY2(has(m, "data.source: unknown key (did you mean 'data.path'?)"), m.c_str());
+        m = messageOf([&] { applyOverride(c, "learning_rate=0.1"); });                // "Learning rate"
+        QVERIFY2(has(m, "(did you mean 'optimizer.lr'?)"), m.c_str());
+        m = messageOf([&] { applyOverride(c, "data.workers=2"); });
+        QVERIFY2(has(m, "(did you mean 'trainer.num_workers' or 'trainer.persistent_workers'?)"), m.c_str());
+        m = messageOf([&] { applyOverride(c, "trainer.name=x"); });   // four keys are called name: none offered
+        QVERIFY2(!has(m, "did you mean"), m.c_str());
         applyOverride(c, "trainer.strategy=dpp");
         applyOverride(c, "optimizer.name=AdamW");
         const auto issues = validate(c, cpuOnly());
@@ -498,6 +512,11 @@ private Q_SLOTS:
         const std::string key = messageFor("exp.yml", "{\"trainer\": {\"max_epoch\": 2}}");
         QVERIFY2(key.find("max_epochs") != std::string::npos && key.find("experiment files are JSON") == std::string::npos,
                  key.c_str());
+        // An empty file (a save that failed, a `>` that went wrong) says so, not "unexpected end of input".
+        const std::string empty = messageFor("empty.json", " \n");
+        QVERIFY2(empty.find("empty.json' is empty: an experiment file is a JSON object") != std::string::npos &&
+                     empty.find("unexpected end") == std::string::npos,
+                 empty.c_str());
     }
 
     void everyKeyIsDescribedOnceAndNamesItsOwnField() {
