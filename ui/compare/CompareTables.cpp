@@ -27,6 +27,11 @@ public:
         m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
         m_table->setSortingEnabled(true);
         m_table->resizeColumnsToContents();
+        // A long run name is elided in its middle (its whole in the tool tip) so that the figures
+        // beside it stay in view: the run column keeps 32 characters, as History's names do.
+        const int runWidth = m_table->fontMetrics().averageCharWidth() * 32;
+        if (m_table->columnWidth(0) > runWidth)
+            m_table->setColumnWidth(0, runWidth);
         m_table->setUpdatesEnabled(true);
     }
     FillGuard(const FillGuard&) = delete;
@@ -46,6 +51,7 @@ void setCell(QTableWidget* t, int row, int column, const QString& text, std::opt
 void setRunCell(QTableWidget* t, int row, const CompareRun& run, const RunColors& colors, size_t index)
 {
     setCell(t, row, 0, compareRunLabel(run.summary), double(run.summary.id));
+    t->item(row, 0)->setToolTip(compareRunLabel(run.summary));
     if (index < colors.colors.size())
         t->item(row, 0)->setForeground(colors.colors[index]);
 }
@@ -81,6 +87,7 @@ QTableWidget* makeCompareTable(const QString& objectName)
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
     t->setAlternatingRowColors(true);
     t->setWordWrap(false);
+    t->setTextElideMode(Qt::ElideMiddle);   // a run name's end tells runs apart as often as its start
     t->horizontalHeader()->setStretchLastSection(true);
     t->horizontalHeader()->setSortIndicatorShown(true);
     // Column widths from the first rows (and the visible ones), not from a thousand.

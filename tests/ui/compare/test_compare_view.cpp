@@ -149,6 +149,27 @@ private Q_SLOTS:
         QCOMPARE(t->item(1, 3)->text(), QStringLiteral("baseline"));
     }
 
+    // A long run name does not push the figures out of view: the run column keeps 32 characters,
+    // the name elided in its middle, whole in the tool tip.
+    void aLongRunNameIsElidedNotWidened()
+    {
+        const std::string longName = "fashion-cnn-bf16-mixed-four-workers-batch-256-lr-3e-4-cosine-warmup";
+        hearth::RunStore(m_db.toStdString()).rename(m_second, longName);
+        CompareView view(m_db);
+        load(view, {m_first, m_second});
+        for (QTableWidget* t : {view.metricsTable(), view.diffTable()}) {
+            const QString label = QStringLiteral("#%1 ").arg(m_second) + QString::fromStdString(longName);
+            QCOMPARE(t->item(1, 0)->text(), label);
+            QCOMPARE(t->item(1, 0)->toolTip(), label);
+            QCOMPARE(t->textElideMode(), Qt::ElideMiddle);
+            const int widest = t->fontMetrics().averageCharWidth() * 32;
+            QVERIFY2(t->columnWidth(0) <= widest && t->fontMetrics().horizontalAdvance(label) > widest,
+                     qPrintable(QStringLiteral("%1: %2 px").arg(t->objectName()).arg(t->columnWidth(0))));
+            QVERIFY(t->columnWidth(1) > 0);
+        }
+        hearth::RunStore(m_db.toStdString()).rename(m_second, "compare-b");
+    }
+
     void barsShowTimeAndAccuracyPerRun()
     {
         CompareView view(m_db);
