@@ -260,7 +260,7 @@ void MainWindow::loadInitialConfig(const QString& configPath, const QStringList&
     QString error;
     if (configPath.isEmpty() || !m_panel->openFile(configPath, &error)) {
         if (!configPath.isEmpty())
-            m_live->showProblem(tr("Could not open the experiment"), configPath + QStringLiteral(": ") + error);
+            m_live->showProblem(tr("Could not open the experiment"), error);   // names the file
         if (!m_panel->restoreLastConfig())
             m_panel->setConfig(hearth::ExperimentConfig{});   // Fashion-MNIST cnn
     }

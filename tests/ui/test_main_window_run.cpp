@@ -402,6 +402,19 @@ private Q_SLOTS:
         QCOMPARE(bad.experimentPanel()->config().trainer.max_epochs, hearth::test::tinyExperiment("x").trainer.max_epochs);
         const QString shown = bad.liveView()->banner()->message();
         QVERIFY2(shown.contains(QStringLiteral("trainer.nope")), qPrintable(shown));
+
+        // A file that cannot be read is shown once, with the key that is wrong and the file's name
+        // once; the window opens on the last experiment.
+        const QString broken = m_dir.filePath(QStringLiteral("broken.json"));
+        QFile out(broken);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(R"({"trainer": {"lr": 0.1}})");
+        out.close();
+        MainWindow unreadable(MainWindowOptions{m_db, broken, {}});
+        const QString problem = unreadable.liveView()->banner()->message();
+        QVERIFY2(problem.contains(QStringLiteral("trainer.lr: unknown key (did you mean 'optimizer.lr'?)")) &&
+                     problem.count(QStringLiteral("broken.json")) == 1,
+                 qPrintable(problem));
     }
 };
 
