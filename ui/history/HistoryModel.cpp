@@ -104,9 +104,14 @@ void HistoryModel::apply(Snapshot snapshot)
         && std::equal(runs.begin(), runs.end(), m_runs.begin(), [](const auto& a, const auto& b) { return a.id == b.id; });
     if (sameRows) {
         // Same runs, new values (e.g. a running run's metrics): keep selection and scroll position.
+        const bool sameText = std::equal(runs.begin(), runs.end(), m_runs.begin(), [](const auto& a, const auto& b) {
+            return a.name == b.name && a.tags == b.tags && a.notes == b.notes && a.device == b.device;
+        });
         m_runs = std::move(runs);
         if (!m_runs.empty())
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        if (!sameText)
+            Q_EMIT textChanged();
     } else {
         beginResetModel();
         m_runs = std::move(runs);
@@ -233,6 +238,7 @@ bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int 
     default: return false;
     }
     Q_EMIT dataChanged(index, index);
+    Q_EMIT textChanged();
     return true;
 }
 

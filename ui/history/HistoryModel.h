@@ -63,6 +63,9 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void refreshed();
+    // A run's name, tags, notes or device changed (an edit here, or a refresh that read another
+    // process's rename): the columns may want other widths.
+    void textChanged();
     void storeError(const QString& message);
 
 private:

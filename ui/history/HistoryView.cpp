@@ -94,8 +94,9 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     connect(m_model, &HistoryModel::modelReset, this, [this] {
         applySelection(std::exchange(m_selectedBeforeReset, {}));
         updateActions();
-        m_runsAdded = true;
+        m_contentChanged = true;
     });
+    connect(m_model, &HistoryModel::textChanged, this, [this] { m_contentChanged = true; });
     connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int logical, int, int) {
         const QHeaderView* header = m_table->horizontalHeader();
         int stretched = -1;   // the last visible column, which stretches to the table's edge
@@ -133,12 +134,13 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
             showStatus(QString(), false);   // loaded: "Loading runs…" goes
         if (!m_selectWhenLoaded.isEmpty() && applySelection(m_selectWhenLoaded))
             m_selectWhenLoaded.clear();
-        // New runs (a longer name, more tags) fit too, as long as the widths are Hearth's own.
-        if (m_filter->rowCount() > 0 && (!m_columnsSized || (m_runsAdded && !m_columnsByUser))) {
+        // New runs and renamed or tagged ones (a longer name, more tags) fit too, as long as the
+        // widths are Hearth's own.
+        if (m_filter->rowCount() > 0 && (!m_columnsSized || (m_contentChanged && !m_columnsByUser))) {
             fitColumns();
             m_columnsSized = true;
         }
-        m_runsAdded = false;
+        m_contentChanged = false;
     });
     showStatus(tr("Loading runs…"), false);
     updateTagFilter();

@@ -94,7 +94,7 @@ private:
     // fit the columns. The stretched last column's resizes follow the window, not the user.
     bool m_columnsByUser = false;
     bool m_fitting = false;
-    bool m_runsAdded = false;      // a refresh added or removed runs since the last fit
+    bool m_contentChanged = false; // runs added or removed, or a name, tags or notes changed, since the last fit
     bool m_fitWhenShown = false;
 };
 

@@ -135,7 +135,7 @@ private Q_SLOTS:
     {
         const QString db = m_dir.filePath(QStringLiteral("later.sqlite"));
         hearth::RunWriter writer(db.toStdString());
-        recordRun(writer, "a", 0.8, 10.0);
+        const int64_t first = recordRun(writer, "a", 0.8, 10.0);
         HistoryView view(db);
         view.resize(1200, 400);
         view.show();
@@ -151,6 +151,20 @@ private Q_SLOTS:
         QTRY_COMPARE(table->model()->rowCount(), 2);
         QTRY_VERIFY2(table->columnWidth(HistoryModel::Name) > needed,
                      qPrintable(QStringLiteral("%1 px for %2 px of name").arg(table->columnWidth(HistoryModel::Name)).arg(needed)));
+        // A rename or new tags by another process (hearth-cli rename, tag) fit as well.
+        const QString tags = QStringLiteral("baseline, bf16-mixed, h100-sxm");
+        const int tagsNeeded = table->fontMetrics().horizontalAdvance(tags);
+        QVERIFY(table->columnWidth(HistoryModel::Tags) < tagsNeeded);
+        hearth::RunStore(db.toStdString()).setTags(first, {"baseline", "bf16-mixed", "h100-sxm"});
+        QTRY_VERIFY2(table->columnWidth(HistoryModel::Tags) >= tagsNeeded,
+                     qPrintable(QStringLiteral("%1 px for %2 px of tags").arg(table->columnWidth(HistoryModel::Tags)).arg(tagsNeeded)));
+        // And a rename in the table itself, once the store has it.
+        const int before = table->columnWidth(HistoryModel::Name);
+        const QModelIndex nameCell = table->model()->index(1, HistoryModel::Name);   // "a", the older
+        QCOMPARE(nameCell.data().toString(), QStringLiteral("a"));
+        QVERIFY(table->model()->setData(nameCell, longName + QStringLiteral("-pin"), Qt::EditRole));
+        QTRY_VERIFY2(table->columnWidth(HistoryModel::Name) > before,
+                     qPrintable(QStringLiteral("%1 px, was %2").arg(table->columnWidth(HistoryModel::Name)).arg(before)));
 
         HistoryView restored(db);
         restored.resize(1200, 400);
