@@ -36,8 +36,8 @@ std::string header(const ComparisonPage& page) {
 std::string figure(const ComparisonPage& page) {
     const size_t n = page.runs.size();
     const std::string height = std::to_string(60 + (n > 40 ? 16 : 26) * n) + "px";
-    const std::string body = "<div class=\"chartbox\"><h3>Training speedup against the baseline (×; the baseline's "
-                             "training time divided by the run's)</h3><div class=\"chart\" id=\"speedup-box\" style=\"height:" +
+    const std::string body = "<div class=\"chartbox\"><h3>Training speedup against the baseline (×; the run's training "
+                             "samples/s divided by the baseline's)</h3><div class=\"chart\" id=\"speedup-box\" style=\"height:" +
                              height + "\"><canvas id=\"chart-speedup\"></canvas></div></div>\n"
                              "<div class=\"chartbox\"><h3>Accuracy (%; test, or validation where a run has no test)</h3>"
                              "<div class=\"chart\" id=\"accuracy-box\" style=\"height:" + height +
@@ -75,7 +75,8 @@ std::string runTable(const ComparisonPage& page) {
     const std::string table = html::render(t);
     return html::section("runs-table", "Runs", "<div class=\"scroll\">" + table +
                                                    "</div><p class=\"hint\">Click a column's title to sort by it. Speedup: "
-                                                   "the baseline's training time divided by the run's.</p>\n");
+                                                   "the run's training samples/s divided by the baseline's (for runs "
+                                                   "that trained the same samples, the ratio of their training times).</p>\n");
 }
 
 std::string curves() {

@@ -101,6 +101,8 @@ std::vector<SettingDifference> differingEffective(const std::vector<std::map<std
 }
 
 std::optional<double> speedup(const RunSummary& baseline, const RunSummary& run) {
+    if (baseline.samples_per_sec && run.samples_per_sec && *baseline.samples_per_sec > 0.0 && *run.samples_per_sec > 0.0)
+        return *run.samples_per_sec / *baseline.samples_per_sec;
     if (!baseline.train_time_s || !run.train_time_s || !(*run.train_time_s > 0.0) || !(*baseline.train_time_s > 0.0))
         return std::nullopt;
     return *baseline.train_time_s / *run.train_time_s;

@@ -32,8 +32,11 @@ std::vector<SettingDifference> differingSettings(const std::vector<std::string>&
 // The same over effective settings ("what ran"), keys sorted.
 std::vector<SettingDifference> differingEffective(const std::vector<std::map<std::string, std::string>>& effective);
 
-// Training time of `baseline` / training time of `run`: 2.0 means twice as fast. None when
-// either has no training time.
+// How much faster `run` trained than `baseline` (2.0: twice as fast): the ratio of their training
+// throughputs (samples/s over each fit's training time, validation aside). For runs that trained
+// the same samples that is the ratio of their training times; unlike that ratio it still holds
+// when they did not (other epochs or data limit, an early stop, a stopped run). Where either has
+// no throughput, the ratio of training times; none when that is missing too.
 std::optional<double> speedup(const RunSummary& baseline, const RunSummary& run);
 
 // The share of training step time spent waiting for the loader: the step-time breakdown's

@@ -296,7 +296,7 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     row("peak memory", [](const RunSummary& s) { return s.peak_memory_bytes ? formatBytes(*s.peak_memory_bytes) : "-"; });
     row("epochs", [](const RunSummary& s) { return std::to_string(s.epochs_completed); });
     const RunSummary& base = runs.front().summary;
-    row("speedup vs #" + std::to_string(base.id), [&](const RunSummary& s) {
+    row("speedup vs #" + std::to_string(base.id) + " (samples/s)", [&](const RunSummary& s) {
         const auto up = speedup(base, s);
         return up ? formatFixed(*up, 2) + "x" : std::string("-");
     });

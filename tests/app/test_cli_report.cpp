@@ -2,7 +2,7 @@
 // comparison report and a failed run's report are opened in a headless Chromium with no way
 // out to the network (a dead proxy; the page's policy counts any blocked load), and the test
 // reads what the page's scripts drew back from the DOM: as many points as the store has steps,
-// the speedups the store's training times give. Screenshots are taken (HEARTH_REPORT_SCREENSHOTS
+// the speedups the store's training throughputs give. Screenshots are taken (HEARTH_REPORT_SCREENSHOTS
 // names a folder to keep them in), and the PDF export is printed. Skipped without Chromium
 // (scripts/test installs it).
 #include "CliTestSupport.h"
@@ -196,7 +196,7 @@ void CliReportTest::ladderReportDrawsTheStoresSpeedups() {
     const QStringList speedups = attribute(page, "speedup-box", "data-values").split(' ');
     QCOMPARE(speedups.size(), qsizetype(runs.size()));
     for (size_t i = 0; i < runs.size(); ++i)
-        QCOMPARE(speedups[qsizetype(i)], QString::number(*runs[0].train_time_s / *runs[i].train_time_s, 'f', 4));
+        QCOMPARE(speedups[qsizetype(i)], QString::number(*runs[i].samples_per_sec / *runs[0].samples_per_sec, 'f', 4));
     const QStringList accuracies = attribute(page, "accuracy-box", "data-values").split(' ');
     QCOMPARE(accuracies.last(), QString::number(100.0 * *runs.back().test_accuracy, 'f', 4));
     // Each run's curve holds each of its stored steps.

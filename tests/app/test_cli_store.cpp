@@ -88,6 +88,7 @@ StoredRunIds writeHistory(const std::string& path) {
         writer.enqueue(id, predictionsEvent("test", 120));
         RunFinished finished = finishedEvent();
         finished.train_time_s = train_time;
+        finished.samples_per_sec = 60000.0 / train_time;   // the same samples in each
         writer.enqueue(id, finished);
         return id;
     };

@@ -72,6 +72,7 @@ int64_t writeRun(RunWriter& writer, const std::string& name, const std::string& 
     writer.enqueue(id, predictionsEvent("test", 120));
     RunFinished finished = finishedEvent();
     finished.train_time_s = train_time;
+    finished.samples_per_sec = 60000.0 / train_time;   // every run trains the same samples
     writer.enqueue(id, finished);
     return id;
 }
@@ -408,7 +409,13 @@ void ReportPagesTest::dataWaitShareUsesTheBreakdown() {
     a.train_time_s = 10.0;
     QVERIFY(!report::speedup(a, b).has_value());
     b.train_time_s = 4.0;
-    QCOMPARE(*report::speedup(a, b), 2.5);
+    QCOMPARE(*report::speedup(a, b), 2.5);   // no throughput (an older store): the training times
+    // With throughputs, theirs: b trained a third of a's epochs at 1.25x its speed, which its
+    // training time alone would call 2.5x.
+    a.samples_per_sec = 1000.0;
+    b.samples_per_sec = 1250.0;
+    QCOMPARE(*report::speedup(a, b), 1.25);
+    QCOMPARE(*report::speedup(b, a), 0.8);
 }
 
 // A memory ladder's comparison page carries its table: each step's peak (the largest process's),

@@ -108,6 +108,10 @@ void fillMetricsTable(QTableWidget* table, const std::vector<CompareRun>& runs, 
     table->clear();
     table->setColumnCount(static_cast<int>(header.size()));
     table->setHorizontalHeaderLabels(header);
+    table->horizontalHeaderItem(3)->setToolTip(
+        QObject::tr("Training samples/s against the baseline's: for runs that trained the same samples, the ratio of "
+                    "their training times; still right for runs that trained different amounts (epochs, data limit, "
+                    "an early stop)"));
     table->setRowCount(static_cast<int>(runs.size()));
     const hearth::RunSummary* baseline = nullptr;
     for (const auto& r : runs) {

@@ -132,7 +132,8 @@ QLayout* CompareView::makeToolbar()
     m_xAxis->addItem(tr("Wall time"), int(XAxis::WallTime));
     m_colorBy->setObjectName(QStringLiteral("compareColorBy"));
     m_colorBy->setToolTip(tr("Colour the runs by run, sweep, tag, or a setting that differs between them."));
-    m_baseline->setToolTip(tr("Speed-up is this run's training time divided by each run's."));
+    m_baseline->setToolTip(tr("Speed-up is each run's training samples/s divided by this run's (for runs that "
+                              "trained the same samples, this run's training time divided by theirs)."));
     // Setting names and run names can be long: the combos keep a readable width, never more, so
     // that the tab fits beside the experiment dock in a 1100-pixel window.
     for (QComboBox* combo : {m_metric, m_colorBy, m_baseline}) {
