@@ -9,6 +9,7 @@
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/DeviceInfo.h"
+#include "engine/config/KeyNames.h"
 #include "engine/config/Spelling.h"
 #include "engine/weights/ModelFileInfo.h"
 
@@ -20,18 +21,6 @@
 #include <sstream>
 
 namespace {
-
-// Every config key and every group above one ("trainer", "trainer.ddp"): what `keys` may start with.
-std::vector<std::string> keyNamesAndGroups() {
-    std::vector<std::string> names;
-    for (const auto& k : hearth::configSchema()) {
-        for (size_t dot = k.key.find('.'); dot != std::string::npos; dot = k.key.find('.', dot + 1))
-            if (std::find(names.begin(), names.end(), k.key.substr(0, dot)) == names.end())
-                names.push_back(k.key.substr(0, dot));
-        names.push_back(k.key);
-    }
-    return names;
-}
 
 std::vector<std::string> subcommandNames(CLI::App& app) {
     std::vector<std::string> names;
@@ -92,12 +81,13 @@ void printOptionHints(const CLI::App& app, const CLI::App* command, int argc, ch
             value = arg.substr(eq + 1);
         else if (i + 1 < argc && argv[i + 1][0] != '-')
             value = argv[i + 1];
-        const std::string last = "." + name.substr(2);   // "--precision": trainer.precision; "--seed": seed
-        for (const auto& k : hearth::configSchema())
-            if (k.key == name.substr(2) ||
-                (k.key.size() > last.size() && k.key.compare(k.key.size() - last.size(), last.size(), last) == 0))
-                std::fprintf(stderr, "hint: config keys are set with --set: --set %s=%s (hearth-cli keys %s says more)\n",
-                             k.key.c_str(), value.c_str(), k.key.c_str());
+        // "--precision": trainer.precision; "--max-epochs": trainer.max_epochs; "--learning-rate"
+        // (the form's label): optimizer.lr; "--trainer.precision": itself.
+        std::vector<std::string> keys = hearth::configKeysCalled(name.substr(2));
+        if (hearth::findConfigKey(name.substr(2))) keys = {name.substr(2)};
+        for (const auto& key : keys)
+            std::fprintf(stderr, "hint: config keys are set with --set: --set %s=%s (hearth-cli keys %s says more)\n",
+                         key.c_str(), value.c_str(), key.c_str());
     }
 }
 
@@ -147,7 +137,7 @@ int runCli(int argc, char** argv) {
         const std::string text = hearth::describeConfigKeys(keys_prefix);
         if (text.empty()) {
             std::fprintf(stderr, "error: no config key starts with '%s'%s; hearth-cli keys lists them all\n",
-                         keys_prefix.c_str(), hearth::didYouMean(keys_prefix, keyNamesAndGroups()).c_str());
+                         keys_prefix.c_str(), hearth::didYouMean(keys_prefix, hearth::configKeysAndGroups()).c_str());
             exit_code = hearth::cli::kExitBadConfig;
             return;
         }

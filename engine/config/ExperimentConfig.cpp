@@ -3,6 +3,7 @@
 #include "engine/config/RunName.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/KeyNames.h"
 #include "engine/config/Spelling.h"
 
 #include <nlohmann/json.hpp>
@@ -100,31 +101,6 @@ std::vector<std::string> splitKey(const std::string& key) {
     return parts;
 }
 
-// The names directly below `prefix` ("" = the top level), in schema order: keys and groups.
-std::vector<std::string> childNames(const std::string& prefix) {
-    std::vector<std::string> names;
-    for (const auto& k : configSchema()) {
-        if (!prefix.empty() && k.key.rfind(prefix + ".", 0) != 0) continue;
-        const std::string rest = prefix.empty() ? k.key : k.key.substr(prefix.size() + 1);
-        const std::string name = rest.substr(0, rest.find('.'));
-        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
-    return names;
-}
-
-// A name as words joined by '_', lower case: "Learning rate" and "learning-rate" are "learning_rate".
-std::string asWords(const std::string& text) {
-    std::string words;
-    for (const char ch : text) {
-        if (std::isalnum(static_cast<unsigned char>(ch)))
-            words += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        else if (!words.empty() && words.back() != '_')
-            words += '_';
-    }
-    while (!words.empty() && words.back() == '_') words.pop_back();
-    return words;
-}
-
 // "unknown key (did you mean 'max_epochs'?); allowed here: ...", for `name` at `key`. When no name
 // here is close, the keys elsewhere that are called that or labelled so in the form (trainer.lr ->
 // 'optimizer.lr', data.source -> 'data.path': the form's "Source", learning_rate -> 'optimizer.lr'),
@@ -132,17 +108,16 @@ std::string asWords(const std::string& text) {
 std::string unknownKey(const std::string& key, const std::string& name, const std::vector<std::string>& allowed) {
     if (std::string hint = didYouMean(name, allowed); !hint.empty())
         return "unknown key" + hint + "; allowed here: " + join(allowed);
-    const std::string wanted = asWords(name);
-    std::vector<std::string> elsewhere, last_names;
-    for (const auto& k : configSchema()) {
-        const std::string last = k.key.substr(k.key.rfind('.') + 1);
-        if (k.key != key && (asWords(last) == wanted || asWords(k.label) == wanted)) elsewhere.push_back(k.key);
-        last_names.push_back(last);
-    }
-    if (elsewhere.empty())
+    std::vector<std::string> elsewhere;
+    for (const auto& k : configKeysCalled(name))
+        if (k != key) elsewhere.push_back(k);
+    if (elsewhere.empty()) {
+        std::vector<std::string> last_names;
+        for (const auto& k : configSchema()) last_names.push_back(k.key.substr(k.key.rfind('.') + 1));
         for (const auto& meant : likelyMeant(name, last_names))
             for (const auto& k : configSchema())
                 if (k.key.substr(k.key.rfind('.') + 1) == meant) elsewhere.push_back(k.key);
+    }
     const std::string hint = !elsewhere.empty() && elsewhere.size() <= 3 ? " (did you mean " + alternatives(elsewhere) + "?)" : "";
     return "unknown key" + hint + (allowed.empty() ? "" : "; allowed here: " + join(allowed));
 }
@@ -161,7 +136,7 @@ Json toJson(const ExperimentConfig& c) {
 // Reads one JSON object at `prefix` into `c`: leaves through the schema, groups recursively.
 void readObject(const Json& object, const std::string& prefix, ExperimentConfig& c) {
     if (!object.is_object()) throw ConfigError(prefix, "expected an object ({...}), got " + typeName(object));
-    const auto allowed = childNames(prefix);
+    const auto allowed = configChildNames(prefix);
     for (auto it = object.begin(); it != object.end(); ++it) {
         const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())

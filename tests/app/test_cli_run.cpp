@@ -372,6 +372,10 @@ private Q_SLOTS:
         r = cli({"run", "--precision", "bf16-mixed"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("--set trainer.precision=bf16-mixed"), qPrintable(r.out));
+        // Spelled as Lightning's and argparse's options are, or by the form's label.
+        r = cli({"run", "--max-epochs", "3", "--learning-rate=0.01"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("--set trainer.max_epochs=3") && r.out.contains("--set optimizer.lr=0.01"), qPrintable(r.out));
         // A value outside an option's set: CLI11's message, then the value likely meant.
         r = cli({"runs", "--status", "complete"});
         QCOMPARE(r.exit_code, 2);
