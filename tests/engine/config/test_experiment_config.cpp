@@ -152,6 +152,11 @@ private Q_SLOTS:
         QVERIFY2(has(m, "(did you mean 'optimizer.lr'?)"), m.c_str());
         m = messageOf([&] { applyOverride(c, "data.workers=2"); });
         QVERIFY2(has(m, "(did you mean 'trainer.num_workers' or 'trainer.persistent_workers'?)"), m.c_str());
+        // A close name here first, then the key the word names elsewhere (the form's "Optimizer").
+        m = messageOf([&] { applyOverride(c, "trainer.optimizer=sgd"); });
+        QVERIFY2(has(m, "(did you mean 'offload_optimizer' or 'optimizer.name'?)"), m.c_str());
+        m = messageOf([&] { applyOverride(c, "trainer.epochs=2"); });   // "Epochs" is max_epochs: named once
+        QVERIFY2(has(m, "(did you mean 'max_epochs'?)"), m.c_str());
         m = messageOf([&] { applyOverride(c, "trainer.name=x"); });   // four keys are called name: none offered
         QVERIFY2(!has(m, "did you mean"), m.c_str());
         applyOverride(c, "trainer.strategy=dpp");
