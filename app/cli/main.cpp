@@ -136,8 +136,12 @@ int runCli(int argc, char** argv) {
     keys->callback([&keys_prefix, &exit_code] {
         const std::string text = hearth::describeConfigKeys(keys_prefix);
         if (text.empty()) {
+            // A typo of a key or group, else the keys the word names ("learning_rate", the form's "Source").
+            std::string hint = hearth::didYouMean(keys_prefix, hearth::configKeysAndGroups());
+            if (const auto called = hearth::configKeysCalled(keys_prefix); hint.empty() && !called.empty() && called.size() <= 3)
+                hint = " (did you mean " + hearth::alternatives(called) + "?)";
             std::fprintf(stderr, "error: no config key starts with '%s'%s; hearth-cli keys lists them all\n",
-                         keys_prefix.c_str(), hearth::didYouMean(keys_prefix, hearth::configKeysAndGroups()).c_str());
+                         keys_prefix.c_str(), hint.c_str());
             exit_code = hearth::cli::kExitBadConfig;
             return;
         }

@@ -383,6 +383,9 @@ private Q_SLOTS:
         r = cli({"keys", "traner"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("no config key starts with 'traner' (did you mean 'trainer'?)"), qPrintable(r.out));
+        r = cli({"keys", "Source"});   // the form's label
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("no config key starts with 'Source' (did you mean 'data.path'?)"), qPrintable(r.out));
         // Nothing close: the plain message, no guess.
         r = cli({"zzzzzz"});
         QCOMPARE(r.exit_code, 2);
