@@ -83,8 +83,8 @@ void printOptionHints(const CLI::App& app, const CLI::App* command, int argc, ch
             value = argv[i + 1];
         // "--precision": trainer.precision; "--max-epochs": trainer.max_epochs; "--learning-rate"
         // (the form's label): optimizer.lr; "--trainer.precision": itself.
-        std::vector<std::string> keys = hearth::configKeysCalled(name.substr(2));
-        if (hearth::findConfigKey(name.substr(2))) keys = {name.substr(2)};
+        const std::string word = name.substr(2);
+        const auto keys = hearth::findConfigKey(word) ? std::vector<std::string>{word} : hearth::configKeysCalled(word);
         for (const auto& key : keys)
             std::fprintf(stderr, "hint: config keys are set with --set: --set %s=%s (hearth-cli keys %s says more)\n",
                          key.c_str(), value.c_str(), key.c_str());
@@ -136,12 +136,10 @@ int runCli(int argc, char** argv) {
     keys->callback([&keys_prefix, &exit_code] {
         const std::string text = hearth::describeConfigKeys(keys_prefix);
         if (text.empty()) {
-            // A typo of a key or group, else the keys the word names ("learning_rate", the form's "Source").
-            std::string hint = hearth::didYouMean(keys_prefix, hearth::configKeysAndGroups());
-            if (const auto called = hearth::configKeysCalled(keys_prefix); hint.empty() && !called.empty() && called.size() <= 3)
-                hint = " (did you mean " + hearth::alternatives(called) + "?)";
+            // A typo of a key or group, or a word that names keys ("learning_rate", the form's "Source").
+            const auto meant = hearth::configKeysMeant(keys_prefix, hearth::configKeysAndGroups());
             std::fprintf(stderr, "error: no config key starts with '%s'%s; hearth-cli keys lists them all\n",
-                         keys_prefix.c_str(), hint.c_str());
+                         keys_prefix.c_str(), hearth::didYouMean(meant).c_str());
             exit_code = hearth::cli::kExitBadConfig;
             return;
         }

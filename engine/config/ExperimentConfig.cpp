@@ -101,26 +101,12 @@ std::vector<std::string> splitKey(const std::string& key) {
     return parts;
 }
 
-// "unknown key (did you mean 'max_epochs'?); allowed here: ...", for `name` at `key`: the names
-// here close to it, then the keys elsewhere called that or labelled so in the form (trainer.lr ->
-// 'optimizer.lr', data.source -> 'data.path': the form's "Source", learning_rate -> 'optimizer.lr',
-// trainer.optimizer -> 'offload_optimizer' or 'optimizer.name'); when neither, the keys elsewhere
-// whose name is close (data.workers -> 'trainer.num_workers'). At most three.
+// "unknown key (did you mean 'max_epochs'?); allowed here: ...", for `name` at `key`, with what
+// it likely means here or elsewhere (configKeysMeant: trainer.lr -> 'optimizer.lr').
 std::string unknownKey(const std::string& key, const std::string& name, const std::vector<std::string>& allowed) {
     const std::string group = key.substr(0, key.size() - name.size());   // "trainer." or ""
-    std::vector<std::string> meant = likelyMeant(name, allowed);
-    for (const auto& k : configKeysCalled(name))
-        if (k.rfind(group, 0) != 0 || std::find(meant.begin(), meant.end(), k.substr(group.size())) == meant.end())
-            meant.push_back(k);
-    if (meant.empty()) {
-        std::vector<std::string> last_names;
-        for (const auto& k : configSchema()) last_names.push_back(k.key.substr(k.key.rfind('.') + 1));
-        for (const auto& close : likelyMeant(name, last_names))
-            for (const auto& k : configSchema())
-                if (k.key.substr(k.key.rfind('.') + 1) == close) meant.push_back(k.key);
-    }
-    const std::string hint = !meant.empty() && meant.size() <= 3 ? " (did you mean " + alternatives(meant) + "?)" : "";
-    return "unknown key" + hint + (allowed.empty() ? "" : "; allowed here: " + join(allowed));
+    return "unknown key" + didYouMean(configKeysMeant(name, allowed, group)) +
+           (allowed.empty() ? "" : "; allowed here: " + join(allowed));
 }
 
 Json toJson(const ExperimentConfig& c) {

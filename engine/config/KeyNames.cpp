@@ -1,6 +1,7 @@
 #include "engine/config/KeyNames.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/Spelling.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,6 +21,9 @@ std::string asWords(const std::string& text) {
     while (!words.empty() && words.back() == '_') words.pop_back();
     return words;
 }
+
+// "lr" of "optimizer.lr".
+std::string ownName(const std::string& key) { return key.substr(key.rfind('.') + 1); }
 
 void addOnce(std::vector<std::string>& names, const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -52,8 +56,25 @@ std::vector<std::string> configKeysCalled(const std::string& word) {
     std::vector<std::string> keys;
     if (wanted.empty()) return keys;
     for (const auto& k : configSchema())
-        if (asWords(k.key.substr(k.key.rfind('.') + 1)) == wanted || asWords(k.label) == wanted) keys.push_back(k.key);
+        if (asWords(ownName(k.key)) == wanted || asWords(k.label) == wanted) keys.push_back(k.key);
     return keys;
+}
+
+std::vector<std::string> configKeysMeant(const std::string& word, const std::vector<std::string>& here,
+                                         const std::string& group) {
+    std::vector<std::string> meant = likelyMeant(word, here);
+    for (const auto& key : configKeysCalled(word)) {
+        const bool named_here = key.rfind(group, 0) == 0 &&
+                                std::find(meant.begin(), meant.end(), key.substr(group.size())) != meant.end();
+        if (!named_here) meant.push_back(key);
+    }
+    if (!meant.empty()) return meant;
+    std::vector<std::string> own_names;
+    for (const auto& k : configSchema()) own_names.push_back(ownName(k.key));
+    for (const auto& close : likelyMeant(word, own_names))
+        for (const auto& k : configSchema())
+            if (ownName(k.key) == close) meant.push_back(k.key);
+    return meant;
 }
 
 }  // namespace hearth

@@ -19,4 +19,11 @@ std::vector<std::string> configKeysAndGroups();
 // "Source" -> data.path) it is, case, '-', '_' and spaces aside ("max-epochs" -> trainer.max_epochs).
 std::vector<std::string> configKeysCalled(const std::string& word);
 
+// What `word`, typed where the names `here` are allowed (`group` their common prefix, "trainer."
+// or ""), likely means: the names here close to it (likelyMeant), then the keys elsewhere called
+// so (configKeysCalled: trainer.lr -> optimizer.lr, data.source -> data.path); when neither, the
+// keys whose own name is close to it (data.workers -> trainer.num_workers). For didYouMean.
+std::vector<std::string> configKeysMeant(const std::string& word, const std::vector<std::string>& here,
+                                         const std::string& group = "");
+
 }  // namespace hearth

@@ -64,9 +64,12 @@ std::string alternatives(const std::vector<std::string>& words, const std::strin
     return text;
 }
 
+std::string didYouMean(const std::vector<std::string>& meant, const std::string& quote) {
+    return meant.empty() || meant.size() > 3 ? "" : " (did you mean " + alternatives(meant, quote) + "?)";
+}
+
 std::string didYouMean(const std::string& typed, const std::vector<std::string>& words, const std::string& quote) {
-    const auto meant = likelyMeant(typed, words);
-    return meant.empty() ? "" : " (did you mean " + alternatives(meant, quote) + "?)";
+    return didYouMean(likelyMeant(typed, words), quote);
 }
 
 }  // namespace hearth

@@ -17,8 +17,11 @@ std::vector<std::string> likelyMeant(const std::string& typed, const std::vector
 // "'a'", "'a' or 'b'", "'a', 'b' or 'c'": the words, each between `quote`s.
 std::string alternatives(const std::vector<std::string>& words, const std::string& quote = "'");
 
-// " (did you mean 'a'?)", " (did you mean 'a' or 'b'?)", " (did you mean 'a', 'b' or 'c'?)" with
-// likelyMeant's words, each between `quote`s; "" when none.
+// " (did you mean 'a'?)", " (did you mean 'a' or 'b'?)", " (did you mean 'a', 'b' or 'c'?)": the
+// words meant, each between `quote`s; "" when there are none, or more than three (no guess then).
+std::string didYouMean(const std::vector<std::string>& meant, const std::string& quote = "'");
+
+// didYouMean(likelyMeant(typed, words), quote).
 std::string didYouMean(const std::string& typed, const std::vector<std::string>& words, const std::string& quote = "'");
 
 }  // namespace hearth

@@ -50,8 +50,9 @@ void setCell(QTableWidget* t, int row, int column, const QString& text, std::opt
 
 void setRunCell(QTableWidget* t, int row, const CompareRun& run, const RunColors& colors, size_t index)
 {
-    setCell(t, row, 0, compareRunLabel(run.summary), double(run.summary.id));
-    t->item(row, 0)->setToolTip(compareRunLabel(run.summary));
+    const QString label = compareRunLabel(run.summary);
+    setCell(t, row, 0, label, double(run.summary.id));
+    t->item(row, 0)->setToolTip(label);   // whole where the column elides it
     if (index < colors.colors.size())
         t->item(row, 0)->setForeground(colors.colors[index]);
 }

@@ -33,7 +33,7 @@ QString computeText(double tflops, double mfu)
 ProgressPanel::ProgressPanel(QWidget* parent)
     : QWidget(parent), m_state(new QLabel(tr("Ready. Set up an experiment and press Start (Ctrl+R)."))),
       m_bar(new QProgressBar), m_epoch(valueLabel(QStringLiteral("epochValue"), QStringLiteral("00/00"))),
-      m_step(valueLabel(QStringLiteral("batchValue"), QStringLiteral("0000/0000"))),
+      m_batch(valueLabel(QStringLiteral("batchValue"), QStringLiteral("0000/0000"))),
       m_itPerSec(valueLabel(QStringLiteral("itPerSecValue"), QStringLiteral("000.00"))),
       m_samplesPerSec(valueLabel(QStringLiteral("samplesPerSecValue"), QStringLiteral("00,000"))),
       m_elapsed(valueLabel(QStringLiteral("elapsedValue"), QStringLiteral("00 min 00 s"))),
@@ -59,7 +59,7 @@ ProgressPanel::ProgressPanel(QWidget* parent)
     grid->addWidget(m_state, 0, 0, 1, 14);
     grid->addWidget(m_bar, 1, 0, 1, 14);
     const std::pair<QString, QLabel*> cells[] = {
-        {tr("Epoch"), m_epoch}, {tr("Batch"), m_step}, {tr("it/s"), m_itPerSec},
+        {tr("Epoch"), m_epoch}, {tr("Batch"), m_batch}, {tr("it/s"), m_itPerSec},
         {tr("samples/s"), m_samplesPerSec}, {tr("TFLOP/s"), m_compute}, {tr("Elapsed"), m_elapsed},
         {tr("ETA"), m_eta}};
     int column = 0;
@@ -76,7 +76,7 @@ void ProgressPanel::begin(qint64 runId, const QString& name)
     m_runLabel = tr("%1 (run %2)").arg(name).arg(runId);
     m_state->setText(tr("Starting %1 — loading data…").arg(m_runLabel));
     m_bar->setValue(0);
-    for (QLabel* l : {m_epoch, m_step, m_itPerSec, m_samplesPerSec, m_compute, m_elapsed, m_eta})
+    for (QLabel* l : {m_epoch, m_batch, m_itPerSec, m_samplesPerSec, m_compute, m_elapsed, m_eta})
         l->setText(QStringLiteral("–"));
 }
 
@@ -89,16 +89,16 @@ void ProgressPanel::setStarted(const hearth::RunStarted& s)
                          .arg(QLocale().toString(static_cast<qlonglong>(s.train_size)))
                          .arg(QLocale().toString(static_cast<qlonglong>(s.parameter_count))));
     m_epoch->setText(QStringLiteral("1/%1").arg(m_maxEpochs));
-    m_step->setText(QStringLiteral("0/%1").arg(m_batchesPerEpoch));
+    m_batch->setText(QStringLiteral("0/%1").arg(m_batchesPerEpoch));
 }
 
 void ProgressPanel::setStep(const hearth::StepMetrics& s)
 {
     const int64_t bpe = s.batches_per_epoch > 0 ? s.batches_per_epoch : m_batchesPerEpoch;
     m_epoch->setText(QStringLiteral("%1/%2").arg(s.epoch + 1).arg(m_maxEpochs));
-    m_step->setText(QStringLiteral("%1/%2").arg(s.batch).arg(bpe));
+    m_batch->setText(QStringLiteral("%1/%2").arg(s.batch).arg(bpe));
     // The plots' x axis counts optimizer steps over the whole fit, not this epoch's micro-batches.
-    m_step->setToolTip(tr("Micro-batch %1 of %2 in epoch %3; optimizer step %4 since the start (the plots' x axis)")
+    m_batch->setToolTip(tr("Micro-batch %1 of %2 in epoch %3; optimizer step %4 since the start (the plots' x axis)")
                            .arg(s.batch).arg(bpe).arg(s.epoch + 1).arg(s.global_step));
     m_itPerSec->setText(s.step_time_ms > 0 ? formatRate(1000.0 / s.step_time_ms) : QStringLiteral("–"));
     m_samplesPerSec->setText(formatRate(s.samples_per_sec));

@@ -123,6 +123,9 @@ private Q_SLOTS:
         QCOMPARE(didYouMean("dpp", strategies), std::string(" (did you mean 'ddp'?)"));
         QCOMPARE(didYouMean("--sett", {"--set", "--config"}, ""), std::string(" (did you mean --set?)"));
         QCOMPARE(didYouMean("fp8", {"32-true", "16-mixed", "bf16-mixed"}), std::string());
+        // A list already chosen: more than three is no guess.
+        QCOMPARE(didYouMean(V{"optimizer.lr"}), std::string(" (did you mean 'optimizer.lr'?)"));
+        QCOMPARE(didYouMean(V{"name", "model.name", "optimizer.name", "scheduler.name"}), std::string());
         // A near typo beats a word that merely contains what was typed.
         QCOMPARE(likelyMeant("adam", V{"adamw", "adam_beta"}), V{"adamw"});
     }
