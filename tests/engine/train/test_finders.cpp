@@ -441,9 +441,14 @@ private Q_SLOTS:
         qInfo("a micro-batch's share at batch 16: %.2f ms at k=8, %.2f ms at k=1", fastest[1], fastest[0]);
         QVERIFY2(fastest[1] < 3.0 * fastest[0] && fastest[0] < 3.0 * fastest[1],
                  qPrintable(QString("%1 ms at k=8, %2 ms at k=1").arg(fastest[1]).arg(fastest[0])));
-        // The step at k=8 is predicted as eight micro-batches (about 8x k=1's; 64x with the double count).
-        QVERIFY2(predicted[1] > 2.0 * predicted[0] && predicted[1] < 24.0 * predicted[0],
-                 qPrintable(QString("predicted step %1 ms at k=8, %2 ms at k=1").arg(predicted[1]).arg(predicted[0])));
+        // The step at k=8 is predicted as eight micro-batches: 8x k=1's at equal micro-batch times
+        // (64x with the double count). Measured against the probes' own ratio, so that a load that
+        // slowed k=8's probes more than k=1's (2.3x once, with two trainings beside ctest) is not
+        // read as a count: predicted 795.8 ms against 32.6 ms was 24.4x, 10.6x per micro-batch.
+        const double perMicroBatch = (predicted[1] / predicted[0]) / (fastest[1] / fastest[0]);
+        QVERIFY2(perMicroBatch > 4.0 && perMicroBatch < 16.0,
+                 qPrintable(QString("predicted step %1 ms at k=8, %2 ms at k=1; %3x per micro-batch")
+                                .arg(predicted[1]).arg(predicted[0]).arg(perMicroBatch)));
     }
 
     // A finder run between two trainings leaves nothing behind: the second training's losses equal
