@@ -68,7 +68,8 @@ std::string memoryText(const MemoryBreakdown& m) {
     const bool host = m.device.rfind("cuda", 0) != 0;
     return t.render("  ") + "  on " + m.device +
            (host ? "; activations = CPU tensor bytes at peak - before training - gradients - optimizer state; "
-                   "heap beyond tensors = what peak RSS grew by beyond them\n"
+                   "heap beyond tensors = what peak RSS grew by beyond them; other = what the process held before "
+                   "training beyond the parameters (its libraries, the loaded data)\n"
                  : "; from the caching allocator (activations = the most a forward pass kept allocated for its "
                    "backward; other = the rest of the peak: library workspaces, the backward's temporaries)" +
                    std::string(m.offloaded_bytes > 0 ? "; offloaded to host = the optimizer's state and copies in host "

@@ -55,9 +55,12 @@ ProfileBars::ProfileBars(QWidget* parent)
     m_time->setEmptyText(tr("No step-time breakdown (trainer.profile_every_n_steps = 0, or an older run)"));
     m_memory->setEmptyText(tr("No memory breakdown (an older run, or stopped before its first step)"));
     m_note->setWordWrap(true);
-    m_note->setText(tr("Step time: measured on one optimizer step in trainer.profile_every_n_steps (CUDA events on a "
-                       "GPU, the wall clock on the CPU). Memory: parameters, gradients and optimizer state are the "
-                       "tensors' sizes; activations are the peak minus the rest."));
+    m_note->setText(tr("Step time: one optimizer step in trainer.profile_every_n_steps, the first (the warm-up) left "
+                       "out; CUDA events on a GPU, the wall clock on the CPU. Memory at the peak: parameters, "
+                       "gradients and optimizer state are the tensors' sizes. Activations: on a GPU what the forward "
+                       "pass kept for the backward, on the CPU every other tensor the step held. Other: on a GPU "
+                       "library workspaces and the backward's temporaries, on the CPU what the process held before "
+                       "training (libraries, the loaded data)."));
     // Stacked, not side by side: the Compare tab shows this in a narrow panel.
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_time, 1);
