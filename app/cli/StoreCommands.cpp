@@ -39,7 +39,7 @@ struct Options {
     std::vector<std::string> runs, words;
     int64_t limit = 0;
     int64_t sweep = 0;
-    bool remove = false, yes = false;
+    bool remove = false, yes = false, all = false;
 };
 
 std::unique_ptr<RunStore> openStore(const StoreCommandContext& context) {
@@ -325,10 +325,11 @@ void registerListing(CLI::App& app, StoreCommandContext& context, int& exit_code
 
     auto* show = subcommand(app, context, "show", "Config, environment, timings and report of a run");
     show->add_option("run", o->run, "Run id or unique name prefix")->required();
+    show->add_flag("--all", o->all, "Print every config key, not only the ones set away from their defaults");
     show->callback([&context, &exit_code, o] {
         runCommand(context, exit_code, [&] {
             const auto store = openStore(context);
-            *context.out << runReportText(*store, resolve(*store, o->run));
+            *context.out << report::runText(report::loadRun(*store, resolve(*store, o->run)), o->all);
         });
     });
 
@@ -409,10 +410,6 @@ std::string StoreCommandContext::databasePath() const {
     if (!subcommand_db.empty()) return subcommand_db;
     if (!db_option.empty()) return db_option;
     return RunStore::defaultPath();
-}
-
-std::string runReportText(const RunStore& store, int64_t run_id) {
-    return report::runText(report::loadRun(store, run_id));
 }
 
 void registerStoreCommands(CLI::App& app, StoreCommandContext& context, int& exit_code) {

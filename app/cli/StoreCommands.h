@@ -37,9 +37,6 @@ struct StoreCommandContext {
 
 void registerStoreCommands(CLI::App& app, StoreCommandContext& context, int& exit_code);
 
-// The full text of `hearth-cli show RUN`, for `run` to print when a run ends.
-// Throws StoreError when the run does not exist.
-std::string runReportText(const RunStore& store, int64_t run_id);
 // The run's best checkpoint file (its newest "checkpoint" artifact); "" when it has none.
 std::string bestCheckpointPath(const RunStore& store, int64_t run_id);
 

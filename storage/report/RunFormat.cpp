@@ -1,4 +1,5 @@
 // Terminal renderings of stored runs: the runs table, `show`, and `compare`.
+#include "engine/config/ExperimentConfig.h"
 #include "storage/report/RunComparison.h"
 #include "storage/report/RunReport.h"
 #include "storage/report/TextTable.h"
@@ -45,6 +46,24 @@ std::string keyValueLines(const std::map<std::string, std::string>& values) {
         out += '\n';
     }
     return out;
+}
+
+// `show`'s Config section: the keys the run set away from a default experiment's values (a key
+// today's defaults lack counts as set), or with `all` every key.
+std::string configText(const std::map<std::string, std::string>& config, int64_t run_id, bool all) {
+    if (all) return "\nConfig\n" + keyValueLines(config);
+    static const std::map<std::string, std::string> defaults = flattenJson(configToJson(ExperimentConfig{}));
+    std::map<std::string, std::string> set;
+    for (const auto& [key, value] : config) {
+        const auto d = defaults.find(key);
+        if (d == defaults.end() || d->second != value) set.emplace(key, value);
+    }
+    const size_t rest = config.size() - set.size();
+    const std::string all_of = "`hearth-cli show " + std::to_string(run_id) + " --all` lists all " +
+                               std::to_string(config.size());
+    if (set.empty()) return "\nConfig: every key at its default (" + all_of + ")\n";
+    return "\nConfig (the keys set; " + std::to_string(rest) + " more at their defaults: " + all_of + ")\n" +
+           keyValueLines(set);
 }
 
 std::string timingsText(const StoredRun& run) {
@@ -201,7 +220,7 @@ std::string runsTable(const std::vector<RunSummary>& runs) {
     return t.render();
 }
 
-std::string runText(const StoredRun& run) {
+std::string runText(const StoredRun& run, bool all_config) {
     const RunSummary& s = run.summary;
     std::string out = "Run " + runLabel(s) + " [" + s.status + "]\n";
     out += "  started " + formatTime(s.started_at) + ", finished " + formatTime(s.finished_at) +
@@ -228,7 +247,7 @@ std::string runText(const StoredRun& run) {
                memoryText(*run.memory);
     }
     if (!run.devices.empty()) out += "\nDevices\n" + devicesText(run.devices);
-    out += "\nConfig\n" + keyValueLines(flattenJson(s.config_json));
+    out += configText(flattenJson(s.config_json), s.id, all_config);
     if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);
     out += "\nEnvironment\n" + environmentText(run.started);
     if (!run.epochs.empty()) out += "\nEpochs\n" + epochsTable(run.epochs);

@@ -50,9 +50,10 @@ std::map<std::string, std::string> flattenJson(const std::string& json_text);
 // samples/s; newest first as given.
 std::string runsTable(const std::vector<RunSummary>& runs);
 
-// `hearth-cli show` (and the end of `hearth-cli run`): config, effective settings, environment,
-// timings, epochs, classification report and confusion matrix.
-std::string runText(const StoredRun& run);
+// `hearth-cli show`: timings, the step-time and memory breakdowns, devices, config (the keys set
+// away from their defaults; `all_config`: every key), effective settings, environment, epochs,
+// classification report and confusion matrix.
+std::string runText(const StoredRun& run, bool all_config = false);
 
 // Where the time and memory went: the step-time breakdown (the run's mean and, for up to six
 // epochs, each epoch's), the memory breakdown, and each device's statistics.

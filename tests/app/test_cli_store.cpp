@@ -206,8 +206,22 @@ void CliStoreTest::showPrintsConfigEnvironmentReportAndConfusion() {
     const auto report = reportEvent("test", 120).report;
     QVERIFY2(r.has("Run #" + id(ids_.mlp) + " fashion-mlp [completed]"), r.out.c_str());
     QVERIFY2(r.hasSetting("trainer\\.precision", "bf16-mixed"), r.out.c_str());
-    QVERIFY(r.has("optimizer.lr"));
+    QVERIFY2(r.hasSetting("optimizer\\.lr", "0\\.01"), r.out.c_str());
     QVERIFY(r.has("Effective settings") && r.hasSetting("trainer\\.pin_memory", "n/a on CPU"));
+    // Config lists the keys set away from their defaults; --all lists every key the run stored.
+    const Result cnn = runCli({"show", id(ids_.cnn), "--db", db_});
+    QVERIFY2(cnn.has("Config (the keys set; 3 more at their defaults: `hearth-cli show " + id(ids_.cnn) +
+                     " --all` lists all 4)") && cnn.hasSetting("trainer\\.max_epochs", "2"),
+             cnn.out.c_str());
+    const std::string config = cnn.out.substr(cnn.out.find("\nConfig"), cnn.out.find("\nEffective settings") -
+                                                                          cnn.out.find("\nConfig"));
+    QVERIFY2(config.find("optimizer.lr") == std::string::npos && config.find("trainer.precision") == std::string::npos &&
+                 config.find("name ") == std::string::npos,
+             config.c_str());
+    const Result all = runCli({"show", id(ids_.cnn), "--all", "--db", db_});
+    QVERIFY2(all.hasSetting("optimizer\\.lr", "0\\.001") && all.hasSetting("trainer\\.precision", "32-true") &&
+                 all.hasSetting("name", "fashion-cnn"),
+             all.out.c_str());
     if (qEnvironmentVariableIsSet("HEARTH_SHOW_OUTPUT")) qInfo("%s", r.out.c_str());
     QVERIFY(r.has("LibTorch 1.13.1"));
     QVERIFY(r.has("train time") && r.has("6.2 s"));
