@@ -117,7 +117,7 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     sub->add_option("--batch-size", args->options.batch_size, "Texts or images per forward pass (default: 32)")
         ->check(atLeast(1));
     sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")
-        ->check(CLI::Range(3, 8192));
+        ->check(between(3, 8192));
     sub->add_option("--tokenizer", args->tokenizer, "vocab.txt, tokenizer.json or folder (default: the model's)");
     sub->callback([&context, &exit_code, args] { exit_code = predict(context, *args); });
 }

@@ -1,6 +1,7 @@
 #include "SweepCommand.h"
 
 #include "LadderTable.h"
+#include "OptionChecks.h"
 #include "ProgressPrinter.h"
 #include "engine/monitor/Elapsed.h"
 
@@ -215,12 +216,12 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
         ->check(CLI::IsMember({"epochs", "accuracy"}));
     sweep->add_option("--cap-epochs", options.cap_epochs,
                       "With --measure accuracy: the most epochs a rung trains (default: twice trainer.max_epochs)")
-        ->check(CLI::Range(1, 100000));
+        ->check(between(1, 100000));
     sweep->add_flag("--alone", options.alone, "Run each rung alone against the baseline instead of stacking them");
     sweep->add_option("--repeats", options.repeats,
                       "Runs per step, the steps alternating round by round (default 3 for the speed ladder, 1 for "
                       "the memory ladder)")
-        ->check(CLI::Range(1, 100));
+        ->check(between(1, 100));
     sweep->add_flag("!--no-predict", options.predict,
                     "Run no footprint probe before each step (by default each step's peak memory and step time are "
                     "predicted first, and a step predicted not to fit is not run)");
@@ -230,10 +231,12 @@ void registerSweepCommand(CLI::App& app, SweepCommandOptions& options, const std
     sweep->add_flag("--plan", options.plan_only, "Print the rungs that apply here, the steps and an estimate; run nothing");
     sweep->add_option("--apply-best", options.apply_best,
                       "Write the recommended step's config (the fastest at the same accuracy) to this JSON file");
-    sweep->add_option("--show", options.show, "Print stored sweep SWEEP_ID's ladder (the id `sweep` printed)");
+    sweep->add_option("--show", options.show, "Print stored sweep SWEEP_ID's ladder (the id `sweep` printed)")
+        ->check(atLeast(1));
     sweep->add_option("--target-batch", options.target_batch,
-                      "Effective batch size for the accumulation step (a multiple of trainer.batch_size)");
-    sweep->add_option("--workers", options.workers, "Loader workers for the workers step")->check(CLI::Range(1, 64));
+                      "Effective batch size for the accumulation step (a multiple of trainer.batch_size)")
+        ->check(atLeast(1));
+    sweep->add_option("--workers", options.workers, "Loader workers for the workers step")->check(between(1, 64));
     sweep->add_flag("-q,--quiet", options.run.quiet, "No live progress");
     sweep->add_flag("--events", options.run.events,
                     "Write the sweep's id, then each step's run id and events, as JSON lines to standard output "
@@ -286,7 +289,10 @@ int sweepCommand(const SweepCommandOptions& options) {
             steps = buildPlannedLadder(*base, caps, plan);
         }
     } catch (const ConfigError& e) {
-        std::fprintf(stderr, "error: --%s\n", e.what());
+        // The plan's keys ("target_batch") are named as the options that set them ("--target-batch").
+        std::string option = e.key();
+        std::replace(option.begin(), option.end(), '_', '-');
+        std::fprintf(stderr, "error: --%s: %s\n", option.c_str(), e.message().c_str());
         return kExitBadConfig;
     }
     if (!options.device_memory.empty()) {

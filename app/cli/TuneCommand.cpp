@@ -386,7 +386,7 @@ void registerTuneCommand(CLI::App& app, const std::string& db_path, int& exit_co
         ->check(atLeast(1));
     tune->add_option("--tolerance", options->tolerance,
                      "End the bisection once the gap is at most this fraction of the largest fit (default 0.05)")
-        ->check(CLI::Range(0.0, 0.5));
+        ->check(between(0.0, 0.5));
     tune->add_option("--steps", options->steps,
                      "Training steps per batch-size trial (default 3), footprint probe (default 5) or of the LR sweep "
                      "(default 100)")

@@ -1,6 +1,7 @@
 // hearth-cli's sweeps as a user drives them: the speed ladder planned, repeated and judged, the
-// memory ladder's table, steps predicted not to fit, a step whose process dies, and a ladder that
-// outlives a rebuild of hearth-cli. Each step is a child `hearth-cli run` with its own run.
+// memory ladder's table, steps predicted not to fit, bad option values, a step whose process
+// dies, and a ladder that outlives a rebuild of hearth-cli. Each step is a child `hearth-cli run`
+// with its own run.
 #include "CliTestSupport.h"
 
 #include "RawDb.h"
@@ -187,6 +188,26 @@ private Q_SLOTS:
         const CliResult blind =
             cliOn(database, QStringList{"sweep", "--ladder", "--no-predict", "--device-memory", "1GiB"} + base);
         QVERIFY2(blind.exit_code == 2 && blind.out.contains("--no-predict"), qPrintable(blind.out));
+    }
+
+    // A bad option value is refused before anything runs, naming the option as it is typed and
+    // the values it takes, in words (not CLI11's "Value x not in range 1 to 100000").
+    void badOptionValuesAreNamedAsTyped() {
+        const QString database = m_dir.filePath("bad-options.sqlite");
+        const QStringList base{"--set", "data.limit=300", "--set", "trainer.accelerator=cpu", "--plan"};
+        const CliResult target = cliOn(database, QStringList{"sweep", "--ladder", "--target-batch", "100"} + base);
+        QVERIFY2(target.exit_code == 2 &&
+                     target.out.contains("--target-batch: must be a multiple of trainer.batch_size (64), got 100") &&
+                     !target.out.contains("target_batch"),
+                 qPrintable(target.out));
+        const CliResult repeats = cliOn(database, QStringList{"sweep", "--ladder", "--repeats", "0"} + base);
+        QVERIFY2(repeats.exit_code != 0 && repeats.out.contains("--repeats: 0 is out of range: 1 to 100"),
+                 qPrintable(repeats.out));
+        const CliResult cap = cliOn(database, QStringList{"sweep", "--ladder", "--cap-epochs", "x"} + base);
+        QVERIFY2(cap.exit_code != 0 && cap.out.contains("--cap-epochs: 'x' is not a whole number: 1 to 100000") &&
+                     !cap.out.contains("Value x"),
+                 qPrintable(cap.out));
+        QVERIFY(!QFile::exists(database));   // nothing planned was stored
     }
 
     // Each step of a sweep runs as a child `run --events` that names its run. A step whose child
