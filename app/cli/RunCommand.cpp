@@ -1,5 +1,7 @@
 #include "RunCommand.h"
 
+#include "OptionChecks.h"
+
 #include "engine/config/DeviceInfo.h"
 #include "engine/config/RunName.h"
 #include "storage/RunStore.h"
@@ -40,7 +42,10 @@ void registerRunCommand(CLI::App& app, RunCommandOptions& options, int& exit_cod
     run->add_flag("--events", options.events,
                   "Write the run's id and every event as JSON lines to standard output (implies --quiet; "
                   "how the workbench and hearth-cli sweep follow a run)");
-    run->add_option("--sweep", options.sweep_id, "Record the run in this sweep (an id from hearth-cli runs)");
+    run->add_option("--sweep", options.sweep_id,
+                    "Record the run in this stored sweep (the id `hearth-cli sweep` printed: \"Sweep #N stored\"); "
+                    "how a sweep records its steps")
+        ->check(atLeast(1));
     run->callback([&options, &exit_code] { exit_code = runCommand(options); });
 }
 
@@ -58,6 +63,12 @@ int runCommand(const RunCommandOptions& options) {
     if (!job.plan.records()) return trainWorkerRank(*config, job.plan.rank());
     const auto writer = openWriter(db_path);
     if (!writer) return kExitBadData;
+    if (options.sweep_id && !RunStore(db_path).sweep(*options.sweep_id)) {
+        // Refused before the run starts: the store would refuse its row only once it is written.
+        std::fprintf(stderr, "error: --sweep: no sweep #%lld in '%s' (`hearth-cli sweep --ladder` stores one and prints "
+                             "its id)\n", static_cast<long long>(*options.sweep_id), db_path.c_str());
+        return kExitBadConfig;
+    }
 
     const bool quiet = options.quiet || options.events;
     const StoredRun run = trainAndStore(*config, writer, options.sweep_id, quiet, options.events);

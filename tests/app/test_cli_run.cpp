@@ -356,6 +356,17 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains("terminate called"));
     }
 
+    // A run asked to join a sweep the store does not have is refused before it trains, not failed
+    // with the store's SQL once its row is written.
+    void runInAMissingSweepIsRefusedBeforeItTrains() {
+        const QString database = m_dir.filePath("no-sweep.sqlite");
+        const CliResult r = cliOn(database, {"run", "--sweep", "77", "--set", "data.limit=100", "-q"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("--sweep: no sweep #77 in '" + database + "'") && !r.out.contains("INSERT"),
+                 qPrintable(r.out));
+        QVERIFY(hearth::RunStore(database.toStdString()).listRuns().empty());
+    }
+
     // A typo of a command, an option or a `keys` prefix is named with what was likely meant; each
     // exits 2 and stores nothing.
     void mistypedCommandsAndOptionsNameWhatWasMeant() {
