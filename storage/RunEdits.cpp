@@ -1,5 +1,6 @@
 #include "storage/RunEdits.h"
 
+#include "engine/config/RunName.h"
 #include "storage/BatchWriter.h"
 #include "storage/ProcessIdentity.h"
 #include "storage/RunStoreImpl.h"
@@ -70,8 +71,10 @@ void addSweepRun(sqlite::Connection& db, int64_t sweep_id, int64_t run_id, int64
 }
 
 void rename(sqlite::Connection& db, int64_t run_id, const std::string& name) {
+    const std::string line = oneLine(name);
+    if (line.empty()) throw StoreError("A run's name cannot be blank (run #" + std::to_string(run_id) + " keeps its name).");
     sqlite::Transaction tx(db);
-    db.cached("UPDATE runs SET name = ?2 WHERE id = ?1").bind(1, run_id).bind(2, name).run();
+    db.cached("UPDATE runs SET name = ?2 WHERE id = ?1").bind(1, run_id).bind(2, line).run();
     if (sqlite3_changes(db.handle()) == 0) noSuchRun(db, run_id);
     tx.commit();
 }
@@ -85,8 +88,7 @@ void setTags(sqlite::Connection& db, int64_t run_id, const std::vector<std::stri
     }
     db.cached("DELETE FROM tags WHERE run_id = ?1").bind(1, run_id).run();
     auto& insert = db.cached("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)");
-    for (const auto& tag : tags)
-        if (!tag.empty()) insert.bind(1, run_id).bind(2, tag).run();
+    for (const auto& tag : tagsFromWords(tags)) insert.bind(1, run_id).bind(2, tag).run();
     tx.commit();
 }
 

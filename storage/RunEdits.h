@@ -26,7 +26,9 @@ void setSweepPlan(sqlite::Connection& db, int64_t sweep_id, const std::string& p
 // Records run `run_id` as repeat `repeat` of step `step` of sweep `sweep_id` (both 0-based).
 void addSweepRun(sqlite::Connection& db, int64_t sweep_id, int64_t run_id, int64_t step, int64_t repeat);
 
+// The name made one line (oneLine); a blank one throws StoreError.
 void rename(sqlite::Connection& db, int64_t run_id, const std::string& name);
+// The run's tags become the ones `tags` names (tagsFromWords: split at commas, one line each).
 void setTags(sqlite::Connection& db, int64_t run_id, const std::vector<std::string>& tags);
 void setNotes(sqlite::Connection& db, int64_t run_id, const std::string& notes);
 // Resume: a stopped, failed or interrupted run becomes this process's `running` run again,

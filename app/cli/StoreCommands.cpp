@@ -4,6 +4,7 @@
 #include "OptionChecks.h"
 #include "ReportSamples.h"
 
+#include "engine/config/RunName.h"
 #include "engine/run/ModelExport.h"
 #include "storage/ProcessIdentity.h"
 #include "storage/RunStore.h"
@@ -265,7 +266,7 @@ void tagRun(StoreCommandContext& context, const Options& o) {
     const auto store = openStore(context);
     const int64_t id = resolve(*store, o.run);
     std::vector<std::string> tags = store->run(id)->tags;
-    for (const auto& tag : o.words) {
+    for (const auto& tag : tagsFromWords(o.words)) {
         const auto it = std::find(tags.begin(), tags.end(), tag);
         if (o.remove && it != tags.end()) tags.erase(it);
         if (!o.remove && it == tags.end()) tags.push_back(tag);
@@ -383,11 +384,12 @@ void registerEditing(CLI::App& app, StoreCommandContext& context, int& exit_code
     rename->add_option("name", o->name, "New name")->required();
     rename->callback([&context, &exit_code, o] {
         runCommand(context, exit_code, [&] {
-            if (o->name.empty()) throw CommandError{kExitBadArguments, "A run name cannot be empty."};
+            const std::string name = oneLine(o->name);
+            if (name.empty()) throw CommandError{kExitBadArguments, "A run's name cannot be blank."};
             const auto store = openStore(context);
             const int64_t id = resolve(*store, o->run);
-            store->rename(id, o->name);
-            *context.out << "Run #" << id << " is now '" << o->name << "'.\n";
+            store->rename(id, name);
+            *context.out << "Run #" << id << " is now '" << name << "'.\n";
         });
     });
 

@@ -1,6 +1,5 @@
 // JSON reading/writing and overrides of ExperimentConfig, driven by the key table (ConfigSchema).
 #include "engine/config/ExperimentConfig.h"
-#include "engine/config/RunName.h"
 
 #include "engine/config/ConfigSchema.h"
 #include "engine/config/KeyNames.h"
@@ -167,26 +166,6 @@ ExperimentConfig configFromJson(const std::string& json_text) {
 }
 
 std::string configToJson(const ExperimentConfig& config, int indent) { return toJson(config).dump(indent); }
-
-std::string defaultRunName(const ExperimentConfig& config) {
-    const ExperimentConfig builtIn;
-    if (config.data.kind == builtIn.data.kind && config.data.path == builtIn.data.path &&
-        config.model.name == builtIn.model.name)
-        return builtIn.name;
-    std::string data = config.data.kind;
-    if (config.data.kind != "wordnet") {
-        // idx, image_folder: the folder's name; a file: its name without the extension.
-        const std::filesystem::path path(config.data.path);
-        const std::filesystem::path named = path.has_filename() ? path : path.parent_path();
-        const std::string stem = isImageKind(config.data.kind) ? named.filename().string() : named.stem().string();
-        if (!stem.empty()) data = stem;
-    }
-    return data + "-" + config.model.name;
-}
-
-void nameAfterDataAndModel(ExperimentConfig& config) {
-    if (config.name == ExperimentConfig{}.name) config.name = defaultRunName(config);
-}
 
 ExperimentConfig loadConfigFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -8,7 +8,8 @@ target_sources(hearth_engine_api PRIVATE
   config/InputPaths.cpp
   config/ByteSize.cpp
   config/Spelling.cpp
-  config/KeyNames.cpp)
+  config/KeyNames.cpp
+  config/RunName.cpp)
 # What the machine and the build are: LibTorch and CUDA queries.
 target_sources(hearth_engine PRIVATE
   config/DeviceInfo.cpp)

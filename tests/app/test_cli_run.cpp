@@ -470,8 +470,8 @@ private Q_SLOTS:
         QVERIFY2(shown.out.contains("weighted avg"), qPrintable(shown.out));
     }
 
-    // A run given only --set keys is named after its data and model; the built-in experiment and a
-    // chosen name keep theirs.
+    // A run given only --set keys (or a blank name) is named after its data and model; the built-in
+    // experiment and a chosen name keep theirs.
     void defaultNameFollowsTheDataAndModel() {
         const QString path = writeFile("iris.csv", "f1,label\n1,a\n2,b\n");
         const CliResult csv = cli({"run", "--set", "data.kind=csv", "--set", "data.path=" + path, "--set",
@@ -484,6 +484,11 @@ private Q_SLOTS:
         QVERIFY2(builtIn.out.contains("\"name\": \"fashion-cnn\""), qPrintable(builtIn.out));
         const CliResult chosen = cli({"run", "--set", "model.name=mlp", "--set", "name=mine", "--print-config"});
         QVERIFY2(chosen.out.contains("\"name\": \"mine\""), qPrintable(chosen.out));
+        // A name is one line; a blank one is no name.
+        const CliResult spaced = cli({"run", "--set", "name= my\trun\n", "--print-config"});
+        QVERIFY2(spaced.out.contains("\"name\": \"my run\""), qPrintable(spaced.out));
+        const CliResult blank = cli({"run", "--set", "model.name=mlp", "--set", "name= ", "--print-config"});
+        QVERIFY2(blank.out.contains("\"name\": \"fashion-mnist-mlp\""), qPrintable(blank.out));
     }
 
     void invalidJsonExits2WithLine() {

@@ -434,7 +434,21 @@ void CliStoreTest::tagNoteAndRenameEditTheRun() {
     QCOMPARE(run->tags, std::vector<std::string>{"fast"});
     QCOMPARE(run->notes, std::string("twice as fast"));
     QCOMPARE(run->name, std::string("mlp-bf16"));
+    // Tags and names as they get typed: commas separate tags as the History lists them, blanks
+    // around them go, a name stays on one line (a line break would split the runs table's row).
+    QCOMPARE(runCli({"tag", id(ids_.mlp), "a, b", " c ", "", ",", "--db", db_}).code, 0);
+    QCOMPARE(RunStore(db_).run(ids_.mlp)->tags, (std::vector<std::string>{"a", "b", "c", "fast"}));
+    QCOMPARE(runCli({"tag", id(ids_.mlp), "a,c", "--remove", "--db", db_}).code, 0);
+    QCOMPARE(RunStore(db_).run(ids_.mlp)->tags, (std::vector<std::string>{"b", "fast"}));
+    Result r = runCli({"rename", id(ids_.mlp), " mlp\nbf16\t", "--db", db_});
+    QVERIFY2(r.code == 0 && r.has("is now 'mlp bf16'"), r.out.c_str());
+    QCOMPARE(RunStore(db_).run(ids_.mlp)->name, std::string("mlp bf16"));
+    r = runCli({"rename", id(ids_.mlp), " \t ", "--db", db_});
+    QVERIFY2(r.code == 2 && r.errHas("A run's name cannot be blank."), r.err.c_str());
+    QCOMPARE(RunStore(db_).run(ids_.mlp)->name, std::string("mlp bf16"));
+    QVERIFY_THROWS_EXCEPTION(StoreError, RunStore(db_).rename(ids_.mlp, "\n"));   // the store's own rule
     QCOMPARE(runCli({"rename", id(ids_.mlp), "fashion-mlp", "--db", db_}).code, 0);
+    QCOMPARE(runCli({"tag", id(ids_.mlp), "b", "--remove", "--db", db_}).code, 0);
 }
 
 void CliStoreTest::deleteAsksAndRefusesWithoutAnswer() {

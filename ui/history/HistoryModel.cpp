@@ -1,12 +1,11 @@
 #include "ui/history/HistoryModel.h"
 
+#include "engine/config/RunName.h"
 #include "storage/RunEdits.h"
 #include "storage/RunWriter.h"
 #include "ui/session/StoreLoader.h"
 #include "ui/session/WriterJobs.h"
 #include "ui/widgets/Format.h"
-
-#include <QSet>
 
 #include <algorithm>
 #include <set>
@@ -21,20 +20,6 @@ QString joinTags(const std::vector<std::string>& tags)
     for (const auto& t : tags)
         out << qstr(t);
     return out.join(QStringLiteral(", "));
-}
-
-std::vector<std::string> splitTags(const QString& text)
-{
-    std::vector<std::string> tags;
-    QSet<QString> seen;
-    for (QString t : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        t = t.trimmed();
-        if (!t.isEmpty() && !seen.contains(t)) {
-            seen.insert(t);
-            tags.push_back(t.toStdString());
-        }
-    }
-    return tags;
 }
 
 }  // namespace
@@ -214,7 +199,7 @@ bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int 
     const QString text = value.toString();
     switch (index.column()) {
     case Name: {
-        const std::string name = text.trimmed().toStdString();
+        const std::string name = hearth::oneLine(text.toStdString());
         if (name.empty())
             return false;
         r.name = name;
@@ -223,7 +208,7 @@ bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int 
         break;
     }
     case Tags: {
-        const std::vector<std::string> tags = splitTags(text);
+        const std::vector<std::string> tags = hearth::tagsFromWords({text.toStdString()});
         submitEdit(tr("Could not tag run %1").arg(id),
                    [id, tags](hearth::sqlite::Connection& db) { hearth::runedits::setTags(db, id, tags); });
         r.tags = tags;

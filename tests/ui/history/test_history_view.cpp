@@ -328,6 +328,11 @@ private Q_SLOTS:
         QCOMPARE(run->tags, (std::vector<std::string>{"baseline", "cpu"}));
         QCOMPARE(run->notes, std::string("first try"));
         QCOMPARE(model.allTags(), (QStringList{"baseline", "cpu"}));
+        // A name pasted with its line break stays one line; a blank one is refused.
+        QVERIFY(model.setData(model.index(row, HistoryModel::Name), QStringLiteral("alpha\nrenamed "), Qt::EditRole));
+        QVERIFY(!model.setData(model.index(row, HistoryModel::Name), QStringLiteral(" \t"), Qt::EditRole));
+        QTRY_COMPARE(model.pendingEdits(), 0);
+        QCOMPARE(reader.run(1)->name, std::string("alpha renamed"));
 
         HistoryFilterModel filter;
         filter.setSourceModel(&model);
