@@ -178,9 +178,13 @@ std::map<std::string, std::string> effectiveSettings(const ExperimentConfig& con
     const std::string na_cpu = "off (not applicable on CPU)";
     const bool workers = t.num_workers > 0;
     std::map<std::string, std::string> e;
-    // Every toggle of the key table is listed; the lines below say more where there is more to say.
+    // Every toggle of the key table is listed, "n/a" where its no-effect rule says it does nothing
+    // here (DDP's buckets in a one-process run); the lines below say more where there is more to say.
+    const DeviceCapabilities caps = queryDeviceCapabilities();
     for (const auto& key : configSchema()) {
-        if (key.toggle) e[key.key] = configValueText(key, config);
+        if (!key.toggle) continue;
+        const std::string why = noEffectReason(key, config, caps);
+        e[key.key] = why.empty() ? configValueText(key, config) : "n/a: " + why;
     }
     e["trainer.accelerator"] = device.str();
     const auto& strategy = trainer.strategyInUse();

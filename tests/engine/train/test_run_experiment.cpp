@@ -3,6 +3,7 @@
 #include "TrainTestSupport.h"
 
 #include "engine/config/ConfigSchema.h"
+#include "engine/config/DeviceInfo.h"
 #include "engine/data/DataModule.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/run/RunController.h"
@@ -87,6 +88,12 @@ private Q_SLOTS:
         // Every toggle of the key table is in the list, so none is dropped silently.
         for (const auto& key : configSchema())
             if (key.toggle) QVERIFY2(started.effective.count(key.key), key.key.c_str());
+        // A toggle that does nothing in this run says so and why, as the form's greyed field does:
+        // one process has no DDP buckets, no ZeRO-3 units and no pipeline stages.
+        for (const char* key : {"trainer.ddp.bucket_cap_mb", "trainer.fsdp.prefetch", "trainer.pipeline.micro_batches"})
+            QVERIFY2(started.effective.at(key).rfind("n/a: ", 0) == 0, started.effective.at(key).c_str());
+        QCOMPARE(started.effective.at("trainer.ddp.backend"),
+                 "n/a: " + noEffectReason(*findConfigKey("trainer.ddp.backend"), c, queryDeviceCapabilities()));
         QVERIFY(started.config_json.find("\"max_epochs\"") != std::string::npos);
         QCOMPARE(started.device, std::string("cpu"));
         QCOMPARE(started.train_size + started.val_size + started.test_size, int64_t(600));
