@@ -109,7 +109,7 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column");
     sub->add_option("--images", args->images,
                     "Image files and folders (.jpg/.jpeg/.png; a folder of class subfolders is labelled) for a run "
-                    "trained on an image folder");
+                    "trained on images (an image folder, or idx such as Fashion-MNIST: grey, at its size)");
     sub->add_option("-o,--output,--out", args->options.output_csv,
                     "CSV to write: index (texts) or file (images), predicted, confidence, true (images), prob:<class>...")
         ->required();

@@ -1,6 +1,7 @@
 #include "engine/run/ImagePredictor.h"
 
 #include "engine/data/DataError.h"
+#include "engine/data/IdxDataset.h"
 #include "engine/data/formats/CsvReader.h"
 #include "engine/data/images/DecodedImages.h"
 #include "engine/data/images/ImageFolderScan.h"
@@ -69,52 +70,103 @@ std::vector<Input> listInputs(const std::vector<std::string>& inputs, const std:
 }
 
 
-// The run's model with its best checkpoint, for images of `channels`; a forward pass on a blank
-// image checks that the weights take that many channels (loading alone replaces tensors whole).
-std::shared_ptr<ClassifierImpl> loadModel(const PredictModel& source, int channels) {
+// The run's model with its best checkpoint, for images of `channels` x `size` x `size`; a forward
+// pass on a blank image checks that the weights take that shape (loading alone replaces tensors
+// whole).
+std::shared_ptr<ClassifierImpl> loadModel(const PredictModel& source, int channels, int64_t size) {
     const ExperimentConfig& config = *source.run_config;
-    const int64_t s = config.data.image_size;
-    auto model = createModel(config.model, ModelInput{{channels, s, s}, static_cast<int64_t>(source.class_names.size())});
+    auto model =
+        createModel(config.model, ModelInput{{channels, size, size}, static_cast<int64_t>(source.class_names.size())});
     loadCheckpointFile(source.checkpoint, *model);
     model->eval();
     torch::NoGradGuard no_grad;
-    model->forward(torch::zeros({1, channels, s, s}));
+    model->forward(torch::zeros({1, channels, size, size}));
     return model;
+}
+
+// How the run's images reached its model: their channels, their square size, the normalisation,
+// and the model that takes them.
+struct ImageInput {
+    int channels = 3;
+    int64_t size = 0;
+    PixelNormalization norm;
+    std::shared_ptr<ClassifierImpl> model;
+};
+
+// An image folder: data.image_size, ImageNet's statistics. The run trained on RGB when any
+// training image was colour, else grey: the checkpoint that loads says which (its first layer's
+// input channels).
+ImageInput imageFolderInput(const PredictModel& source) {
+    ImageInput in;
+    in.size = source.run_config->data.image_size;
+    try {
+        in.model = loadModel(source, 3, in.size);
+    } catch (const std::exception& rgb_error) {
+        try {
+            in.model = loadModel(source, 1, in.size);
+            in.channels = 1;
+        } catch (const std::exception&) {
+            throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
+                            std::string(rgb_error.what()).substr(0, 300) + ")");
+        }
+    }
+    in.norm = imageNetNormalization(in.channels);
+    return in;
+}
+
+// MNIST or Fashion-MNIST (idx): grey images the size of the run's, normalised with the mean and
+// standard deviation of its training file's pixels, as training normalised them; that file is read
+// again for them.
+ImageInput idxInput(const PredictModel& source) {
+    const std::string& folder = source.run_config->data.path;
+    std::shared_ptr<IdxDataset> train;
+    try {
+        train = IdxDataset::load(folder, IdxDataset::Split::Train);
+    } catch (const DataError& e) {
+        throw DataError(std::string("the run normalised its images with its training images' statistics, and those "
+                                    "cannot be read here (data.path '") + folder + "'): " + e.what());
+    }
+    const std::vector<int64_t> shape = train->sampleShape();   // {1, rows, cols}
+    if (shape[1] != shape[2])
+        throw DataError(folder + ": the run's images are " + std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
+                        "; only square idx images can be predicted from image files");
+    ImageInput in;
+    in.channels = 1;
+    in.size = shape[1];
+    in.norm.mean = train->mean();
+    in.norm.std = train->std();
+    try {
+        in.model = loadModel(source, 1, in.size);
+    } catch (const std::exception& e) {
+        throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
+                        std::string(e.what()).substr(0, 300) + ")");
+    }
+    return in;
 }
 
 }  // namespace
 
 PredictResult predictImages(const PredictModel& source, const ImagePredictOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    if (!source.run_config) throw ConfigError("--run", "image predictions need a run (--run) trained on an image folder");
+    if (!source.run_config) throw ConfigError("--run", "image predictions need a run (--run) trained on images");
     const ExperimentConfig& config = *source.run_config;
-    if (config.data.kind != "image_folder")
-        throw ConfigError("--images", "run trained on " + config.data.kind + " data, not an image folder");
+    if (!isImageKind(config.data.kind))
+        throw ConfigError("--images", "the run trained on " + config.data.kind +
+                                          " data, not images (image files are predicted with a run trained on an "
+                                          "image folder or on idx images such as Fashion-MNIST)");
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const std::vector<Input> inputs = listInputs(options.inputs, source.class_names);
     if (!fs::exists(source.checkpoint))
         throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
                         "first validation, or its artifacts deleted?)");
-    // The run trained on RGB when any training image was colour, else grey: the checkpoint that
-    // loads says which (its first layer's input channels).
-    int channels = 3;
-    std::shared_ptr<ClassifierImpl> model;
-    try {
-        model = loadModel(source, 3);
-    } catch (const std::exception& rgb_error) {
-        try {
-            model = loadModel(source, 1);
-            channels = 1;
-        } catch (const std::exception&) {
-            throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
-                            std::string(rgb_error.what()).substr(0, 300) + ")");
-        }
-    }
+    const ImageInput in = config.data.kind == "idx" ? idxInput(source) : imageFolderInput(source);
+    const std::shared_ptr<ClassifierImpl>& model = in.model;
+    const int channels = in.channels;
+    const int64_t size = in.size;
     std::vector<std::string> paths;
-    for (const auto& in : inputs) paths.push_back(in.path);
-    const int64_t size = config.data.image_size;
+    for (const auto& input : inputs) paths.push_back(input.path);
     const DecodedImages images(paths, channels, size);
-    const PixelNormalization norm = imageNetNormalization(channels);
+    const PixelNormalization& norm = in.norm;
 
     const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
     model->to(device);

@@ -7,13 +7,16 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
+#include <cstring>
 
 using hearth::test::CliResult;
 using hearth::test::cliOn;
@@ -354,6 +357,47 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("trainer.max_epoch") && r.out.contains("unknown key"), qPrintable(r.out));
         QVERIFY2(r.out.contains("did you mean 'max_epochs'?"), qPrintable(r.out));
         QVERIFY(!r.out.contains("terminate called"));
+    }
+
+    // A Fashion-MNIST (idx) run classifies image files as its test saw the same images: grey, at
+    // 28x28, normalised with its training file's statistics. Test images written as PNG get the
+    // class and the confidence the run stored for them.
+    void anIdxRunPredictsImageFilesAsItsTestSawThem() {
+        const QString database = m_dir.filePath("idx-predict.sqlite");
+        const CliResult trained = cliOn(database, {"run", "--set", "data.limit=600", "--set", "trainer.max_epochs=1",
+                                                   "--set", "trainer.num_workers=0", "-q"});
+        QVERIFY2(trained.exit_code == 0, qPrintable(trained.out));
+        const int64_t id = hearth::RunStore(database.toStdString()).listRuns().front().id;
+        auto stored = hearth::RunStore(database.toStdString()).predictions(id, "test");
+        QVERIFY(stored.size() >= 20);
+        stored.resize(20);
+        QProcess gunzip;
+        gunzip.start("gzip", {"-dc", "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"});
+        QVERIFY(gunzip.waitForFinished(60000));
+        const QByteArray pixels = gunzip.readAllStandardOutput().mid(16);
+        const QString folder = m_dir.filePath("idx-images");
+        QVERIFY(QDir().mkpath(folder));
+        for (const auto& p : stored) {
+            QImage image(28, 28, QImage::Format_Grayscale8);
+            for (int y = 0; y < 28; ++y)
+                std::memcpy(image.scanLine(y), pixels.constData() + p.index * 784 + y * 28, 28);
+            QVERIFY(image.save(QString("%1/t%2.png").arg(folder).arg(p.index, 5, 10, QChar('0'))));
+        }
+        const QString csv = m_dir.filePath("idx-predicted.csv");
+        const CliResult predicted = cliOn(database, {"predict", QString::number(id), "--images", folder, "-o", csv});
+        QVERIFY2(predicted.exit_code == 0 && predicted.out.contains("Predicted 20 images"), qPrintable(predicted.out));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
+        const QStringList classes = header.mid(header.indexOf("prob:T-shirt/top"));
+        QCOMPARE(classes.size(), 10);
+        for (const auto& p : stored) {   // the files are listed sorted, as their names sort by index
+            const QStringList row = QString::fromUtf8(file.readLine()).trimmed().split(',');
+            QVERIFY2(row[0].endsWith(QString("t%1.png").arg(p.index, 5, 10, QChar('0'))), qPrintable(row[0]));
+            QCOMPARE("prob:" + row[1], classes[int(p.predicted)]);
+            QVERIFY2(std::abs(row[2].toDouble() - p.confidence) < 1e-5,
+                     qPrintable(QString("%1 vs %2").arg(row[2]).arg(p.confidence)));
+        }
     }
 
     // A run asked to join a sweep the store does not have is refused before it trains, not failed
