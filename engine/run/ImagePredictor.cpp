@@ -164,6 +164,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     const int channels = in.channels;
     const int64_t size = in.size;
     std::vector<std::string> paths;
+    paths.reserve(inputs.size());
     for (const auto& input : inputs) paths.push_back(input.path);
     const DecodedImages images(paths, channels, size);
     const PixelNormalization& norm = in.norm;
