@@ -175,6 +175,10 @@ int runCli(int argc, char** argv) {
             return hearth::cli::kExitBadConfig;
         }
         app.exit(e);
+        // `hearth-cli predict 3 shirt.png`: the inputs are named by what they are.
+        if (command && command->get_name() == "predict" && dynamic_cast<const CLI::ExtrasError*>(&e))
+            std::fprintf(stderr, "hint: predict takes image files and folders with --images "
+                                 "(hearth-cli predict RUN --images FILE... -o OUT.csv), a CSV of texts with --input\n");
         printOptionHints(app, command, argc, argv);
         printChoiceHint(e.what());
         // CLI11 has its own codes; the contract says 2 for bad arguments.

@@ -445,6 +445,10 @@ private Q_SLOTS:
         r = cli({"zzzzzz"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.out.contains("'zzzzzz' is not a hearth-cli command\n"), qPrintable(r.out));
+        // An image given to predict as a second word: the option that takes it.
+        r = cli({"predict", "1", "shirt.png", "-o", "out.csv"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.out.contains("hint: predict takes image files and folders with --images"), qPrintable(r.out));
         QCOMPARE(stored(), before);
     }
 
