@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include <set>
 
 namespace hearth::report {
@@ -84,6 +85,17 @@ std::vector<SettingDifference> differingSettings(const std::vector<std::string>&
     return out;
 }
 
+namespace {
+
+// An effective value as runs compare it: the checkpoints' paths ("-> DB.artifacts/12/best.pt")
+// name each run's own folder, which tells nothing apart.
+std::string comparable(const std::string& value) {
+    static const std::regex own_folder("/[0-9]+/(best\\.pt|state-<step>\\.pt)");
+    return std::regex_replace(value, own_folder, "/RUN/$1");
+}
+
+}  // namespace
+
 std::vector<SettingDifference> differingEffective(const std::vector<std::map<std::string, std::string>>& effective) {
     std::set<std::string> keys;
     for (const auto& e : effective)
@@ -91,11 +103,13 @@ std::vector<SettingDifference> differingEffective(const std::vector<std::map<std
     std::vector<SettingDifference> out;
     for (const auto& key : keys) {
         SettingDifference d{key, {}};
+        std::vector<std::string> compared;
         for (const auto& e : effective) {
             const auto it = e.find(key);
             d.values.push_back(it == e.end() ? std::string() : it->second);
+            compared.push_back(comparable(d.values.back()));
         }
-        if (!allEqual(d.values)) out.push_back(std::move(d));
+        if (!allEqual(compared)) out.push_back(std::move(d));
     }
     return out;
 }

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <set>
 
 namespace hearth::report {
 namespace {
@@ -271,33 +270,31 @@ std::string runText(const StoredRun& run, bool all_config) {
 std::string comparisonText(const std::vector<StoredRun>& runs) {
     if (runs.empty()) return {};
     std::vector<std::string> headers{"KEY"};
-    std::vector<std::map<std::string, std::string>> configs, effective;
-    std::set<std::string> keys, effective_keys;
+    std::vector<std::string> configs;
+    std::vector<std::map<std::string, std::string>> effective;
     for (const auto& r : runs) {
         headers.push_back(runLabel(r.summary));
-        configs.push_back(flattenJson(r.summary.config_json));
+        configs.push_back(r.summary.config_json);
         effective.push_back(r.started.effective);
-        for (const auto& [k, v] : configs.back()) keys.insert(k);
-        for (const auto& [k, v] : effective.back()) effective_keys.insert(k);
     }
-    auto differing = [&](const std::set<std::string>& all, const std::vector<std::map<std::string, std::string>>& maps) {
+    // The same differences as Compare and the HTML comparison: config keys in the key table's
+    // order (the run names are in the header), what ran without each run's own artifact folder.
+    auto table = [&](const std::vector<SettingDifference>& differences) {
         TextTable t(headers);
-        size_t count = 0;
-        for (const auto& key : all) {
-            std::vector<std::string> row{key};
-            for (const auto& m : maps) row.push_back(m.count(key) ? m.at(key) : "(unset)");
-            if (std::all_of(row.begin() + 2, row.end(), [&](const std::string& v) { return v == row[1]; })) continue;
+        for (const auto& d : differences) {
+            std::vector<std::string> row{d.key};
+            for (const auto& v : d.values) row.push_back(v.empty() ? "(unset)" : v);
             t.addRow(std::move(row));
-            ++count;
         }
-        return std::make_pair(count, t.render("  "));
+        return t.render("  ");
     };
     std::string out;
-    const auto [config_count, config_table] = differing(keys, configs);
-    out += config_count == 0 ? "Config: identical\n"
-                             : "Config keys that differ (" + std::to_string(config_count) + ")\n" + config_table;
-    const auto [effective_count, effective_table] = differing(effective_keys, effective);
-    if (effective_count > 0) out += "\nEffective settings that differ\n" + effective_table;
+    const auto config_differences = differingSettings(configs);
+    out += config_differences.empty() ? "Config: identical\n"
+                                      : "Config keys that differ (" + std::to_string(config_differences.size()) +
+                                            ")\n" + table(config_differences);
+    const auto effective_differences = differingEffective(effective);
+    if (!effective_differences.empty()) out += "\nEffective settings that differ\n" + table(effective_differences);
 
     headers[0] = "METRIC";
     TextTable metrics(headers);

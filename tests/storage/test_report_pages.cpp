@@ -364,6 +364,18 @@ void ReportPagesTest::differingSettingsFollowTheSchema() {
     const auto ran = report::differingEffective({{{"a", "1"}, {"b", "x"}}, {{"a", "1"}, {"b", "y"}}});
     QCOMPARE(ran.size(), size_t(1));
     QCOMPARE(ran[0].key, std::string("b"));
+    // Each run's checkpoints go to its own folder: that tells no runs apart; another monitor does.
+    const std::map<std::string, std::string> first{
+        {"trainer.checkpoint", "val_acc (max) -> /d/runs.sqlite.artifacts/4/best.pt"},
+        {"trainer.safety_checkpoint", "every 10 min and at a stop, last 1 kept -> /d/runs.sqlite.artifacts/4/state-<step>.pt"}};
+    std::map<std::string, std::string> second{
+        {"trainer.checkpoint", "val_acc (max) -> /d/runs.sqlite.artifacts/15/best.pt"},
+        {"trainer.safety_checkpoint", "every 10 min and at a stop, last 1 kept -> /d/runs.sqlite.artifacts/15/state-<step>.pt"}};
+    QVERIFY(report::differingEffective({first, second}).empty());
+    second["trainer.checkpoint"] = "val_loss (min) -> /d/runs.sqlite.artifacts/15/best.pt";
+    const auto monitor = report::differingEffective({first, second});
+    QCOMPARE(monitor.size(), size_t(1));
+    QCOMPARE(monitor[0].values[1], second["trainer.checkpoint"]);   // shown as it is
 }
 
 void ReportPagesTest::comparisonThinsLongCurvesKeepingExtremes() {
