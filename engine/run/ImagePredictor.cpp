@@ -33,6 +33,19 @@ bool isImageFile(const fs::path& p) {
     return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
 }
 
+// The run's class a class folder stands for: its name, or the name written with '_' for the
+// characters a folder's name cannot hold or that scripts/make-image-folder replaces ("T-shirt_top",
+// "Ankle_boot" for Fashion-MNIST's "T-shirt/top" and "Ankle boot"); "" when none.
+std::string classOfFolder(const std::string& folder, const std::vector<std::string>& classes) {
+    if (std::find(classes.begin(), classes.end(), folder) != classes.end()) return folder;
+    for (const auto& c : classes) {
+        std::string written = c;
+        std::replace_if(written.begin(), written.end(), [](char ch) { return ch == '/' || ch == ' '; }, '_');
+        if (written == folder) return c;
+    }
+    return {};
+}
+
 std::vector<Input> listInputs(const std::vector<std::string>& inputs, const std::vector<std::string>& classes) {
     std::vector<Input> out;
     for (const std::string& in : inputs) {
@@ -46,12 +59,12 @@ std::vector<Input> listInputs(const std::vector<std::string>& inputs, const std:
         bool labelled = false;
         try {
             const ImageFolderLayout layout = scanImageFolder(in);
-            labelled = std::all_of(layout.class_names.begin(), layout.class_names.end(), [&](const std::string& c) {
-                return std::find(classes.begin(), classes.end(), c) != classes.end();
-            });
+            labelled = std::all_of(layout.class_names.begin(), layout.class_names.end(),
+                                   [&](const std::string& c) { return !classOfFolder(c, classes).empty(); });
             if (labelled)
                 for (const auto* split : {&layout.train, &layout.val, &layout.test})
-                    for (const auto& f : *split) out.push_back({f.path, layout.class_names[static_cast<size_t>(f.label)]});
+                    for (const auto& f : *split)
+                        out.push_back({f.path, classOfFolder(layout.class_names[static_cast<size_t>(f.label)], classes)});
         } catch (const DataError&) {
             labelled = false;
         }

@@ -398,6 +398,29 @@ private Q_SLOTS:
             QVERIFY2(std::abs(row[2].toDouble() - p.confidence) < 1e-5,
                      qPrintable(QString("%1 vs %2").arg(row[2]).arg(p.confidence)));
         }
+        // The same images in class folders named as scripts/make-image-folder names Fashion-MNIST's
+        // ("T-shirt_top" for "T-shirt/top", "Ankle_boot"): labelled by the run's classes and scored.
+        const QString labelled = m_dir.filePath("idx-labelled");
+        int correct = 0;
+        for (const auto& p : stored) {
+            QString written = classes[int(p.true_label)].mid(5);
+            written.replace('/', '_').replace(' ', '_');
+            QVERIFY(QDir().mkpath(labelled + "/" + written));
+            const QString name = QString("t%1.png").arg(p.index, 5, 10, QChar('0'));
+            QVERIFY(QFile::copy(folder + "/" + name, labelled + "/" + written + "/" + name));
+            correct += p.predicted == p.true_label ? 1 : 0;
+        }
+        const CliResult scored = cliOn(database, {"predict", QString::number(id), "--images", labelled, "-o", csv});
+        QVERIFY2(scored.exit_code == 0 &&
+                     scored.out.contains(QString("accuracy on the 20 images in class folders: %1").arg(correct / 20.0)),
+                 qPrintable(scored.out));
+        QFile scored_csv(csv);
+        QVERIFY(scored_csv.open(QIODevice::ReadOnly));
+        scored_csv.readLine();
+        while (!scored_csv.atEnd()) {   // the truth is the run's class name, "T-shirt/top" not the folder's
+            const QStringList row = QString::fromUtf8(scored_csv.readLine()).trimmed().split(',');
+            QVERIFY2(classes.contains("prob:" + row[3]), qPrintable(row.join(',')));
+        }
     }
 
     // A run asked to join a sweep the store does not have is refused before it trains, not failed
