@@ -50,6 +50,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);   // a run name's end tells runs apart as often as its start
+    // Tags beside the name: they tell runs of one name apart ("baseline", "bf16") and stay in view
+    // when the columns need more than the window's width. A saved layout keeps its own order.
+    m_table->horizontalHeader()->moveSection(HistoryModel::Tags, HistoryModel::Name + 1);
 
     m_search->setPlaceholderText(tr("Filter by name, tag, notes…"));
     m_search->setClearButtonEnabled(true);
@@ -389,7 +393,7 @@ void HistoryView::shrinkTextColumnsToFit()
     if (excess <= 0)
         return;
     // Each text column keeps at least its header and 8 characters; a name keeps 32, enough for most
-    // whole (a run is found by its name).
+    // whole (a run is found by its name), and the tags beside it 24 (two or three tags).
     struct Elastic {
         int column, slack;
     };
@@ -400,7 +404,8 @@ void HistoryView::shrinkTextColumnsToFit()
                              int(HistoryModel::Notes)}) {
         if (header->isSectionHidden(column))
             continue;
-        const int floor = std::max(header->sectionSizeHint(column), chars * (column == HistoryModel::Name ? 32 : 8));
+        const int least = column == HistoryModel::Name ? 32 : column == HistoryModel::Tags ? 24 : 8;
+        const int floor = std::max(header->sectionSizeHint(column), chars * least);
         const int room = std::max(0, m_table->columnWidth(column) - floor);
         elastic.push_back({column, room});
         slack += room;

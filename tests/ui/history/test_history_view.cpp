@@ -293,12 +293,18 @@ private Q_SLOTS:
         QVERIFY(device);
         device->trigger();
         QVERIFY(view.table()->horizontalHeader()->isSectionHidden(HistoryModel::Device));
+        // Tags stand beside the name by default; a user's own order is kept like the hidden columns.
+        QHeaderView* header = view.table()->horizontalHeader();
+        QCOMPARE(header->visualIndex(HistoryModel::Tags), HistoryModel::Name + 1);
+        QCOMPARE(header->visualIndex(HistoryModel::Status), HistoryModel::Name + 2);
+        header->moveSection(header->visualIndex(HistoryModel::Tags), HistoryModel::ColumnCount - 1);
 
         HistoryView again(m_db);
         again.restoreHeaderState(view.saveHeaderState());
         again.show();
         QTRY_VERIFY(again.model()->hasLoaded());
         QVERIFY(again.table()->horizontalHeader()->isSectionHidden(HistoryModel::Device));
+        QCOMPARE(again.table()->horizontalHeader()->visualIndex(HistoryModel::Tags), HistoryModel::ColumnCount - 1);
         const std::unique_ptr<QMenu> againMenu(again.columnMenu());
         for (QAction* action : againMenu->actions()) {
             if (action->text() == QStringLiteral("Device"))
