@@ -50,6 +50,7 @@ std::string keyValueLines(const std::map<std::string, std::string>& values) {
 // `show`'s Config section: the keys the run set away from a default experiment's values (a key
 // today's defaults lack counts as set), or with `all` every key.
 std::string configText(const std::map<std::string, std::string>& config, int64_t run_id, bool all) {
+    if (config.empty()) return "\nConfig: none stored\n";   // a run that failed before its config was read
     if (all) return "\nConfig\n" + keyValueLines(config);
     static const std::map<std::string, std::string> defaults = flattenJson(configToJson(ExperimentConfig{}));
     std::map<std::string, std::string> set;
