@@ -19,6 +19,12 @@ using nlohmann::json;
 
 std::string accuracy(const std::optional<double>& value) { return value ? formatFixed(*value, 4) : "-"; }
 
+std::string tagList(const std::vector<std::string>& tags) {
+    std::string out;
+    for (const auto& tag : tags) out += (out.empty() ? "" : ", ") + tag;
+    return out;
+}
+
 void flattenInto(const json& node, const std::string& prefix, std::map<std::string, std::string>& out) {
     if (node.is_object() && !node.empty()) {
         for (const auto& [key, value] : node.items()) {
@@ -211,9 +217,12 @@ std::map<std::string, std::string> flattenJson(const std::string& json_text) {
 }
 
 std::string runsTable(const std::vector<RunSummary>& runs) {
-    TextTable t({"ID", "NAME", "STATUS", "STARTED", "EPOCHS", "BEST VAL ACC", "TEST ACC", "TRAIN TIME", "SAMPLES/S"});
+    // Tags beside the name, as the History has them: they tell runs of one name apart.
+    TextTable t({"ID", "NAME", "TAGS", "STATUS", "STARTED", "EPOCHS", "BEST VAL ACC", "TEST ACC", "TRAIN TIME",
+                 "SAMPLES/S"});
     for (const auto& r : runs)
-        t.addRow({std::to_string(r.id), r.name, r.status, formatTime(r.started_at), std::to_string(r.epochs_completed),
+        t.addRow({std::to_string(r.id), r.name, r.tags.empty() ? "-" : tagList(r.tags), r.status,
+                  formatTime(r.started_at), std::to_string(r.epochs_completed),
                   accuracy(r.best_val_accuracy), accuracy(r.test_accuracy),
                   r.train_time_s ? formatDuration(*r.train_time_s) : "-",
                   r.samples_per_sec ? formatFixed(*r.samples_per_sec, 0) : "-"});
@@ -225,11 +234,7 @@ std::string runText(const StoredRun& run, bool all_config) {
     std::string out = "Run " + runLabel(s) + " [" + s.status + "]\n";
     out += "  started " + formatTime(s.started_at) + ", finished " + formatTime(s.finished_at) +
            (s.device.empty() ? "" : ", device " + s.device) + "\n";
-    if (!s.tags.empty()) {
-        std::string tags;
-        for (const auto& tag : s.tags) tags += (tags.empty() ? "" : ", ") + tag;
-        out += "  tags: " + tags + "\n";
-    }
+    if (!s.tags.empty()) out += "  tags: " + tagList(s.tags) + "\n";
     if (s.sweep_id) out += "  sweep: " + s.sweep_name + " (#" + std::to_string(*s.sweep_id) + ")\n";
     if (!s.notes.empty()) out += "  notes: " + s.notes + "\n";
     if (!s.failure_message.empty()) out += "  failure (" + s.failure_kind + "): " + s.failure_message + "\n";

@@ -172,6 +172,9 @@ void CliStoreTest::runsListsNewestFirstWithMetrics() {
     QVERIFY2(r.has("BEST VAL ACC") && r.has("SAMPLES/S") && r.has("TRAIN TIME"), r.out.c_str());
     const auto broken = r.out.find("broken"), mlp = r.out.find("fashion-mlp"), cnn = r.out.find("fashion-cnn");
     QVERIFY(broken < mlp && mlp < cnn);
+    // The tags beside the name, as the History has them.
+    QVERIFY2(std::regex_search(r.out, std::regex("\\n *" + id(ids_.cnn) + "  fashion-cnn  +baseline  +completed")),
+             r.out.c_str());
     QVERIFY2(r.has("0.8750") && r.has("0.8500") && r.has("12.5 s") && r.has("6.2 s"), r.out.c_str());
     // The app-level --db (how `hearth-cli --db X runs` arrives) works the same.
     QCOMPARE(runCli({"--db", db_, "runs"}).out, r.out);
