@@ -3,8 +3,8 @@
 // optimizer step) in every `every_n_groups`, starting with the second (the process's first is
 // its warm-up): on the CPU with the wall clock, on a GPU with CUDA events read back once the
 // device has passed them (no synchronisation in the hot path), the data wait always with the
-// wall clock (it is host time). The metric read-back (Sync) happens
-// once per logging interval, so it is timed on every group and spread over all micro-batches.
+// wall clock (it is host time). The metric read-back (Sync) happens once per logging interval, so
+// it is timed on every group and spread over all micro-batches.
 // Results are means per micro-batch, for the logging interval and for the epoch. Under a
 // data-parallel strategy the exposed gradient communication (the strategy's CommStats:
 // communication minus its overlap with backward) is moved from backward into comm_wait.

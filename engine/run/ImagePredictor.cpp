@@ -97,6 +97,11 @@ std::shared_ptr<ClassifierImpl> loadModel(const PredictModel& source, int channe
     return model;
 }
 
+[[noreturn]] void cannotLoad(const PredictModel& source, const std::exception& e) {
+    throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" + std::string(e.what()).substr(0, 300) +
+                    ")");
+}
+
 // How the run's images reached its model: their channels, their square size, the normalisation,
 // and the model that takes them.
 struct ImageInput {
@@ -119,8 +124,7 @@ ImageInput imageFolderInput(const PredictModel& source) {
             in.model = loadModel(source, 1, in.size);
             in.channels = 1;
         } catch (const std::exception&) {
-            throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
-                            std::string(rgb_error.what()).substr(0, 300) + ")");
+            cannotLoad(source, rgb_error);
         }
     }
     in.norm = imageNetNormalization(in.channels);
@@ -151,8 +155,7 @@ ImageInput idxInput(const PredictModel& source) {
     try {
         in.model = loadModel(source, 1, in.size);
     } catch (const std::exception& e) {
-        throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
-                        std::string(e.what()).substr(0, 300) + ")");
+        cannotLoad(source, e);
     }
     return in;
 }
@@ -173,18 +176,15 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
         throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
                         "first validation, or its artifacts deleted?)");
     const ImageInput in = config.data.kind == "idx" ? idxInput(source) : imageFolderInput(source);
-    const std::shared_ptr<ClassifierImpl>& model = in.model;
-    const int channels = in.channels;
-    const int64_t size = in.size;
     std::vector<std::string> paths;
     paths.reserve(inputs.size());
     for (const auto& input : inputs) paths.push_back(input.path);
-    const DecodedImages images(paths, channels, size);
-    const PixelNormalization& norm = in.norm;
+    const DecodedImages images(paths, in.channels, in.size);
+    ClassifierImpl& model = *in.model;
 
     const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-    model->to(device);
-    model->eval();
+    model.to(device);
+    model.eval();
     torch::NoGradGuard no_grad;
     const auto n = static_cast<int64_t>(inputs.size());
     const auto classes = static_cast<int64_t>(source.class_names.size());
@@ -193,10 +193,10 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
         const int64_t count = std::min(options.batch_size, n - begin);
         std::vector<int64_t> rows(static_cast<size_t>(count));
         std::iota(rows.begin(), rows.end(), begin);
-        auto raw = torch::empty({count, channels, size, size}, torch::kUInt8);
+        auto raw = torch::empty({count, in.channels, in.size, in.size}, torch::kUInt8);
         images.fill(rows, raw);
-        const auto x = norm.apply(raw.to(device));
-        probabilities.narrow(0, begin, count).copy_(torch::softmax(model->forward(x).to(torch::kFloat32), 1).cpu());
+        const auto x = in.norm.apply(raw.to(device));
+        probabilities.narrow(0, begin, count).copy_(torch::softmax(model.forward(x).to(torch::kFloat32), 1).cpu());
     }
 
     PredictResult result;

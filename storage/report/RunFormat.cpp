@@ -53,17 +53,15 @@ std::string keyValueLines(const std::map<std::string, std::string>& values) {
     return out;
 }
 
-// `show`'s Config section: the keys the run set away from a default experiment's values (a key
-// today's defaults lack counts as set), or with `all` every key.
-std::string configText(const std::map<std::string, std::string>& config, int64_t run_id, bool all) {
+// `show`'s Config section: the keys the run set away from a default experiment's values (compared
+// as Compare compares runs: differingSettings), or with `all` every key stored.
+std::string configText(const std::string& config_json, int64_t run_id, bool all) {
+    const std::map<std::string, std::string> config = flattenJson(config_json);
     if (config.empty()) return "\nConfig: none stored\n";   // a run that failed before its config was read
     if (all) return "\nConfig\n" + keyValueLines(config);
-    static const std::map<std::string, std::string> defaults = flattenJson(configToJson(ExperimentConfig{}));
     std::map<std::string, std::string> set;
-    for (const auto& [key, value] : config) {
-        const auto d = defaults.find(key);
-        if (d == defaults.end() || d->second != value) set.emplace(key, value);
-    }
+    for (const auto& d : differingSettings({configToJson(ExperimentConfig{}), config_json}, /*include_name=*/true))
+        if (!d.values[1].empty()) set.emplace(d.key, d.values[1]);   // "": a key this run's config lacks
     const size_t rest = config.size() - set.size();
     const std::string all_of = "`hearth-cli show " + std::to_string(run_id) + " --all` lists all " +
                                std::to_string(config.size());
@@ -252,7 +250,7 @@ std::string runText(const StoredRun& run, bool all_config) {
                memoryText(*run.memory);
     }
     if (!run.devices.empty()) out += "\nDevices\n" + devicesText(run.devices);
-    out += configText(flattenJson(s.config_json), s.id, all_config);
+    out += configText(s.config_json, s.id, all_config);
     if (!run.started.effective.empty()) out += "\nEffective settings\n" + keyValueLines(run.started.effective);
     out += "\nEnvironment\n" + environmentText(run.started);
     if (!run.epochs.empty()) out += "\nEpochs\n" + epochsTable(run.epochs);

@@ -99,7 +99,7 @@ void ProgressPanel::setStep(const hearth::StepMetrics& s)
     m_batch->setText(QStringLiteral("%1/%2").arg(s.batch).arg(bpe));
     // The plots' x axis counts optimizer steps over the whole fit, not this epoch's micro-batches.
     m_batch->setToolTip(tr("Micro-batch %1 of %2 in epoch %3; optimizer step %4 since the start (the plots' x axis)")
-                           .arg(s.batch).arg(bpe).arg(s.epoch + 1).arg(s.global_step));
+                            .arg(s.batch).arg(bpe).arg(s.epoch + 1).arg(s.global_step));
     m_itPerSec->setText(s.step_time_ms > 0 ? formatRate(1000.0 / s.step_time_ms) : QStringLiteral("–"));
     m_samplesPerSec->setText(formatRate(s.samples_per_sec));
     m_compute->setText(computeText(s.tflops, s.mfu));

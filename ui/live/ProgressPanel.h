@@ -30,7 +30,7 @@ private:
     QLabel* m_state;
     QProgressBar* m_bar;
     QLabel* m_epoch;
-    QLabel* m_batch;      // micro-batches of this epoch; the global optimizer step in its tool tip
+    QLabel* m_batch;     // micro-batches of this epoch; the global optimizer step in its tool tip
     QLabel* m_itPerSec;
     QLabel* m_samplesPerSec;
     QLabel* m_elapsed;

@@ -65,11 +65,14 @@ private Q_SLOTS:
             QVERIFY2(parts <= 1.01 * b.step_ms && parts >= 0.9 * b.step_ms,
                      qPrintable(QString("parts %1 ms vs step %2 ms").arg(parts).arg(b.step_ms)));
             // ...and the step they measured is the loop's: the epoch's training time per micro-batch
-            // (samples/s), which the profiler does not see. Every micro-batch is profiled, so the
-            // profiled time lies inside the loop's (never above it) and covers most of it; the rest is
-            // the loop's own bookkeeping between steps, which a busy machine stretches (CI saw 7%; a
-            // 16-core GPU host, whose 16 intra-op threads wake for this tiny CPU model, 27%). Missing
-            // a whole section (the backward, the optimizer step) would still fall below half.
+            // (samples/s), which the profiler does not see. In epoch 1 every micro-batch is profiled,
+            // so the profiled time lies inside the loop's (never above it) and covers most of it; the
+            // rest is the loop's own bookkeeping between steps, which a busy machine stretches (CI saw
+            // 7%; a 16-core GPU host, whose 16 intra-op threads wake for this tiny CPU model, 27%).
+            // Missing a whole section (the backward, the optimizer step) would still fall below half.
+            // Epoch 0's loop time holds the warm-up step the profiler leaves out (under load it made
+            // that epoch's loop 5.4 ms a step against 2.5 ms profiled): not comparable.
+            if (e.epoch == 0) continue;
             const double loop_ms = 1000.0 * 64.0 / e.samples_per_sec;
             QVERIFY2(b.step_ms <= 1.01 * loop_ms && b.step_ms >= 0.5 * loop_ms,
                      qPrintable(QString("step %1 ms vs loop %2 ms").arg(b.step_ms).arg(loop_ms)));
