@@ -5,6 +5,7 @@
 
 #include "engine/data/DataError.h"
 #include "engine/run/ImagePredictor.h"
+#include "engine/run/TablePredictor.h"
 #include "engine/run/TextPredictor.h"
 #include "storage/RunStore.h"
 
@@ -56,31 +57,36 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
             model.folder = args.model;
         }
         if (args.images.empty() == args.options.input_csv.empty())
-            throw ConfigError("--input", "give either --input CSV (texts) or --images FILES/FOLDERS");
+            throw ConfigError("--input", "give either --input CSV (texts or table rows) or --images FILES/FOLDERS");
         if (model.run_config && isImageKind(model.run_config->data.kind) && args.images.empty())
             throw ConfigError("--images", "the run trained on images (" + model.run_config->data.kind +
                                               "): give image files or folders with --images, not --input");
+        PredictResult result;
+        std::string what = "texts", labelled = "texts";   // what was predicted, what of it was scored
+        const std::string output = args.options.output_csv;
         if (!args.images.empty()) {
             ImagePredictOptions options;
             options.inputs = args.images;
             options.output_csv = args.options.output_csv;
             options.batch_size = args.options.batch_size;
-            const PredictResult result = predictImages(model, options);
-            *context.out << "Predicted " << result.rows << " images on " << result.device << " in " << result.seconds
-                         << " s -> " << options.output_csv << "\n";
-            if (result.labelled > 0)
-                *context.out << "  accuracy on the " << result.labelled << " images in class folders: "
-                             << static_cast<double>(result.correct) / static_cast<double>(result.labelled) << "\n";
-            for (size_t c = 0; c < result.class_names.size(); ++c)
-                *context.out << "  " << result.class_names[c] << ": " << result.predicted_counts[c] << "\n";
-            return kExitOk;
+            result = predictImages(model, options);
+            what = "images";
+            labelled = "images in class folders";
+        } else if (model.run_config && model.run_config->data.kind == "csv") {
+            result = predictTableCsv(model, args.options);
+            what = "rows";
+            labelled = "rows with a label";
+        } else {
+            if (!args.tokenizer.empty()) args.options.tokenizer = args.tokenizer;
+            args.options.max_length = args.max_length;
+            result = predictTextCsv(model, args.options);
         }
-        if (!args.tokenizer.empty()) args.options.tokenizer = args.tokenizer;
-        args.options.max_length = args.max_length;
-        const PredictResult result = predictTextCsv(model, args.options);
         for (const auto& note : result.notes) *context.err << "note: " << note << "\n";
-        *context.out << "Predicted " << result.rows << " texts on " << result.device << " in " << result.seconds
-                     << " s -> " << args.options.output_csv << "\n";
+        *context.out << "Predicted " << result.rows << " " << what << " on " << result.device << " in " << result.seconds
+                     << " s -> " << output << "\n";
+        if (result.labelled > 0)
+            *context.out << "  accuracy on the " << result.labelled << " " << labelled << ": "
+                         << static_cast<double>(result.correct) / static_cast<double>(result.labelled) << "\n";
         for (size_t c = 0; c < result.class_names.size(); ++c)
             *context.out << "  " << result.class_names[c] << ": " << result.predicted_counts[c] << "\n";
         return kExitOk;
@@ -100,18 +106,19 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
 
 void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& exit_code) {
     auto args = std::make_shared<PredictArgs>();
-    auto* sub = app.add_subcommand("predict", "Classify the texts of a CSV, or image files and folders, with a trained "
-                                              "run (or texts with a checkpoint folder)");
+    auto* sub = app.add_subcommand("predict", "Classify the texts or table rows of a CSV, or image files and folders, with "
+                                              "a trained run (or texts with a checkpoint folder)");
     sub->add_option("--db", context.subcommand_db, "Run database (default: the app's --db or $HEARTH_DB)");
     // The run as the store's other commands take it (`hearth-cli predict 3 ...`), or with --run.
     sub->add_option("run,--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
     sub->add_option("--model", args->model, "A Hugging Face checkpoint folder with a classification head");
-    sub->add_option("--input", args->options.input_csv, "CSV file with a header and a text column");
+    sub->add_option("--input", args->options.input_csv, "CSV file with a header: a text column (text runs) or the training file's feature columns (table runs)");
     sub->add_option("--images", args->images,
                     "Image files and folders (.jpg/.jpeg/.png; a folder of class subfolders is labelled) for a run "
                     "trained on images (an image folder, or idx such as Fashion-MNIST: grey, at its size)");
     sub->add_option("-o,--output,--out", args->options.output_csv,
-                    "CSV to write: index (texts) or file (images), predicted, confidence, true (images), prob:<class>...")
+                    "CSV to write: index (texts, rows) or file (images), predicted, confidence, true (images; rows with the "
+                    "label column), prob:<class>...")
         ->required();
     sub->add_option("--text-column", args->options.text_column, "The input's text column (default: text)");
     sub->add_option("--batch-size", args->options.batch_size, "Texts or images per forward pass (default: 32)")

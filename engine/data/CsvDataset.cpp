@@ -30,6 +30,18 @@ std::optional<double> parseNumber(const std::string& cell) {
 
 }  // namespace
 
+double featureValue(const std::string& path, const std::vector<std::string>& header, const CsvRecord& record,
+                    size_t column) {
+    const std::string& cell = record.fields.at(column);
+    const auto value = parseNumber(cell);
+    if (!value || !std::isfinite(*value))
+        throw DataError(path + ":" + std::to_string(record.line) + ", column '" + header.at(column) + "': '" + cell +
+                        "' is not " + (value ? "a finite number" : "a number"));
+    return *value;
+}
+
+std::string labelValue(const std::string& cell) { return trim(cell); }
+
 std::vector<std::string> sortedClassNames(std::vector<std::string> labels) {
     std::sort(labels.begin(), labels.end());
     labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
@@ -67,15 +79,8 @@ CsvDataset::CsvDataset(CsvTable table, const std::string& label_column, const st
     const size_t rows = table.records.size();
     raw_.reserve(rows * feature_cols.size());
     for (auto& record : table.records) {
-        for (size_t c : feature_cols) {
-            const auto value = parseNumber(record.fields[c]);
-            if (!value || !std::isfinite(*value))
-                throw DataError(path_ + ":" + std::to_string(record.line) + ", column '" +
-                                columns_[c] + "': '" + record.fields[c] + "' is not " +
-                                (value ? "a finite number" : "a number"));
-            raw_.push_back(*value);
-        }
-        label_values.push_back(trim(record.fields[label_col]));
+        for (size_t c : feature_cols) raw_.push_back(featureValue(path_, columns_, record, c));
+        label_values.push_back(labelValue(record.fields[label_col]));
         if (label_values.back().empty())
             throw DataError(path_ + ":" + std::to_string(record.line) + ", column '" + label_column +
                             "': the label is empty");

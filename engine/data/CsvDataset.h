@@ -12,11 +12,6 @@
 
 namespace hearth {
 
-// Per-feature mean and standard deviation (population, like scikit-learn's StandardScaler).
-struct FeatureScaling {
-    std::vector<double> mean, std;
-};
-
 class CsvDataset final : public Dataset {
 public:
     // Reads `path` and takes `label_column` as the label. The classes are the file's distinct
@@ -71,6 +66,14 @@ private:
     torch::Tensor features_;                         // float32 [rows, features], standardised
     torch::Tensor label_tensor_;                     // int64 [rows]
 };
+
+// A feature's cell (`column` of `record`, in the file at `path` whose header is `header`) as the
+// number a model reads: DataError "<path>:<line>, column 'x': 'abc' is not a number" (or "a finite
+// number"). Locale-independent.
+double featureValue(const std::string& path, const std::vector<std::string>& header, const CsvRecord& record,
+                    size_t column);
+// A label's cell as the class it names: the text without the blanks around it ("" when empty).
+std::string labelValue(const std::string& cell);
 
 // The distinct labels sorted numerically when every one is a number, else lexicographically.
 std::vector<std::string> sortedClassNames(std::vector<std::string> labels);

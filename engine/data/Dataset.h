@@ -61,6 +61,11 @@ private:
     std::vector<int64_t> indices_;
 };
 
+// Per-feature mean and standard deviation (population, like scikit-learn's StandardScaler).
+struct FeatureScaling {
+    std::vector<double> mean, std;
+};
+
 // The three splits of an experiment, built from DataConfig (see DataModule.h).
 struct DataSplits {
     std::shared_ptr<const Dataset> train, val, test;
@@ -75,6 +80,12 @@ struct DataSplits {
         int64_t pad_id = 0;
         std::string tokenizer;       // the file the tokenizer was read from
     } text;
+    // Tabular (csv) data: the model's input columns, in order, and the training rows' statistics
+    // every split was standardised with (what a prediction on new rows applies again).
+    struct Table {
+        std::vector<std::string> feature_names;
+        FeatureScaling scaling;
+    } table;
 };
 
 }  // namespace hearth

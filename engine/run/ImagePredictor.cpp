@@ -206,16 +206,8 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     PredictionsCsvColumns columns;
     columns.lead_name = "file";
     columns.lead = [&](int64_t i) { return csvField(inputs[static_cast<size_t>(i)].path); };
-    columns.extra_names = {"true"};
-    columns.extra = [&](int64_t i) { return std::vector<std::string>{inputs[static_cast<size_t>(i)].truth}; };
-    const std::vector<int64_t> predicted =
-        writePredictionsCsv(options.output_csv, columns, probabilities, source.class_names, result);
-    for (int64_t i = 0; i < n; ++i) {
-        const Input& in = inputs[static_cast<size_t>(i)];
-        if (in.truth.empty()) continue;
-        ++result.labelled;
-        if (in.truth == source.class_names[static_cast<size_t>(predicted[static_cast<size_t>(i)])]) ++result.correct;
-    }
+    columns.truth = [&](int64_t i) { return inputs[static_cast<size_t>(i)].truth; };
+    writePredictionsCsv(options.output_csv, columns, probabilities, source.class_names, result);
     result.seconds = secondsSince(start);
     return result;
 }

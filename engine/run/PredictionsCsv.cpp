@@ -3,6 +3,7 @@
 #include "engine/data/DataError.h"
 #include "engine/data/formats/CsvReader.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -16,7 +17,7 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
     std::ofstream out(path, std::ios::trunc);
     if (!out) throw DataError(path + ": cannot write the predictions");
     out << columns.lead_name << ",predicted,confidence";
-    for (const auto& name : columns.extra_names) out << "," << csvField(name);
+    if (columns.truth) out << ",true";
     for (const auto& name : class_names) out << "," << csvField("prob:" + name);
     out << "\n";
     const auto p = probabilities.accessor<float, 2>();
@@ -31,8 +32,14 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
         ++result.predicted_counts[static_cast<size_t>(best)];
         line.str("");
         line << columns.lead(i) << "," << csvField(class_names[static_cast<size_t>(best)]) << "," << p[i][best];
-        if (columns.extra)
-            for (const auto& value : columns.extra(i)) line << "," << csvField(value);
+        if (columns.truth) {
+            const std::string truth = columns.truth(i);
+            line << "," << csvField(truth);
+            if (std::find(class_names.begin(), class_names.end(), truth) != class_names.end()) {
+                ++result.labelled;
+                if (truth == class_names[static_cast<size_t>(best)]) ++result.correct;
+            }
+        }
         for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
         out << line.str() << "\n";
     }

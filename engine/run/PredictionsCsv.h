@@ -1,8 +1,9 @@
 #pragma once
 // PredictionsCsv: the file `hearth-cli predict` writes, one row per input: its identification
-// (`lead`: the text's row index, the image's path), the predicted class, its confidence, any
-// `extra` columns (an image's true class), then every class's probability. Shared by the text and
-// image predictors; counts each predicted class into `result`.
+// (`lead`: the text's or table row's index, the image's path), the predicted class, its
+// confidence, the true class where the input says it (an image's class folder, a row's label
+// column), then every class's probability. Shared by the text, image and table predictors; counts
+// each predicted class, and the labelled inputs and those predicted right, into `result`.
 
 #include "engine/run/TextPredictor.h"
 
@@ -17,8 +18,9 @@ namespace hearth {
 struct PredictionsCsvColumns {
     std::string lead_name;                                  // "index", "file"
     std::function<std::string(int64_t)> lead;               // the row's first field, as CSV text
-    std::vector<std::string> extra_names;                   // after confidence
-    std::function<std::vector<std::string>(int64_t)> extra; // raw values (quoted here)
+    // When set, a "true" column after confidence: the input's class as written ("" = unknown; a
+    // name outside the classes is written but not scored).
+    std::function<std::string(int64_t)> truth;
 };
 
 // probabilities: float32 [n, classes] on the CPU. Returns each row's predicted class. Throws

@@ -39,7 +39,7 @@ struct PredictResult {
     double seconds = 0.0;
     std::string device;
     std::vector<std::string> notes;          // e.g. texts truncated to max_length
-    int64_t labelled = 0;                    // images: inputs whose true class is known
+    int64_t labelled = 0;                    // images, table rows: inputs whose true class is known
     int64_t correct = 0;                     // of those, predicted right
 };
 

@@ -10,6 +10,7 @@ target_sources(hearth_engine PRIVATE
   run/RunController.cpp
   run/TextPredictor.cpp
   run/ImagePredictor.cpp
+  run/TablePredictor.cpp
   run/PredictionsCsv.cpp
   run/ModelExport.cpp
   run/Finders.cpp

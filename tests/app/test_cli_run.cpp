@@ -7,7 +7,6 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -357,70 +356,6 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("trainer.max_epoch") && r.out.contains("unknown key"), qPrintable(r.out));
         QVERIFY2(r.out.contains("did you mean 'max_epochs'?"), qPrintable(r.out));
         QVERIFY(!r.out.contains("terminate called"));
-    }
-
-    // A Fashion-MNIST (idx) run classifies image files as its test saw the same images: grey, at
-    // 28x28, normalised with its training file's statistics. Test images written as PNG get the
-    // class and the confidence the run stored for them.
-    void anIdxRunPredictsImageFilesAsItsTestSawThem() {
-        const QString database = m_dir.filePath("idx-predict.sqlite");
-        const CliResult trained = cliOn(database, {"run", "--set", "data.limit=600", "--set", "trainer.max_epochs=1",
-                                                   "--set", "trainer.num_workers=0", "-q"});
-        QVERIFY2(trained.exit_code == 0, qPrintable(trained.out));
-        const int64_t id = hearth::RunStore(database.toStdString()).listRuns().front().id;
-        auto stored = hearth::RunStore(database.toStdString()).predictions(id, "test");
-        QVERIFY(stored.size() >= 20);
-        stored.resize(20);
-        QProcess gunzip;
-        gunzip.start("gzip", {"-dc", "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"});
-        QVERIFY(gunzip.waitForFinished(60000));
-        const QByteArray pixels = gunzip.readAllStandardOutput().mid(16);
-        const QString folder = m_dir.filePath("idx-images");
-        QVERIFY(QDir().mkpath(folder));
-        for (const auto& p : stored) {
-            QImage image(28, 28, QImage::Format_Grayscale8);
-            for (int y = 0; y < 28; ++y)
-                std::memcpy(image.scanLine(y), pixels.constData() + p.index * 784 + y * 28, 28);
-            QVERIFY(image.save(QString("%1/t%2.png").arg(folder).arg(p.index, 5, 10, QChar('0'))));
-        }
-        const QString csv = m_dir.filePath("idx-predicted.csv");
-        const CliResult predicted = cliOn(database, {"predict", QString::number(id), "--images", folder, "-o", csv});
-        QVERIFY2(predicted.exit_code == 0 && predicted.out.contains("Predicted 20 images"), qPrintable(predicted.out));
-        QFile file(csv);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
-        const QStringList classes = header.mid(header.indexOf("prob:T-shirt/top"));
-        QCOMPARE(classes.size(), 10);
-        for (const auto& p : stored) {   // the files are listed sorted, as their names sort by index
-            const QStringList row = QString::fromUtf8(file.readLine()).trimmed().split(',');
-            QVERIFY2(row[0].endsWith(QString("t%1.png").arg(p.index, 5, 10, QChar('0'))), qPrintable(row[0]));
-            QCOMPARE("prob:" + row[1], classes[int(p.predicted)]);
-            QVERIFY2(std::abs(row[2].toDouble() - p.confidence) < 1e-5,
-                     qPrintable(QString("%1 vs %2").arg(row[2]).arg(p.confidence)));
-        }
-        // The same images in class folders named as scripts/make-image-folder names Fashion-MNIST's
-        // ("T-shirt_top" for "T-shirt/top", "Ankle_boot"): labelled by the run's classes and scored.
-        const QString labelled = m_dir.filePath("idx-labelled");
-        int correct = 0;
-        for (const auto& p : stored) {
-            QString written = classes[int(p.true_label)].mid(5);
-            written.replace('/', '_').replace(' ', '_');
-            QVERIFY(QDir().mkpath(labelled + "/" + written));
-            const QString name = QString("t%1.png").arg(p.index, 5, 10, QChar('0'));
-            QVERIFY(QFile::copy(folder + "/" + name, labelled + "/" + written + "/" + name));
-            correct += p.predicted == p.true_label ? 1 : 0;
-        }
-        const CliResult scored = cliOn(database, {"predict", QString::number(id), "--images", labelled, "-o", csv});
-        QVERIFY2(scored.exit_code == 0 &&
-                     scored.out.contains(QString("accuracy on the 20 images in class folders: %1").arg(correct / 20.0)),
-                 qPrintable(scored.out));
-        QFile scored_csv(csv);
-        QVERIFY(scored_csv.open(QIODevice::ReadOnly));
-        scored_csv.readLine();
-        while (!scored_csv.atEnd()) {   // the truth is the run's class name, "T-shirt/top" not the folder's
-            const QStringList row = QString::fromUtf8(scored_csv.readLine()).trimmed().split(',');
-            QVERIFY2(classes.contains("prob:" + row[3]), qPrintable(row.join(',')));
-        }
     }
 
     // A run asked to join a sweep the store does not have is refused before it trains, not failed

@@ -1,0 +1,138 @@
+#include "engine/run/TablePredictor.h"
+
+#include "engine/data/CsvDataset.h"
+#include "engine/data/DataError.h"
+#include "engine/data/DataModule.h"
+#include "engine/models/ModelRegistry.h"
+#include "engine/monitor/Elapsed.h"
+#include "engine/run/PredictionsCsv.h"
+#include "engine/strategy/CheckpointFile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+namespace hearth {
+namespace {
+
+std::string listed(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+    return "[" + text + "]";
+}
+
+// The columns of `table` that hold each of the model's features, in the model's order.
+std::vector<size_t> featureColumns(const CsvTable& table, const std::vector<std::string>& features) {
+    std::vector<std::string> missing;
+    std::vector<size_t> columns;
+    for (const auto& name : features) {
+        const auto first = std::find(table.header.begin(), table.header.end(), name);
+        if (first == table.header.end()) {
+            missing.push_back(name);
+            continue;
+        }
+        if (std::find(first + 1, table.header.end(), name) != table.header.end())
+            throw DataError(table.path + ":1: column '" + name + "' appears twice in the header");
+        columns.push_back(static_cast<size_t>(first - table.header.begin()));
+    }
+    if (missing.size() == 1)   // names the column likely meant
+        headerColumn(table.path, table.header, missing.front(), "feature", "");
+    if (!missing.empty())
+        throw DataError(table.path + ": no columns " + listed(missing) + ", which the run's model reads; the columns are " +
+                        listed(table.header));
+    return columns;
+}
+
+}  // namespace
+
+PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!source.run_config) throw ConfigError("--run", "table predictions need a run (--run) trained on a CSV table");
+    const ExperimentConfig& config = *source.run_config;
+    if (config.data.kind != "csv")
+        throw ConfigError("--input", "the run trained on " + config.data.kind + " data, not a CSV table");
+    if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
+    const CsvTable table = readCsvFile(options.input_csv);
+    if (table.records.empty()) throw DataError(table.path + ": no data rows after the header");
+    if (!std::filesystem::exists(source.checkpoint))
+        throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
+                        "first validation, or its artifacts deleted?)");
+
+    DataSplits::Table trained;
+    try {
+        trained = loadDataSplits(config.data, config.seed).table;
+    } catch (const DataError& e) {
+        throw DataError(std::string("the run standardised its features with its training rows' statistics, and "
+                                    "those cannot be read here (data.path '") +
+                        config.data.path + "'): " + e.what());
+    }
+    const std::vector<std::string>& features = trained.feature_names;
+    const std::vector<size_t> feature_cols = featureColumns(table, features);
+    const auto label = std::find(table.header.begin(), table.header.end(), config.data.label_column);
+    const bool has_label = label != table.header.end();
+    const auto label_col = static_cast<size_t>(label - table.header.begin());
+
+    PredictResult result;
+    std::vector<std::string> unread;
+    for (size_t c = 0; c < table.header.size(); ++c)
+        if ((!has_label || c != label_col) && std::find(feature_cols.begin(), feature_cols.end(), c) == feature_cols.end())
+            unread.push_back(table.header[c]);
+    if (!unread.empty())
+        result.notes.push_back("columns the run's model does not read were left aside: " + listed(unread));
+    if (!table.encoding_note.empty()) result.notes.push_back(table.encoding_note);
+
+    const auto n = static_cast<int64_t>(table.records.size());
+    const auto f = static_cast<int64_t>(features.size());
+    auto x = torch::empty({n, f}, torch::kFloat32);
+    auto xa = x.accessor<float, 2>();
+    std::vector<std::string> truth(static_cast<size_t>(n));
+    std::vector<std::string> unknown_labels;
+    for (int64_t r = 0; r < n; ++r) {
+        const CsvRecord& record = table.records[static_cast<size_t>(r)];
+        for (int64_t c = 0; c < f; ++c) {
+            const auto k = static_cast<size_t>(c);
+            const double value = featureValue(table.path, table.header, record, feature_cols[k]);
+            xa[r][c] = static_cast<float>((value - trained.scaling.mean[k]) / trained.scaling.std[k]);
+        }
+        if (!has_label) continue;
+        std::string& t = truth[static_cast<size_t>(r)];
+        t = labelValue(record.fields[label_col]);
+        if (!t.empty() && std::find(source.class_names.begin(), source.class_names.end(), t) == source.class_names.end() &&
+            std::find(unknown_labels.begin(), unknown_labels.end(), t) == unknown_labels.end())
+            unknown_labels.push_back(t);
+    }
+    if (!unknown_labels.empty())
+        result.notes.push_back("labels the run never trained on were not scored: " + listed(unknown_labels));
+
+    const auto classes = static_cast<int64_t>(source.class_names.size());
+    auto model = createModel(config.model, ModelInput{{f}, classes});
+    try {
+        loadCheckpointFile(source.checkpoint, *model);
+    } catch (const std::exception& e) {
+        throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
+                        std::string(e.what()).substr(0, 300) + ")");
+    }
+    const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    model->to(device);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
+    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
+        const int64_t count = std::min(options.batch_size, n - begin);
+        const auto logits = model->forward(x.narrow(0, begin, count).to(device));
+        probabilities.narrow(0, begin, count).copy_(torch::softmax(logits.to(torch::kFloat32), 1).cpu());
+    }
+
+    result.rows = n;
+    result.class_names = source.class_names;
+    result.device = device.str();
+    PredictionsCsvColumns columns;
+    columns.lead_name = "index";
+    columns.lead = [](int64_t i) { return std::to_string(i); };
+    if (has_label) columns.truth = [&](int64_t i) { return truth[static_cast<size_t>(i)]; };
+    writePredictionsCsv(options.output_csv, columns, probabilities, source.class_names, result);
+    result.seconds = secondsSince(start);
+    return result;
+}
+
+}  // namespace hearth
