@@ -1,5 +1,7 @@
 #include "ui/report/ReportView.h"
 
+#include "ui/report/PredictDialog.h"
+
 #include "storage/RunStore.h"
 #include "storage/tensorboard/TensorBoardExport.h"
 #include "ui/report/ConfusionMatrixView.h"
@@ -58,7 +60,7 @@ ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
 
 ReportView::ReportView(const QString& dbPath, QWidget* parent)
     : QWidget(parent), m_loader(new StoreLoader(dbPath, this)), m_exportLoader(new StoreLoader(dbPath, this)), m_title(new QLabel), m_subtitle(new QLabel),
-      m_export(new QPushButton(tr("Export Report…"))), m_savePlots(new QPushButton(tr("Save Plots…"))),
+      m_dbPath(dbPath), m_predict(new QPushButton(tr("Predict…"))), m_export(new QPushButton(tr("Export Report…"))), m_savePlots(new QPushButton(tr("Save Plots…"))),
       m_tabs(new QTabWidget), m_table(new QTableWidget), m_matrix(new ConfusionMatrixView), m_curves(new QCustomPlot),
       m_samples(new SampleBrowser), m_profile(new ProfileBars), m_details(new QTreeWidget)
 {
@@ -72,6 +74,9 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
     m_export->setToolTip(tr("Write this report as one HTML file with interactive charts (opens in any browser, "
                             "no network needed), as PDF, or its tables as Markdown or JSON."));
     m_savePlots->setToolTip(tr("Save the training curves and the confusion matrix as PNG or PDF."));
+    m_predict->setObjectName(QStringLiteral("predictButton"));
+    m_predict->setToolTip(tr("Classify new images, table rows or texts with this run's best checkpoint."));
+    connect(m_predict, &QPushButton::clicked, this, &ReportView::openPredictDialog);
     connect(m_export, &QPushButton::clicked, this, &ReportView::exportInteractively);
     connect(m_savePlots, &QPushButton::clicked, this, &ReportView::savePlotsInteractively);
 
@@ -111,6 +116,7 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
     titles->addWidget(m_title);
     titles->addWidget(m_subtitle);
     header->addLayout(titles, 1);
+    header->addWidget(m_predict, 0, Qt::AlignBottom);
     header->addWidget(m_export, 0, Qt::AlignBottom);
     header->addWidget(m_savePlots, 0, Qt::AlignBottom);
     auto* layout = new QVBoxLayout(this);
@@ -132,6 +138,7 @@ void ReportView::clearAll(const QString& message)
     m_curves->replot();
     m_samples->clear();
     m_details->clear();
+    m_predict->setEnabled(false);
     m_export->setEnabled(false);
     m_savePlots->setEnabled(false);
 }
@@ -173,6 +180,7 @@ void ReportView::display(const Loaded& data)
     fillCurves(data.steps);
     fillDetails();
     fillProfile();
+    m_predict->setEnabled(true);
     m_export->setEnabled(true);
     m_savePlots->setEnabled(true);
     Q_EMIT loaded(m_runId);
@@ -356,6 +364,17 @@ void ReportView::exportTensorBoard(const QString& dir)
             Q_EMIT tensorBoardExported(QString::fromStdString(written.run_dir));
         },
         [this](const QString& message) { Q_EMIT tensorBoardExportFailed(message); });
+}
+
+PredictDialog* ReportView::openPredictDialog()
+{
+    if (m_runId == 0) return nullptr;
+    const auto& run = m_report.run;
+    auto* dialog = new PredictDialog(m_dbPath, m_runId, tr("run %1 — %2").arg(run.id).arg(qstr(run.name)),
+                                     run.config_json, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 void ReportView::exportTensorBoardInteractively()

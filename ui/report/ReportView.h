@@ -1,7 +1,7 @@
 #pragma once
 // ReportView: the report of one stored run — classification report, confusion matrix heatmap,
 // training curves, misclassified samples, timings, effective config and environment — with
-// export to a self-contained HTML report (interactive charts), PDF, Markdown or JSON, and the
+// predictions on new inputs (PredictDialog), export to a self-contained HTML report (interactive charts), PDF, Markdown or JSON, and the
 // plots to PNG / PDF. The run is read, and an HTML or PDF report built and written, through the
 // view's own StoreLoaders, off the GUI thread.
 
@@ -22,6 +22,7 @@ class QTreeWidget;
 namespace hearth::ui {
 
 class ConfusionMatrixView;
+class PredictDialog;
 class ProfileBars;
 class SampleBrowser;
 class StoreLoader;
@@ -64,6 +65,9 @@ public Q_SLOTS:
     // tensorBoardExported with that folder, or tensorBoardExportFailed with the reason.
     void exportTensorBoard(const QString& dir);
     void exportTensorBoardInteractively();   // asks for the folder; says where it went or why not
+    // Opens a PredictDialog for the run shown (new images, table rows or texts through its best
+    // checkpoint, in a child hearth-cli); returns it (nullptr while no run is shown).
+    PredictDialog* openPredictDialog();
 
 Q_SIGNALS:
     void loaded(qint64 runId);
@@ -87,6 +91,8 @@ private:
     RunReport m_report;
     QLabel* m_title;
     QLabel* m_subtitle;
+    QString m_dbPath;
+    QPushButton* m_predict;
     QPushButton* m_export;
     QPushButton* m_savePlots;
     QTabWidget* m_tabs;

@@ -5,4 +5,5 @@ target_sources(hearth_ui PRIVATE
   report/ConfusionMatrixView.h report/ConfusionMatrixView.cpp
   report/ReportExporter.h report/ReportExporter.cpp
   report/ReportDocument.h report/ReportDocument.cpp
+  report/PredictDialog.h report/PredictDialog.cpp
   report/ReportView.h report/ReportView.cpp)

@@ -1,6 +1,6 @@
 #pragma once
-// CliProcess: one job of the workbench as a child `hearth-cli … --events` (a run, a resume, a
-// ladder step, a finder): the GUI process never runs a training op, so a LibTorch abort, a CUDA
+// CliProcess: one job of the workbench as a child `hearth-cli` (a run, a resume, a ladder step or
+// a finder with `--events`; a prediction): the GUI process never runs a training op, so a LibTorch abort, a CUDA
 // device-side assert or an NCCL hang costs that job, never the window, and LibTorch's
 // process-wide state lives and dies with the job. Its standard output comes back line by line,
 // its standard error's last lines say why when it fails. The child ends with the window
@@ -34,6 +34,8 @@ public:
     void stop();   // SIGTERM: the job stops after its current step
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
     qint64 processId() const { return m_process.processId(); }
+    // Its last lines of standard error (20 at most), e.g. the notes of a job that succeeded.
+    QStringList errorLines() const { return m_errors; }
     // Why it ended badly: its last lines of standard error, or its exit status.
     QString failureText(int exitCode, bool crashed) const;
     static constexpr int kGraceMs = 30000;

@@ -1,0 +1,169 @@
+// The Report's Predict dialog: new table rows and image files classified by a stored run's best
+// checkpoint in a child hearth-cli, listed with what they are (the row's cells, the image's
+// thumbnail), wrong ones marked, the whole summarised and saved; a bad input says why.
+#include "TestTimeouts.h"
+#include "UiTestSupport.h"
+
+#include "ui/report/PredictDialog.h"
+#include "ui/report/ReportView.h"
+#include "ui/widgets/Format.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace hearth::ui;
+
+namespace {
+
+int trainRun(const QString& db, const QStringList& sets)
+{
+    QStringList args{QStringLiteral("--db"), db, QStringLiteral("run"), QStringLiteral("-q")};
+    for (const QString& set : sets) args << QStringLiteral("--set") << set;
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(HEARTH_CLI_PATH), args);
+    if (!p.waitForFinished(hearth::test::scaledTimeoutMs(180000)) || p.exitCode() != 0) {
+        qWarning("%s", p.readAll().constData());
+        return -1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+class TestPredictDialog : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_db, m_iris;
+
+    // The Report of run `id`, as the user opens it, and its Predict dialog.
+    PredictDialog* openDialog(ReportView& view, qint64 id)
+    {
+        QSignalSpy loaded(&view, &ReportView::loaded);
+        view.showRun(id);
+        if (!loaded.wait(30000)) return nullptr;
+        auto* button = view.findChild<QPushButton*>(QStringLiteral("predictButton"));
+        if (!button || !button->isEnabled()) return nullptr;
+        return view.openPredictDialog();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        hearth::test::isolateSettings(m_dir);
+        m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
+        m_iris = QStringLiteral(HEARTH_SOURCE_DIR "/tests/fixtures/data/iris.csv");
+        QCOMPARE(trainRun(m_db, {"name=iris", "data.kind=csv", "data.path=" + m_iris, "data.label_column=species",
+                                 "model.name=mlp", "trainer.max_epochs=15", "trainer.num_workers=0"}),
+                 0);   // run 1
+        QCOMPARE(trainRun(m_db, {"name=fashion", "data.limit=300", "model.name=mlp", "trainer.max_epochs=1",
+                                 "trainer.num_workers=0"}),
+                 0);   // run 2
+    }
+
+    void tableRowsAreListedScoredAndSaved()
+    {
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 1);
+        QVERIFY(dialog);
+        QCOMPARE(dialog->inputKind(), PredictDialog::Inputs::TableRows);
+        dialog->setInputs({m_iris});
+        QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
+        dialog->predict();
+        QVERIFY(dialog->isRunning());
+        QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        QCOMPARE(ready.front().front().toInt(), 150);
+        QTableWidget* table = dialog->results();
+        QCOMPARE(table->rowCount(), 150);
+        QCOMPARE(table->columnCount(), 4);
+        QCOMPARE(table->horizontalHeaderItem(3)->text(), QStringLiteral("True"));
+        // Each row as the file has it, and a wrong prediction marked.
+        QVERIFY2(table->item(0, 0)->text().startsWith(QStringLiteral("sepal_length=5.1, sepal_width=3.5")),
+                 qPrintable(table->item(0, 0)->text()));
+        int right = 0, marked = 0;
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const bool wrong = table->item(r, 1)->text() != table->item(r, 3)->text();
+            right += wrong ? 0 : 1;
+            marked += table->item(r, 1)->foreground().color() == QColor(QStringLiteral("#c62828")) ? 1 : 0;
+            QVERIFY(table->item(r, 2)->data(Qt::DisplayRole).toDouble() > 0.3);
+        }
+        QCOMPARE(marked, 150 - right);
+        const QString summary = dialog->summaryText();
+        QVERIFY2(summary.startsWith(QStringLiteral("150 rows predicted on cpu in")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("Accuracy on the 150 with a known class: %1 (%2 right)")
+                                      .arg(hearth::ui::formatPercent(right / 150.0))
+                                      .arg(right)),
+                 qPrintable(summary));
+        const QString saved = m_dir.filePath(QStringLiteral("saved.csv"));
+        QVERIFY(dialog->saveCsv(saved));
+        QFile file(saved);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readLine().trimmed(),
+                 QByteArray("index,predicted,confidence,true,prob:setosa,prob:versicolor,prob:virginica"));
+        QCOMPARE(file.readAll().count('\n'), 150);
+    }
+
+    void imagesAreListedWithThumbnails()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("images"));
+        QVERIFY(QDir().mkpath(folder));
+        QStringList files;
+        for (int i = 0; i < 3; ++i) {
+            QImage image(28, 28, QImage::Format_Grayscale8);
+            image.fill(40 + 60 * i);
+            const QString path = QStringLiteral("%1/%2.png").arg(i < 2 ? folder : m_dir.path()).arg(i);
+            QVERIFY(image.save(path));
+            files << path;
+        }
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 2);
+        QVERIFY(dialog);
+        QCOMPARE(dialog->inputKind(), PredictDialog::Inputs::Images);
+        dialog->setInputs({folder, files.back()});
+        QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
+        dialog->predict();
+        QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        QTableWidget* table = dialog->results();
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(table->columnCount(), 3);   // no class folders: no true class
+        for (int r = 0; r < 3; ++r) {
+            QVERIFY(!table->item(r, 0)->icon().isNull());
+            QVERIFY(files.contains(table->item(r, 0)->toolTip()));
+        }
+        QVERIFY2(dialog->summaryText().startsWith(QStringLiteral("3 images predicted")), qPrintable(dialog->summaryText()));
+    }
+
+    void aBadInputSaysWhyAndListsNothing()
+    {
+        const QString bad = m_dir.filePath(QStringLiteral("two-columns.csv"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("sepal_length,sepal_width\n5.1,3.5\n");
+        f.close();
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 1);
+        QVERIFY(dialog);
+        dialog->setInputs({bad});
+        QSignalSpy failed(dialog, &PredictDialog::predictionFailed);
+        dialog->predict();
+        QVERIFY(failed.wait(hearth::test::scaledTimeoutMs(60000)));
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains(QStringLiteral("no columns [petal_length, petal_width]")), qPrintable(message));
+        QVERIFY2(dialog->summaryText().startsWith(QStringLiteral("Cannot predict: ")), qPrintable(dialog->summaryText()));
+        QCOMPARE(dialog->results()->rowCount(), 0);
+        QVERIFY(!dialog->saveCsv(m_dir.filePath(QStringLiteral("nothing.csv"))));
+    }
+};
+
+QTEST_MAIN(TestPredictDialog)
+#include "test_predict_dialog.moc"

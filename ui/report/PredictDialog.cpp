@@ -1,0 +1,401 @@
+#include "ui/report/PredictDialog.h"
+
+#include "engine/config/ExperimentConfig.h"
+#include "engine/data/DataError.h"
+#include "engine/data/formats/CsvReader.h"
+#include "ui/session/CliProcess.h"
+#include "ui/widgets/Format.h"
+
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QImageReader>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hearth::ui {
+namespace {
+
+constexpr int kThumbnail = 40;        // pixels
+constexpr int kMaxThumbnails = 500;   // decoded on the GUI thread: the first ones only
+constexpr int kMaxCellChars = 160;    // a text's or row's cells in one table cell
+
+QString elided(QString text)
+{
+    text.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return text.size() > kMaxCellChars ? text.left(kMaxCellChars - 1) + QChar(0x2026) : text;
+}
+
+// The input as the user knows it, by the CSV's lead field: an image's file name, the table row's
+// cells ("a=1, b=2"), the text (from the input CSV's text column).
+QString describeRow(const hearth::CsvTable& input, qint64 index, const QString& textColumn)
+{
+    if (index < 0 || index >= static_cast<qint64>(input.records.size())) return QString::number(index);
+    const auto& fields = input.records[static_cast<size_t>(index)].fields;
+    if (!textColumn.isEmpty()) {
+        for (size_t c = 0; c < input.header.size(); ++c)
+            if (qstr(input.header[c]) == textColumn) return elided(qstr(fields[c]));
+    }
+    QStringList cells;
+    for (size_t c = 0; c < input.header.size() && c < fields.size(); ++c)
+        cells << qstr(input.header[c]) + QLatin1Char('=') + qstr(fields[c]);
+    return elided(cells.join(QStringLiteral(", ")));
+}
+
+QTableWidgetItem* item(const QVariant& value)
+{
+    auto* it = new QTableWidgetItem;
+    it->setData(Qt::DisplayRole, value);
+    return it;
+}
+
+}  // namespace
+
+PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString& runTitle, const std::string& configJson,
+                             QWidget* parent)
+    : QDialog(parent), m_dbPath(dbPath), m_runId(runId), m_process(new CliProcess(this)), m_intro(new QLabel),
+      m_inputs(new QListWidget), m_predict(new QPushButton(tr("Predict"))), m_save(new QPushButton(tr("Save CSV…"))),
+      m_summary(new QLabel), m_results(new QTableWidget)
+{
+    setWindowTitle(tr("Predict with %1").arg(runTitle));
+    setObjectName(QStringLiteral("predictDialog"));
+    QString kindError;
+    try {
+        const hearth::ExperimentConfig config = hearth::configFromJson(configJson);
+        if (hearth::isImageKind(config.data.kind)) {
+            m_kind = Inputs::Images;
+        } else if (config.data.kind == "csv") {
+            m_kind = Inputs::TableRows;
+        } else {
+            m_kind = Inputs::Texts;
+            m_textColumn = qstr(config.data.text_column);
+        }
+    } catch (const std::exception& e) {
+        kindError = tr("The run's stored config cannot be read: %1").arg(QString::fromUtf8(e.what()));
+    }
+    switch (m_kind) {
+    case Inputs::Images:
+        m_intro->setText(tr("Classify PNG or JPEG files with this run's best checkpoint. Add files or folders; a "
+                            "folder whose subfolders are named after the run's classes is scored against them."));
+        break;
+    case Inputs::TableRows:
+        m_intro->setText(tr("Classify the rows of a CSV file with this run's best checkpoint. The file needs the "
+                            "columns the run trained on (in any order); a row with the label column is scored."));
+        break;
+    case Inputs::Texts:
+        m_intro->setText(tr("Classify the texts of a CSV file (column '%1') with this run's best checkpoint.")
+                             .arg(m_textColumn));
+        break;
+    }
+    m_intro->setWordWrap(true);
+
+    auto* inputButtons = new QVBoxLayout;
+    if (m_kind == Inputs::Images) {
+        auto* files = new QPushButton(tr("Add Files…"));
+        auto* folder = new QPushButton(tr("Add Folder…"));
+        connect(files, &QPushButton::clicked, this, &PredictDialog::addFiles);
+        connect(folder, &QPushButton::clicked, this, &PredictDialog::addFolder);
+        inputButtons->addWidget(files);
+        inputButtons->addWidget(folder);
+    } else {
+        auto* csv = new QPushButton(tr("Choose CSV…"));
+        connect(csv, &QPushButton::clicked, this, &PredictDialog::chooseCsv);
+        inputButtons->addWidget(csv);
+    }
+    auto* clear = new QPushButton(tr("Clear"));
+    connect(clear, &QPushButton::clicked, this, [this] { setInputs({}); });
+    inputButtons->addWidget(clear);
+    inputButtons->addStretch(1);
+    inputButtons->addWidget(m_predict);
+    m_inputs->setObjectName(QStringLiteral("predictInputs"));
+    // Several files and folders for images; one CSV otherwise.
+    m_inputs->setMaximumHeight(fontMetrics().height() * (m_kind == Inputs::Images ? 6 : 2) + 8);
+    auto* inputRow = new QHBoxLayout;
+    inputRow->addWidget(m_inputs, 1);
+    inputRow->addLayout(inputButtons);
+
+    m_predict->setDefault(true);
+    m_predict->setEnabled(false);
+    connect(m_predict, &QPushButton::clicked, this, &PredictDialog::predict);
+    m_summary->setObjectName(QStringLiteral("predictSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_results->setObjectName(QStringLiteral("predictions"));
+    m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_results->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_results->setAlternatingRowColors(true);
+    m_results->verticalHeader()->hide();
+    m_results->setWordWrap(false);
+    m_results->setTextElideMode(Qt::ElideRight);
+    m_results->setIconSize(QSize(kThumbnail, kThumbnail));
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    buttons->addButton(m_save, QDialogButtonBox::ActionRole);
+    m_save->setEnabled(false);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_save, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Predictions"),
+                                                          QDir::home().filePath(QStringLiteral("predictions.csv")),
+                                                          tr("CSV files (*.csv)"));
+        if (!path.isEmpty()) saveCsv(path);
+    });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_intro);
+    layout->addLayout(inputRow);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_results, 1);
+    layout->addWidget(buttons);
+    resize(760, 560);
+
+    connect(m_process, &CliProcess::lineRead, this, [this](const QByteArray& line) { m_lines << QString::fromUtf8(line); });
+    connect(m_process, &CliProcess::finished, this, &PredictDialog::onFinished);
+    m_outputCsv = m_work.filePath(QStringLiteral("predictions.csv"));
+    if (!kindError.isEmpty()) {
+        m_summary->setText(kindError);
+        m_usable = false;
+        inputRow->setEnabled(false);
+    }
+}
+
+PredictDialog::~PredictDialog() = default;
+
+void PredictDialog::setInputs(const QStringList& paths)
+{
+    m_inputs->clear();
+    m_inputs->addItems(m_kind == Inputs::Images ? paths : paths.mid(0, 1));
+    m_predict->setEnabled(m_usable && m_inputs->count() > 0 && !isRunning());
+}
+
+QStringList PredictDialog::inputs() const
+{
+    QStringList paths;
+    for (int i = 0; i < m_inputs->count(); ++i) paths << m_inputs->item(i)->text();
+    return paths;
+}
+
+bool PredictDialog::isRunning() const { return m_process->isRunning(); }
+
+QString PredictDialog::summaryText() const { return m_summary->text(); }
+
+void PredictDialog::addFiles()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Images to Classify"), QDir::homePath(),
+                                                            tr("Images (*.png *.jpg *.jpeg)"));
+    if (!files.isEmpty()) setInputs(inputs() + files);
+}
+
+void PredictDialog::addFolder()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of Images to Classify"), QDir::homePath());
+    if (!folder.isEmpty()) setInputs(inputs() << folder);
+}
+
+void PredictDialog::chooseCsv()
+{
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("CSV to Classify"), QDir::homePath(), tr("CSV files (*.csv);;All files (*)"));
+    if (!file.isEmpty()) setInputs({file});
+}
+
+void PredictDialog::setBusy(bool busy)
+{
+    m_predict->setEnabled(m_usable && !busy && m_inputs->count() > 0);
+    m_inputs->setEnabled(!busy);
+    if (busy) m_save->setEnabled(false);
+}
+
+void PredictDialog::predict()
+{
+    const QStringList paths = inputs();
+    if (!m_usable || paths.isEmpty() || isRunning()) return;
+    QStringList args{QStringLiteral("--db"), m_dbPath, QStringLiteral("predict"), QString::number(m_runId),
+                     QStringLiteral("-o"), m_outputCsv};
+    if (m_kind == Inputs::Texts) args << QStringLiteral("--text-column") << m_textColumn;
+    if (m_kind == Inputs::Images)
+        args << QStringLiteral("--images") << paths;
+    else
+        args << QStringLiteral("--input") << paths.front();
+    QFile::remove(m_outputCsv);
+    m_lines.clear();
+    m_results->clear();
+    m_results->setRowCount(0);
+    m_results->setColumnCount(0);
+    QString error;
+    if (!m_process->start(args, tr("A prediction"), &error)) {
+        fail(error);
+        return;
+    }
+    setBusy(true);
+    m_summary->setText(tr("Predicting…"));
+}
+
+void PredictDialog::onFinished(int exitCode, bool crashed)
+{
+    setBusy(false);
+    if (exitCode != 0 || crashed) {
+        // hearth-cli's own message ("error: …"), else its last lines.
+        QStringList errors;
+        for (const QString& line : m_process->errorLines())
+            if (line.startsWith(QStringLiteral("error: "))) errors << line.mid(7);
+        fail(errors.isEmpty() ? m_process->failureText(exitCode, crashed) : errors.join(QLatin1Char('\n')));
+        return;
+    }
+    showPredictions();
+}
+
+void PredictDialog::fail(const QString& message)
+{
+    m_summary->setText(tr("Cannot predict: %1").arg(message));
+    Q_EMIT predictionFailed(message);
+}
+
+void PredictDialog::showPredictions()
+{
+    hearth::CsvTable out, input;
+    try {
+        out = hearth::readCsvFile(m_outputCsv.toStdString());
+        if (m_kind != Inputs::Images) input = hearth::readCsvFile(inputs().front().toStdString());
+    } catch (const hearth::DataError& e) {
+        fail(QString::fromUtf8(e.what()));
+        return;
+    }
+    const auto& header = out.header;
+    const auto column = [&](const char* name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+    };
+    const int predicted = column("predicted"), confidence = column("confidence");
+    int truth = column("true");
+    // A true column with nothing in it (images outside class folders) is not shown.
+    if (truth >= 0 && std::none_of(out.records.begin(), out.records.end(), [&](const hearth::CsvRecord& r) {
+            return !r.fields[static_cast<size_t>(truth)].empty();
+        }))
+        truth = -1;
+    if (predicted < 0 || confidence < 0) {
+        fail(tr("%1 is not a predictions file").arg(m_outputCsv));
+        return;
+    }
+    const int total = static_cast<int>(out.records.size());
+    const int shown = std::min(total, kMaxRowsShown);
+    m_summary->setText(summarise(out, predicted, truth));
+    if (shown < total)
+        m_summary->setText(m_summary->text() + QLatin1Char('\n') +
+                           tr("The first %1 of %2 predictions are listed; Save CSV… writes them all.").arg(shown).arg(total));
+
+    const QString lead = m_kind == Inputs::Images ? tr("Image") : m_kind == Inputs::Texts ? tr("Text") : tr("Row");
+    QStringList labels{lead, tr("Predicted"), tr("Confidence")};
+    if (truth >= 0) labels << tr("True");
+    m_results->setSortingEnabled(false);
+    m_results->setColumnCount(static_cast<int>(labels.size()));
+    m_results->setHorizontalHeaderLabels(labels);
+    m_results->setRowCount(shown);
+    const QColor wrong(QStringLiteral("#c62828"));
+    for (int r = 0; r < shown; ++r) {
+        const auto& fields = out.records[static_cast<size_t>(r)].fields;
+        const QString first = qstr(fields[0]);
+        QTableWidgetItem* what = nullptr;
+        if (m_kind == Inputs::Images) {
+            what = item(QFileInfo(first).fileName());
+            what->setToolTip(first);
+            if (r < kMaxThumbnails) {
+                QImageReader reader(first);
+                const QSize size = reader.size();
+                if (size.isValid()) reader.setScaledSize(size.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio));
+                const QImage image = reader.read();
+                if (!image.isNull()) what->setIcon(QIcon(QPixmap::fromImage(image)));
+            }
+        } else {
+            const QString text = describeRow(input, first.toLongLong(), m_kind == Inputs::Texts ? m_textColumn : QString());
+            what = item(text);
+            what->setToolTip(tr("Row %1 of the file").arg(first.toLongLong() + 1));
+        }
+        m_results->setItem(r, 0, what);
+        auto* predictedItem = item(qstr(fields[static_cast<size_t>(predicted)]));
+        m_results->setItem(r, 1, predictedItem);
+        const double p = std::round(QString::fromStdString(fields[static_cast<size_t>(confidence)]).toDouble() * 1e4) / 1e4;
+        m_results->setItem(r, 2, item(p));
+        if (truth >= 0) {
+            const QString t = qstr(fields[static_cast<size_t>(truth)]);
+            m_results->setItem(r, 3, item(t));
+            if (!t.isEmpty() && t != predictedItem->text()) {
+                predictedItem->setForeground(wrong);
+                predictedItem->setToolTip(tr("Wrong: the true class is %1").arg(t));
+            }
+        }
+    }
+    m_results->setSortingEnabled(true);
+    m_results->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_results->columnCount(); ++c)
+        m_results->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_save->setEnabled(true);
+    Q_EMIT predictionsReady(total);
+}
+
+// What the predictions say as a whole, from the file itself: how many, where and how fast (the
+// command's first line), the accuracy where the true class is known, the classes predicted (most
+// first), and the command's notes.
+QString PredictDialog::summarise(const hearth::CsvTable& out, int predicted, int truth) const
+{
+    const QString noun = m_kind == Inputs::Images ? tr("images") : m_kind == Inputs::Texts ? tr("texts") : tr("rows");
+    QString first = tr("%1 %2 predicted").arg(out.records.size()).arg(noun);
+    static const QRegularExpression ran(QStringLiteral(R"(^Predicted \d+ \S+ on (\S+) in ([0-9.eE+-]+) s)"));
+    if (const auto m = ran.match(m_lines.value(0)); m.hasMatch()) {
+        const double seconds = m.captured(2).toDouble();
+        first += tr(" on %1 in %2")
+                     .arg(m.captured(1), seconds < 1.0 ? tr("%1 ms").arg(std::lround(seconds * 1000.0))
+                                                        : formatDuration(seconds));
+    }
+    QStringList lines{first + QLatin1Char('.')};
+    std::map<QString, int> counts;
+    int labelled = 0, right = 0;
+    for (const auto& record : out.records) {
+        const QString p = qstr(record.fields[static_cast<size_t>(predicted)]);
+        ++counts[p];
+        const QString t = truth >= 0 ? qstr(record.fields[static_cast<size_t>(truth)]) : QString();
+        if (t.isEmpty()) continue;
+        ++labelled;
+        right += t == p ? 1 : 0;
+    }
+    if (labelled > 0)
+        lines << tr("Accuracy on the %1 with a known class: %2 (%3 right).")
+                     .arg(labelled)
+                     .arg(formatPercent(static_cast<double>(right) / labelled))
+                     .arg(right);
+    std::vector<std::pair<QString, int>> ranked(counts.begin(), counts.end());
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    QStringList classes;
+    for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name).arg(count);
+    lines << tr("Predicted: %1.").arg(classes.join(QStringLiteral(", ")));
+    for (const QString& line : m_process->errorLines())
+        if (line.startsWith(QStringLiteral("note: "))) lines << line.mid(6);
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool PredictDialog::saveCsv(const QString& path)
+{
+    if (!QFile::exists(m_outputCsv)) {
+        m_summary->setText(tr("There are no predictions to save yet."));
+        return false;
+    }
+    if (QFile::exists(path)) QFile::remove(path);
+    if (!QFile::copy(m_outputCsv, path)) {
+        m_summary->setText(m_summary->text() + QLatin1Char('\n') + tr("Cannot write %1.").arg(path));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace hearth::ui
