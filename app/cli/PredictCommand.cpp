@@ -62,7 +62,7 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
             throw ConfigError("--images", "the run trained on images (" + model.run_config->data.kind +
                                               "): give image files or folders with --images, not --input");
         PredictResult result;
-        std::string what = "texts", labelled = "texts";   // what was predicted, what of it was scored
+        std::string what = "texts", labelled = "texts with a label";   // what was predicted, what of it was scored
         const std::string output = args.options.output_csv;
         if (!args.images.empty()) {
             ImagePredictOptions options;

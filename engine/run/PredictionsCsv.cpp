@@ -24,6 +24,7 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
     std::vector<int64_t> predicted(static_cast<size_t>(n));
     std::ostringstream line;
     line.precision(7);
+    std::vector<std::string> unknown;   // true classes the run does not have
     for (int64_t i = 0; i < n; ++i) {
         int64_t best = 0;
         for (int64_t c = 1; c < classes; ++c)
@@ -38,12 +39,19 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
             if (std::find(class_names.begin(), class_names.end(), truth) != class_names.end()) {
                 ++result.labelled;
                 if (truth == class_names[static_cast<size_t>(best)]) ++result.correct;
+            } else if (!truth.empty() && std::find(unknown.begin(), unknown.end(), truth) == unknown.end()) {
+                unknown.push_back(truth);
             }
         }
         for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
         out << line.str() << "\n";
     }
     if (!out) throw DataError(path + ": writing the predictions failed");
+    if (!unknown.empty()) {
+        std::string listed;
+        for (const auto& u : unknown) listed += (listed.empty() ? "" : ", ") + u;
+        result.notes.push_back("labels the run never trained on were not scored: [" + listed + "]");
+    }
     return predicted;
 }
 

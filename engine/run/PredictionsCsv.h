@@ -19,7 +19,7 @@ struct PredictionsCsvColumns {
     std::string lead_name;                                  // "index", "file"
     std::function<std::string(int64_t)> lead;               // the row's first field, as CSV text
     // When set, a "true" column after confidence: the input's class as written ("" = unknown; a
-    // name outside the classes is written but not scored).
+    // name outside the classes is written but not scored, and named in a note).
     std::function<std::string(int64_t)> truth;
 };
 

@@ -86,7 +86,6 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     auto x = torch::empty({n, f}, torch::kFloat32);
     auto xa = x.accessor<float, 2>();
     std::vector<std::string> truth(static_cast<size_t>(n));
-    std::vector<std::string> unknown_labels;
     for (int64_t r = 0; r < n; ++r) {
         const CsvRecord& record = table.records[static_cast<size_t>(r)];
         for (int64_t c = 0; c < f; ++c) {
@@ -94,15 +93,8 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
             const double value = featureValue(table.path, table.header, record, feature_cols[k]);
             xa[r][c] = static_cast<float>((value - trained.scaling.mean[k]) / trained.scaling.std[k]);
         }
-        if (!has_label) continue;
-        std::string& t = truth[static_cast<size_t>(r)];
-        t = labelValue(record.fields[label_col]);
-        if (!t.empty() && std::find(source.class_names.begin(), source.class_names.end(), t) == source.class_names.end() &&
-            std::find(unknown_labels.begin(), unknown_labels.end(), t) == unknown_labels.end())
-            unknown_labels.push_back(t);
+        if (has_label) truth[static_cast<size_t>(r)] = labelValue(record.fields[label_col]);
     }
-    if (!unknown_labels.empty())
-        result.notes.push_back("labels the run never trained on were not scored: " + listed(unknown_labels));
 
     const auto classes = static_cast<int64_t>(source.class_names.size());
     auto model = createModel(config.model, ModelInput{{f}, classes});

@@ -1,6 +1,7 @@
 #include "engine/run/TextPredictor.h"
 
 #include "engine/data/DataError.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/Elapsed.h"
 #include "engine/run/PredictionsCsv.h"
@@ -76,8 +77,15 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     // The input first: a wrong file is reported before a model is loaded. Texts are read as
     // training reads them (<br /> as a line break); an empty text is classified too.
-    LabelledTexts input = readTextCsv(options.input_csv, options.text_column, /*label_column=*/"",
-                                      /*allow_empty_texts=*/true);
+    // A run's label column, where the input has it, scores the predictions.
+    std::string label_column;
+    if (source.run_config) {
+        const auto header = readCsvHeader(options.input_csv);
+        if (header && std::find(header->begin(), header->end(), source.run_config->data.label_column) != header->end())
+            label_column = source.run_config->data.label_column;
+    }
+    LabelledTexts input = readTextCsv(options.input_csv, options.text_column, label_column, /*for_prediction=*/true);
+    const std::vector<std::string> labels = std::move(input.labels);
 
     LoadedModel loaded = source.run_config ? fromRun(source, options) : fromFolder(source, options);
     const int64_t max_length = options.max_length.value_or(loaded.max_length);
@@ -123,6 +131,7 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     PredictionsCsvColumns columns;
     columns.lead_name = "index";
     columns.lead = [](int64_t i) { return std::to_string(i); };
+    if (!labels.empty()) columns.truth = [&](int64_t i) { return labels[static_cast<size_t>(i)]; };
     writePredictionsCsv(options.output_csv, columns, probabilities, loaded.class_names, result);
     result.seconds = secondsSince(start);
     return result;

@@ -39,12 +39,13 @@ struct PredictResult {
     double seconds = 0.0;
     std::string device;
     std::vector<std::string> notes;          // e.g. texts truncated to max_length
-    int64_t labelled = 0;                    // images, table rows: inputs whose true class is known
+    int64_t labelled = 0;                    // inputs whose true class is known (class folder, label column)
     int64_t correct = 0;                     // of those, predicted right
 };
 
 // Output columns: index (the row's 0-based number in the input), predicted (class name),
-// confidence, then prob:<class> for every class. Throws DataError (files, checkpoint) or
+// confidence, true (a run's label column, where the input has it: those rows are scored), then
+// prob:<class> for every class. Throws DataError (files, checkpoint) or
 // ConfigError (a run whose config cannot rebuild its model).
 PredictResult predictTextCsv(const PredictModel& model, const PredictOptions& options);
 

@@ -52,7 +52,7 @@ int64_t replaceHtmlBreaks(std::string& text) {
 }
 
 LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column,
-                          bool allow_empty_texts) {
+                          bool for_prediction) {
     CsvTable table = readCsvFile(path);
     const size_t text_col = columnIndex(table, text_column, "text");
     const bool labelled = !label_column.empty();
@@ -70,10 +70,10 @@ LabelledTexts readTextCsv(const std::string& path, const std::string& text_colum
             message.append(", column '").append(column).append("': ").append(problem);
             return DataError(message);
         };
-        if (!allow_empty_texts && trim(text).empty()) throw fail(text_column, "the text is empty (remove the row or give it text)");
+        if (!for_prediction && trim(text).empty()) throw fail(text_column, "the text is empty (remove the row or give it text)");
         if (labelled) {
             std::string label = trim(record.fields[label_col]);
-            if (label.empty()) throw fail(label_column, "the label is empty");
+            if (label.empty() && !for_prediction) throw fail(label_column, "the label is empty");
             out.labels.push_back(std::move(label));
         }
         out.texts.push_back(std::move(text));

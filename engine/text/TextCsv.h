@@ -20,10 +20,11 @@ struct LabelledTexts {
 };
 
 // Throws DataError naming the file (and line) for a missing column (listing the columns there
-// are), an empty text (unless `allow_empty_texts`: predict classifies every row) or an empty
-// label. An empty `label_column` reads texts alone.
+// are), an empty text or an empty label, unless `for_prediction` (predict classifies every row: an
+// empty text is classified, an empty label leaves its row unscored). An empty `label_column`
+// reads texts alone.
 LabelledTexts readTextCsv(const std::string& path, const std::string& text_column, const std::string& label_column,
-                          bool allow_empty_texts = false);
+                          bool for_prediction = false);
 
 // <br />, <br/>, <br> (any case) -> "\n"; returns how many were replaced.
 int64_t replaceHtmlBreaks(std::string& text);

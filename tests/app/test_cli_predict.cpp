@@ -43,7 +43,7 @@ private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_iris = m_dir.filePath("iris.csv");
-        QVERIFY(QFile::copy(HEARTH_SOURCE_DIR "/tests/fixtures/data/iris.csv", m_iris));
+        QVERIFY(QFile::copy(HEARTH_FIXTURES_DIR "/data/iris.csv", m_iris));
         m_tableDb = m_dir.filePath("table.sqlite");
         const CliResult trained =
             cliOn(m_tableDb, {"run", "--set", "data.kind=csv", "--set", "data.path=" + m_iris, "--set",

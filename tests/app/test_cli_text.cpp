@@ -33,7 +33,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& content) {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QDir().mkpath(QFileInfo(path).path());
         QFile f(path);
         f.open(QIODevice::WriteOnly);
@@ -106,6 +106,20 @@ private Q_SLOTS:
             QVERIFY(std::abs(sum - 1.0) < 1e-4);
             QVERIFY(std::abs(best - cells[2].toDouble()) < 1e-6);   // confidence is the top probability
         }
+        // Where the input has the run's label column, the texts are scored; a label the run never
+        // saw is named and left out.
+        const QString labelled = writeFile("labelled.csv", "text,label\na domesticated carnivorous mammal,noun.animal\n"
+                                                           "a tool for digging,noun.artifact\n"
+                                                           "a feeling of great happiness,noun.feeling\n"
+                                                           "a horse with a horn,noun.unicorn\n");
+        const CliResult scored = cli({"predict", "--run", "wordnet-tiny", "--input", labelled, "--output", output});
+        QVERIFY2(scored.exit_code == 0 && scored.out.contains("accuracy on the 3 texts with a label: ") &&
+                     scored.out.contains("labels the run never trained on were not scored: [noun.unicorn]"),
+                 qPrintable(scored.out));
+        QFile scored_csv(output);
+        QVERIFY(scored_csv.open(QIODevice::ReadOnly));
+        QVERIFY(scored_csv.readLine().startsWith("index,predicted,confidence,true,prob:noun.Tops"));
+        QVERIFY(scored_csv.readLine().contains(",noun.animal,"));
         // A text column that is not there is named.
         const CliResult bad = cli({"predict", "--run", "wordnet-tiny", "--input", input, "--output", output,
                                    "--text-column", "gloss"});

@@ -78,9 +78,11 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
             m_kind = Inputs::Images;
         } else if (config.data.kind == "csv") {
             m_kind = Inputs::TableRows;
+            m_labelColumn = qstr(config.data.label_column);
         } else {
             m_kind = Inputs::Texts;
             m_textColumn = qstr(config.data.text_column);
+            m_labelColumn = qstr(config.data.label_column);
         }
     } catch (const std::exception& e) {
         kindError = tr("The run's stored config cannot be read: %1").arg(QString::fromUtf8(e.what()));
@@ -92,11 +94,14 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
         break;
     case Inputs::TableRows:
         m_intro->setText(tr("Classify the rows of a CSV file with this run's best checkpoint. The file needs the "
-                            "columns the run trained on (in any order); a row with the label column is scored."));
+                            "columns the run trained on (in any order); a row with the label column ('%1') is "
+                            "scored.")
+                             .arg(m_labelColumn));
         break;
     case Inputs::Texts:
-        m_intro->setText(tr("Classify the texts of a CSV file (column '%1') with this run's best checkpoint.")
-                             .arg(m_textColumn));
+        m_intro->setText(tr("Classify the texts of a CSV file (column '%1') with this run's best checkpoint; a row "
+                            "with the label column ('%2') is scored.")
+                             .arg(m_textColumn, m_labelColumn));
         break;
     }
     m_intro->setWordWrap(true);

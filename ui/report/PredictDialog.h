@@ -69,7 +69,7 @@ private:
     qint64 m_runId;
     Inputs m_kind = Inputs::Images;
     bool m_usable = true;   // false when the run's config cannot be read
-    QString m_textColumn;
+    QString m_textColumn, m_labelColumn;
     QTemporaryDir m_work;
     QString m_outputCsv;
     QStringList m_lines;   // the command's standard output

@@ -62,7 +62,7 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         hearth::test::isolateSettings(m_dir);
         m_db = m_dir.filePath(QStringLiteral("runs.sqlite"));
-        m_iris = QStringLiteral(HEARTH_SOURCE_DIR "/tests/fixtures/data/iris.csv");
+        m_iris = QStringLiteral(HEARTH_FIXTURES_DIR "/data/iris.csv");
         QCOMPARE(trainRun(m_db, {"name=iris", "data.kind=csv", "data.path=" + m_iris, "data.label_column=species",
                                  "model.name=mlp", "trainer.max_epochs=15", "trainer.num_workers=0"}),
                  0);   // run 1
@@ -141,6 +141,40 @@ private Q_SLOTS:
             QVERIFY(files.contains(table->item(r, 0)->toolTip()));
         }
         QVERIFY2(dialog->summaryText().startsWith(QStringLiteral("3 images predicted")), qPrintable(dialog->summaryText()));
+    }
+
+    // A text run: each text is listed from the input's text column, scored by its label column.
+    void textsAreListedFromTheirColumn()
+    {
+        if (!QFile::exists(QStringLiteral("/usr/share/wordnet/data.noun")))
+            QSKIP("no WordNet (scripts/install-deps installs wordnet-base)");
+        QCOMPARE(trainRun(m_db, {"name=glosses", "data.kind=wordnet", "data.path=/usr/share/wordnet/data.noun",
+                                 "data.limit=200", QStringLiteral("data.tokenizer=%1/tokenizer/vocab.txt").arg(HEARTH_FIXTURES_DIR),
+                                 "data.max_length=32", "model.name=distilbert", "model.hidden_size=32",
+                                 "model.num_layers=1", "model.num_heads=2", "model.intermediate_size=64",
+                                 "trainer.max_epochs=1", "trainer.batch_size=16", "trainer.num_workers=0"}),
+                 0);   // run 3
+        const QString input = m_dir.filePath(QStringLiteral("glosses.csv"));
+        QFile f(input);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,text,label\n1,\"a domesticated carnivorous mammal, kept as a pet\",noun.animal\n"
+                "2,a feeling of great happiness,noun.feeling\n");
+        f.close();
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 3);
+        QVERIFY(dialog);
+        QCOMPARE(dialog->inputKind(), PredictDialog::Inputs::Texts);
+        dialog->setInputs({input});
+        QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
+        dialog->predict();
+        QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        QTableWidget* table = dialog->results();
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->horizontalHeaderItem(0)->text(), QStringLiteral("Text"));
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("a domesticated carnivorous mammal, kept as a pet"));
+        QCOMPARE(table->item(1, 3)->text(), QStringLiteral("noun.feeling"));
+        QVERIFY2(dialog->summaryText().contains(QStringLiteral("Accuracy on the 2 with a known class")),
+                 qPrintable(dialog->summaryText()));
     }
 
     void aBadInputSaysWhyAndListsNothing()
