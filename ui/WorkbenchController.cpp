@@ -21,6 +21,10 @@ WorkbenchController::WorkbenchController(TrainingSession* session, LadderRunner*
     connectLadder();
     connect(m_views.panel, &ExperimentPanel::validityChanged, this, [this] { Q_EMIT canStartChanged(canStart()); });
     connect(m_views.history, &HistoryView::openReportRequested, this, &WorkbenchController::openReport);
+    connect(m_views.history, &HistoryView::predictRequested, this, [this](qint64 runId) {
+        m_views.report->predictWith(runId);
+        Q_EMIT tabRequested(WorkbenchTab::Report);
+    });
     connect(m_views.history, &HistoryView::compareRequested, this, &WorkbenchController::compareRuns);
     connect(m_views.history, &HistoryView::resumeRequested, this, &WorkbenchController::resumeRun);
 }

@@ -248,6 +248,8 @@ void HistoryView::showContextMenu(const QPoint& pos)
         return;
     QMenu menu(this);
     menu.addAction(tr("Open Report"), this, [this, ids] { Q_EMIT openReportRequested(ids.first()); });
+    menu.addAction(tr("Predict…"), this, [this, ids] { Q_EMIT predictRequested(ids.first()); })
+        ->setEnabled(ids.size() == 1);
     QAction* compare = menu.addAction(tr("Compare Selected"), this, [this, ids] { Q_EMIT compareRequested(ids); });
     compare->setEnabled(ids.size() >= 2);
     const qint64 resumable = resumableSelection();

@@ -45,6 +45,7 @@ public:
 
 Q_SIGNALS:
     void openReportRequested(qint64 runId);
+    void predictRequested(qint64 runId);   // classify new inputs with the run (Report's Predict…)
     void compareRequested(const QList<qint64>& runIds);
     // Resume on a stopped, interrupted or failed run.
     void resumeRequested(qint64 runId);

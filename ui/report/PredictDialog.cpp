@@ -7,6 +7,10 @@
 #include "ui/widgets/Format.h"
 
 #include <QDialogButtonBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -71,6 +75,7 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
 {
     setWindowTitle(tr("Predict with %1").arg(runTitle));
     setObjectName(QStringLiteral("predictDialog"));
+    setAcceptDrops(true);
     QString kindError;
     try {
         const hearth::ExperimentConfig config = hearth::configFromJson(configJson);
@@ -89,17 +94,18 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
     }
     switch (m_kind) {
     case Inputs::Images:
-        m_intro->setText(tr("Classify PNG or JPEG files with this run's best checkpoint. Add files or folders; a "
-                            "folder whose subfolders are named after the run's classes is scored against them."));
+        m_intro->setText(tr("Classify PNG or JPEG files with this run's best checkpoint. Add files or folders (or "
+                            "drop them here); a folder whose subfolders are named after the run's classes is scored "
+                            "against them."));
         break;
     case Inputs::TableRows:
-        m_intro->setText(tr("Classify the rows of a CSV file with this run's best checkpoint. The file needs the "
+        m_intro->setText(tr("Classify the rows of a CSV file (choose it or drop it here) with this run's best checkpoint. The file needs the "
                             "columns the run trained on (in any order); a row with the label column ('%1') is "
                             "scored.")
                              .arg(m_labelColumn));
         break;
     case Inputs::Texts:
-        m_intro->setText(tr("Classify the texts of a CSV file (column '%1') with this run's best checkpoint; a row "
+        m_intro->setText(tr("Classify the texts of a CSV file (column '%1'; choose it or drop it here) with this run's best checkpoint; a row "
                             "with the label column ('%2') is scored.")
                              .arg(m_textColumn, m_labelColumn));
         break;
@@ -177,10 +183,38 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
 
 PredictDialog::~PredictDialog() = default;
 
+namespace {
+
+QStringList droppedPaths(const QMimeData* mime)
+{
+    QStringList paths;
+    if (!mime || !mime->hasUrls()) return paths;
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    return paths;
+}
+
+}  // namespace
+
+void PredictDialog::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (m_usable && !isRunning() && !droppedPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void PredictDialog::dropEvent(QDropEvent* event)
+{
+    const QStringList paths = droppedPaths(event->mimeData());
+    if (paths.isEmpty() || isRunning()) return;
+    setInputs(m_kind == Inputs::Images ? inputs() + paths : paths);
+    event->acceptProposedAction();
+}
+
 void PredictDialog::setInputs(const QStringList& paths)
 {
+    QStringList unique = m_kind == Inputs::Images ? paths : paths.mid(0, 1);
+    unique.removeDuplicates();
     m_inputs->clear();
-    m_inputs->addItems(m_kind == Inputs::Images ? paths : paths.mid(0, 1));
+    m_inputs->addItems(unique);
     m_predict->setEnabled(m_usable && m_inputs->count() > 0 && !isRunning());
 }
 

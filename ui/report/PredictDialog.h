@@ -55,6 +55,12 @@ Q_SIGNALS:
     void predictionsReady(int rows);
     void predictionFailed(const QString& message);
 
+protected:
+    // Files and folders dropped on the dialog (from a file manager) become its inputs: added to the
+    // images, or the CSV chosen.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
     void addFiles();
     void addFolder();

@@ -377,6 +377,23 @@ PredictDialog* ReportView::openPredictDialog()
     return dialog;
 }
 
+void ReportView::predictWith(qint64 runId)
+{
+    if (m_runId == runId && !isLoading()) {
+        openPredictDialog();
+        return;
+    }
+    // One dialog for this run once it has loaded; none when another run is asked for meanwhile
+    // or the run cannot be read.
+    auto* once = new QObject(this);
+    connect(this, &ReportView::loaded, once, [this, once, runId](qint64 shown) {
+        if (shown == runId) openPredictDialog();
+        once->deleteLater();
+    });
+    connect(this, &ReportView::loadFailed, once, [once] { once->deleteLater(); });
+    showRun(runId);
+}
+
 void ReportView::exportTensorBoardInteractively()
 {
     if (m_runId <= 0)

@@ -68,6 +68,8 @@ public Q_SLOTS:
     // Opens a PredictDialog for the run shown (new images, table rows or texts through its best
     // checkpoint, in a child hearth-cli); returns it (nullptr while no run is shown).
     PredictDialog* openPredictDialog();
+    // Shows run `runId` (when it is not shown) and opens its PredictDialog once it is.
+    void predictWith(qint64 runId);
 
 Q_SIGNALS:
     void loaded(qint64 runId);

@@ -8,7 +8,12 @@
 #include "ui/report/ReportView.h"
 #include "ui/widgets/Format.h"
 
+#include <QApplication>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -71,6 +76,16 @@ private Q_SLOTS:
                  0);   // run 2
     }
 
+    // History's Predict… on a run: its report is shown and its dialog opens once it has loaded.
+    void predictWithOpensTheRunsDialog()
+    {
+        ReportView view(m_db);
+        view.predictWith(2);
+        QTRY_VERIFY_WITH_TIMEOUT(view.findChild<PredictDialog*>() != nullptr, 30000);
+        QCOMPARE(view.runId(), 2);
+        QCOMPARE(view.findChild<PredictDialog*>()->inputKind(), PredictDialog::Inputs::Images);
+    }
+
     void tableRowsAreListedScoredAndSaved()
     {
         ReportView view(m_db);
@@ -129,7 +144,15 @@ private Q_SLOTS:
         PredictDialog* dialog = openDialog(view, 2);
         QVERIFY(dialog);
         QCOMPARE(dialog->inputKind(), PredictDialog::Inputs::Images);
-        dialog->setInputs({folder, files.back()});
+        // The folder and the file dropped on the dialog from a file manager (the folder twice).
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(folder), QUrl::fromLocalFile(files.back()), QUrl::fromLocalFile(folder)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(dialog, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(dialog, &drop);
+        QCOMPARE(dialog->inputs(), (QStringList{folder, files.back()}));
         QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
         dialog->predict();
         QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
