@@ -4,6 +4,7 @@
 #include "engine/data/DataError.h"
 #include "engine/data/formats/CsvReader.h"
 #include "ui/session/CliProcess.h"
+#include "ui/session/ReadOnPool.h"
 #include "ui/widgets/Format.h"
 
 #include <QDialogButtonBox>
@@ -33,7 +34,7 @@ namespace hearth::ui {
 namespace {
 
 constexpr int kThumbnail = 40;        // pixels
-constexpr int kMaxThumbnails = 500;   // decoded on the GUI thread: the first ones only
+constexpr int kMaxThumbnails = 500;   // the first images only: each becomes a pixmap in the table
 constexpr int kMaxCellChars = 160;    // a text's or row's cells in one table cell
 
 QString elided(QString text)
@@ -42,9 +43,10 @@ QString elided(QString text)
     return text.size() > kMaxCellChars ? text.left(kMaxCellChars - 1) + QChar(0x2026) : text;
 }
 
-// The input as the user knows it, by the CSV's lead field: an image's file name, the table row's
-// cells ("a=1, b=2"), the text (from the input CSV's text column).
-QString describeRow(const hearth::CsvTable& input, qint64 index, const QString& textColumn)
+// The input as the user knows it, by the CSV's lead field: the table row's cells ("a=1, b=2";
+// the label column, which the True column shows, left out), or the text (the input CSV's text
+// column).
+QString describeRow(const hearth::CsvTable& input, qint64 index, const QString& textColumn, const QString& labelColumn)
 {
     if (index < 0 || index >= static_cast<qint64>(input.records.size())) return QString::number(index);
     const auto& fields = input.records[static_cast<size_t>(index)].fields;
@@ -54,7 +56,7 @@ QString describeRow(const hearth::CsvTable& input, qint64 index, const QString& 
     }
     QStringList cells;
     for (size_t c = 0; c < input.header.size() && c < fields.size(); ++c)
-        cells << qstr(input.header[c]) + QLatin1Char('=') + qstr(fields[c]);
+        if (qstr(input.header[c]) != labelColumn) cells << qstr(input.header[c]) + QLatin1Char('=') + qstr(fields[c]);
     return elided(cells.join(QStringLiteral(", ")));
 }
 
@@ -65,7 +67,65 @@ QTableWidgetItem* item(const QVariant& value)
     return it;
 }
 
+QImage thumbnail(const QString& path)
+{
+    QImageReader reader(path);
+    const QSize size = reader.size();
+    if (size.isValid()) reader.setScaledSize(size.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio));
+    return reader.read();
+}
+
 }  // namespace
+
+// The predictions' CSV, and for a CSV input that file too (the rows and texts are shown as
+// written), read on a pool thread: both may hold millions of rows.
+PredictionListing readPredictionListing(const QString& outputCsv, const QString& inputCsv, const QString& textColumn,
+                                        const QString& labelColumn)
+{
+    const hearth::CsvTable out = hearth::readCsvFile(outputCsv.toStdString());
+    hearth::CsvTable input;
+    if (!inputCsv.isEmpty()) input = hearth::readCsvFile(inputCsv.toStdString());
+    const auto& header = out.header;
+    const auto column = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+    };
+    const int predicted = column("predicted"), confidence = column("confidence"), truth = column("true");
+    if (predicted < 0 || confidence < 0) throw hearth::DataError(outputCsv.toStdString() + ": not a predictions file");
+    QStringList classes;   // the run's, from the probability columns
+    for (const auto& name : header)
+        if (name.rfind("prob:", 0) == 0) classes << qstr(name.substr(5));
+
+    PredictionListing listing;
+    listing.total = static_cast<qint64>(out.records.size());
+    for (size_t r = 0; r < out.records.size(); ++r) {
+        const auto& fields = out.records[r].fields;
+        const QString p = qstr(fields[static_cast<size_t>(predicted)]);
+        ++listing.counts[p];
+        const QString t = truth >= 0 ? qstr(fields[static_cast<size_t>(truth)]) : QString();
+        listing.has_truth = listing.has_truth || !t.isEmpty();
+        if (classes.contains(t)) {
+            ++listing.labelled;
+            listing.right += t == p ? 1 : 0;
+        }
+        if (r >= static_cast<size_t>(PredictDialog::kMaxRowsShown)) continue;
+        PredictionListing::Row row;
+        row.source = qstr(fields[0]);
+        if (inputCsv.isEmpty()) {
+            row.what = QFileInfo(row.source).fileName();
+            if (r < static_cast<size_t>(kMaxThumbnails)) row.thumbnail = thumbnail(row.source);
+        } else {
+            const qint64 index = row.source.toLongLong();
+            row.what = describeRow(input, index, textColumn, labelColumn);
+            row.source = QString::number(index + 1);
+        }
+        row.predicted = p;
+        row.truth = t;
+        row.confidence = QString::fromStdString(fields[static_cast<size_t>(confidence)]).toDouble();
+        listing.rows.push_back(std::move(row));
+    }
+    return listing;
+}
 
 PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString& runTitle, const std::string& configJson,
                              QWidget* parent)
@@ -268,6 +328,7 @@ void PredictDialog::predict()
     else
         args << QStringLiteral("--input") << paths.front();
     QFile::remove(m_outputCsv);
+    ++m_generation;
     m_lines.clear();
     m_results->clear();
     m_results->setRowCount(0);
@@ -283,8 +344,8 @@ void PredictDialog::predict()
 
 void PredictDialog::onFinished(int exitCode, bool crashed)
 {
-    setBusy(false);
     if (exitCode != 0 || crashed) {
+        setBusy(false);
         // hearth-cli's own message ("error: …"), else its last lines.
         QStringList errors;
         for (const QString& line : m_process->errorLines())
@@ -303,75 +364,59 @@ void PredictDialog::fail(const QString& message)
 
 void PredictDialog::showPredictions()
 {
-    hearth::CsvTable out, input;
-    try {
-        out = hearth::readCsvFile(m_outputCsv.toStdString());
-        if (m_kind != Inputs::Images) input = hearth::readCsvFile(inputs().front().toStdString());
-    } catch (const hearth::DataError& e) {
-        fail(QString::fromUtf8(e.what()));
-        return;
-    }
-    const auto& header = out.header;
-    const auto column = [&](const char* name) {
-        const auto it = std::find(header.begin(), header.end(), name);
-        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
-    };
-    const int predicted = column("predicted"), confidence = column("confidence");
-    int truth = column("true");
-    // A true column with nothing in it (images outside class folders) is not shown.
-    if (truth >= 0 && std::none_of(out.records.begin(), out.records.end(), [&](const hearth::CsvRecord& r) {
-            return !r.fields[static_cast<size_t>(truth)].empty();
-        }))
-        truth = -1;
-    if (predicted < 0 || confidence < 0) {
-        fail(tr("%1 is not a predictions file").arg(m_outputCsv));
-        return;
-    }
-    const int total = static_cast<int>(out.records.size());
-    const int shown = std::min(total, kMaxRowsShown);
-    m_summary->setText(summarise(out, predicted, truth));
-    if (shown < total)
-        m_summary->setText(m_summary->text() + QLatin1Char('\n') +
-                           tr("The first %1 of %2 predictions are listed; Save CSV… writes them all.").arg(shown).arg(total));
+    m_summary->setText(tr("Reading the predictions…"));
+    const QString output = m_outputCsv;
+    const QString input = m_kind == Inputs::Images ? QString() : inputs().front();
+    const QString textColumn = m_kind == Inputs::Texts ? m_textColumn : QString();
+    const QString labelColumn = m_labelColumn;
+    const quint64 generation = m_generation;
+    readOnPool<PredictionListing>(
+        this,
+        [output, input, textColumn, labelColumn] {
+            return readPredictionListing(output, input, textColumn, labelColumn);
+        },
+        [this, generation](const PredictionListing& listing, const QString& error) {
+            if (generation != m_generation) return;   // a newer prediction started meanwhile
+            setBusy(false);
+            if (!error.isEmpty()) {
+                fail(error);
+                return;
+            }
+            showListing(listing);
+        });
+}
+
+void PredictDialog::showListing(const PredictionListing& listing)
+{
+    const auto shown = static_cast<int>(listing.rows.size());
+    QString summary = summarise(listing);
+    if (shown < listing.total)
+        summary += QLatin1Char('\n') +
+                   tr("The first %1 of %2 predictions are listed; Save CSV… writes them all.").arg(shown).arg(listing.total);
+    m_summary->setText(summary);
 
     const QString lead = m_kind == Inputs::Images ? tr("Image") : m_kind == Inputs::Texts ? tr("Text") : tr("Row");
     QStringList labels{lead, tr("Predicted"), tr("Confidence")};
-    if (truth >= 0) labels << tr("True");
+    if (listing.has_truth) labels << tr("True");
     m_results->setSortingEnabled(false);
     m_results->setColumnCount(static_cast<int>(labels.size()));
     m_results->setHorizontalHeaderLabels(labels);
     m_results->setRowCount(shown);
     const QColor wrong(QStringLiteral("#c62828"));
     for (int r = 0; r < shown; ++r) {
-        const auto& fields = out.records[static_cast<size_t>(r)].fields;
-        const QString first = qstr(fields[0]);
-        QTableWidgetItem* what = nullptr;
-        if (m_kind == Inputs::Images) {
-            what = item(QFileInfo(first).fileName());
-            what->setToolTip(first);
-            if (r < kMaxThumbnails) {
-                QImageReader reader(first);
-                const QSize size = reader.size();
-                if (size.isValid()) reader.setScaledSize(size.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio));
-                const QImage image = reader.read();
-                if (!image.isNull()) what->setIcon(QIcon(QPixmap::fromImage(image)));
-            }
-        } else {
-            const QString text = describeRow(input, first.toLongLong(), m_kind == Inputs::Texts ? m_textColumn : QString());
-            what = item(text);
-            what->setToolTip(tr("Row %1 of the file").arg(first.toLongLong() + 1));
-        }
+        const PredictionListing::Row& row = listing.rows[static_cast<size_t>(r)];
+        QTableWidgetItem* what = item(row.what);
+        what->setToolTip(m_kind == Inputs::Images ? row.source : tr("Row %1 of the file").arg(row.source));
+        if (!row.thumbnail.isNull()) what->setIcon(QIcon(QPixmap::fromImage(row.thumbnail)));
         m_results->setItem(r, 0, what);
-        auto* predictedItem = item(qstr(fields[static_cast<size_t>(predicted)]));
+        auto* predictedItem = item(row.predicted);
         m_results->setItem(r, 1, predictedItem);
-        const double p = std::round(QString::fromStdString(fields[static_cast<size_t>(confidence)]).toDouble() * 1e4) / 1e4;
-        m_results->setItem(r, 2, item(p));
-        if (truth >= 0) {
-            const QString t = qstr(fields[static_cast<size_t>(truth)]);
-            m_results->setItem(r, 3, item(t));
-            if (!t.isEmpty() && t != predictedItem->text()) {
+        m_results->setItem(r, 2, item(std::round(row.confidence * 1e4) / 1e4));
+        if (listing.has_truth) {
+            m_results->setItem(r, 3, item(row.truth));
+            if (!row.truth.isEmpty() && row.truth != row.predicted) {
                 predictedItem->setForeground(wrong);
-                predictedItem->setToolTip(tr("Wrong: the true class is %1").arg(t));
+                predictedItem->setToolTip(tr("Wrong: the true class is %1").arg(row.truth));
             }
         }
     }
@@ -380,16 +425,16 @@ void PredictDialog::showPredictions()
     for (int c = 1; c < m_results->columnCount(); ++c)
         m_results->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_save->setEnabled(true);
-    Q_EMIT predictionsReady(total);
+    Q_EMIT predictionsReady(static_cast<int>(listing.total));
 }
 
-// What the predictions say as a whole, from the file itself: how many, where and how fast (the
-// command's first line), the accuracy where the true class is known, the classes predicted (most
-// first), and the command's notes.
-QString PredictDialog::summarise(const hearth::CsvTable& out, int predicted, int truth) const
+// What the predictions say as a whole: how many, where and how fast (the command's first line),
+// the accuracy where the true class is one of the run's, the classes predicted (most first), and
+// the command's notes.
+QString PredictDialog::summarise(const PredictionListing& listing) const
 {
     const QString noun = m_kind == Inputs::Images ? tr("images") : m_kind == Inputs::Texts ? tr("texts") : tr("rows");
-    QString first = tr("%1 %2 predicted").arg(out.records.size()).arg(noun);
+    QString first = tr("%1 %2 predicted").arg(listing.total).arg(noun);
     static const QRegularExpression ran(QStringLiteral(R"(^Predicted \d+ \S+ on (\S+) in ([0-9.eE+-]+) s)"));
     if (const auto m = ran.match(m_lines.value(0)); m.hasMatch()) {
         const double seconds = m.captured(2).toDouble();
@@ -398,22 +443,12 @@ QString PredictDialog::summarise(const hearth::CsvTable& out, int predicted, int
                                                         : formatDuration(seconds));
     }
     QStringList lines{first + QLatin1Char('.')};
-    std::map<QString, int> counts;
-    int labelled = 0, right = 0;
-    for (const auto& record : out.records) {
-        const QString p = qstr(record.fields[static_cast<size_t>(predicted)]);
-        ++counts[p];
-        const QString t = truth >= 0 ? qstr(record.fields[static_cast<size_t>(truth)]) : QString();
-        if (t.isEmpty()) continue;
-        ++labelled;
-        right += t == p ? 1 : 0;
-    }
-    if (labelled > 0)
+    if (listing.labelled > 0)
         lines << tr("Accuracy on the %1 with a known class: %2 (%3 right).")
-                     .arg(labelled)
-                     .arg(formatPercent(static_cast<double>(right) / labelled))
-                     .arg(right);
-    std::vector<std::pair<QString, int>> ranked(counts.begin(), counts.end());
+                     .arg(listing.labelled)
+                     .arg(formatPercent(static_cast<double>(listing.right) / static_cast<double>(listing.labelled)))
+                     .arg(listing.right);
+    std::vector<std::pair<QString, qint64>> ranked(listing.counts.begin(), listing.counts.end());
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     QStringList classes;
     for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name).arg(count);

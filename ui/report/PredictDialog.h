@@ -7,23 +7,43 @@
 // true class is known) under the command's own summary, and can be saved.
 
 #include <QDialog>
+#include <QImage>
 #include <QStringList>
 #include <QTemporaryDir>
 
+#include <map>
 #include <string>
+#include <vector>
 
 class QLabel;
 class QListWidget;
 class QPushButton;
 class QTableWidget;
 
-namespace hearth {
-struct CsvTable;
-}
-
 namespace hearth::ui {
 
 class CliProcess;
+
+// What the dialog lists of a prediction, read off the GUI thread (readPredictionListing).
+struct PredictionListing {
+    struct Row {
+        QString what;      // the input as shown: an image's file name, a row's cells, a text
+        QString source;    // an image's path, or a row's 1-based number in its file
+        QImage thumbnail;  // images (the first ones)
+        QString predicted, truth;
+        double confidence = 0.0;
+    };
+    std::vector<Row> rows;                 // the first PredictDialog::kMaxRowsShown
+    qint64 total = 0;                      // predictions in the file
+    bool has_truth = false;                // some input's true class is known
+    std::map<QString, qint64> counts;      // predictions per class
+    qint64 labelled = 0, right = 0;        // inputs whose true class is one of the run's; of them, right
+};
+
+// Reads `outputCsv` (hearth-cli predict's file) and, for a CSV input, `inputCsv` to show each row
+// or text (`textColumn`; empty: the row's cells but `labelColumn`) as written. Throws DataError.
+PredictionListing readPredictionListing(const QString& outputCsv, const QString& inputCsv, const QString& textColumn,
+                                        const QString& labelColumn);
 
 class PredictDialog final : public QDialog {
     Q_OBJECT
@@ -68,7 +88,8 @@ private:
     void onFinished(int exitCode, bool crashed);
     void showPredictions();
     void fail(const QString& message);
-    QString summarise(const hearth::CsvTable& out, int predicted, int truth) const;
+    void showListing(const PredictionListing& listing);
+    QString summarise(const PredictionListing& listing) const;
     void setBusy(bool busy);
 
     QString m_dbPath;
@@ -79,6 +100,7 @@ private:
     QTemporaryDir m_work;
     QString m_outputCsv;
     QStringList m_lines;   // the command's standard output
+    quint64 m_generation = 0;   // counts predictions started: a stale listing is dropped
     CliProcess* m_process;
     QLabel* m_intro;
     QListWidget* m_inputs;

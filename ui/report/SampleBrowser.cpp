@@ -1,6 +1,7 @@
 #include "ui/report/SampleBrowser.h"
 
 #include "ui/report/IdxImages.h"
+#include "ui/session/ReadOnPool.h"
 #include "ui/widgets/Format.h"
 
 #include "engine/config/ExperimentConfig.h"
@@ -21,7 +22,6 @@
 #include <QPointer>
 #include <QSplitter>
 #include <QTextStream>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -31,28 +31,6 @@ namespace hearth::ui {
 
 namespace {
 
-// Runs `read` on a pool thread and hands its value, or the message of what it threw, to `deliver`
-// on the GUI thread while `owner` lives (qApp outlives every browser; the QPointer is read on the
-// GUI thread). `deliver` checks whether a newer load made the result stale.
-template <typename T, typename Read, typename Deliver>
-void readOnPool(QObject* owner, Read read, Deliver deliver)
-{
-    QThreadPool::globalInstance()->start([owner = QPointer<QObject>(owner), read, deliver] {
-        T value{};
-        QString error;
-        try {
-            value = read();
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp, [owner, deliver, value, error] {
-                if (owner)
-                    deliver(value, error);
-            },
-            Qt::QueuedConnection);
-    });
-}
 constexpr int kMaxShown = 600;   // the most confident mistakes first; more is noise in a list
 constexpr int kThumb = 56;
 }  // namespace

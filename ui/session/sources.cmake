@@ -5,6 +5,7 @@ target_sources(hearth_ui PRIVATE
   session/UiEventSink.h session/UiEventSink.cpp
   session/WriterJobs.h session/WriterJobs.cpp
   session/StoreLoader.h session/StoreLoader.cpp
+  session/ReadOnPool.h
   session/TrainingSession.h session/TrainingSession.cpp
   session/CliProcess.h session/CliProcess.cpp
   session/ProcessRun.h session/ProcessRun.cpp

@@ -103,8 +103,8 @@ private Q_SLOTS:
         QCOMPARE(table->columnCount(), 4);
         QCOMPARE(table->horizontalHeaderItem(3)->text(), QStringLiteral("True"));
         // Each row as the file has it, and a wrong prediction marked.
-        QVERIFY2(table->item(0, 0)->text().startsWith(QStringLiteral("sepal_length=5.1, sepal_width=3.5")),
-                 qPrintable(table->item(0, 0)->text()));
+        QCOMPARE(table->item(0, 0)->text(),
+                 QStringLiteral("sepal_length=5.1, sepal_width=3.5, petal_length=1.4, petal_width=0.2"));
         int right = 0, marked = 0;
         for (int r = 0; r < table->rowCount(); ++r) {
             const bool wrong = table->item(r, 1)->text() != table->item(r, 3)->text();
@@ -126,6 +126,40 @@ private Q_SLOTS:
         QCOMPARE(file.readLine().trimmed(),
                  QByteArray("index,predicted,confidence,true,prob:setosa,prob:versicolor,prob:virginica"));
         QCOMPARE(file.readAll().count('\n'), 150);
+    }
+
+    // More predictions than the table lists: the first ones are listed, the summary counts them
+    // all and says so, and the saved file holds them all.
+    void manyRowsAreCountedWholeAndListedUpToTheLimit()
+    {
+        QFile iris(m_iris);
+        QVERIFY(iris.open(QIODevice::ReadOnly));
+        const QByteArray header = iris.readLine();
+        const QByteArray rows = iris.readAll();
+        const QString big = m_dir.filePath(QStringLiteral("big.csv"));
+        QFile out(big);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(header);
+        const int copies = PredictDialog::kMaxRowsShown / 150 + 2;   // 150 rows each
+        for (int i = 0; i < copies; ++i) out.write(rows);
+        out.close();
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 1);
+        QVERIFY(dialog);
+        dialog->setInputs({big});
+        QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
+        dialog->predict();
+        QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        const int total = copies * 150;
+        QCOMPARE(ready.front().front().toInt(), total);
+        QCOMPARE(dialog->results()->rowCount(), PredictDialog::kMaxRowsShown);
+        const QString summary = dialog->summaryText();
+        QVERIFY2(summary.startsWith(QStringLiteral("%1 rows predicted").arg(total)) &&
+                     summary.contains(QStringLiteral("Accuracy on the %1 with a known class").arg(total)) &&
+                     summary.contains(QStringLiteral("The first %1 of %2 predictions are listed")
+                                          .arg(PredictDialog::kMaxRowsShown)
+                                          .arg(total)),
+                 qPrintable(summary));
     }
 
     void imagesAreListedWithThumbnails()
