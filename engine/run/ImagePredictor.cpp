@@ -97,11 +97,6 @@ std::shared_ptr<ClassifierImpl> loadModel(const PredictModel& source, int channe
     return model;
 }
 
-[[noreturn]] void cannotLoad(const PredictModel& source, const std::exception& e) {
-    throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" + std::string(e.what()).substr(0, 300) +
-                    ")");
-}
-
 // How the run's images reached its model: their channels, their square size, the normalisation,
 // and the model that takes them.
 struct ImageInput {
@@ -124,7 +119,7 @@ ImageInput imageFolderInput(const PredictModel& source) {
             in.model = loadModel(source, 1, in.size);
             in.channels = 1;
         } catch (const std::exception&) {
-            cannotLoad(source, rgb_error);
+            cannotLoadCheckpoint(source, rgb_error);
         }
     }
     in.norm = imageNetNormalization(in.channels);
@@ -155,7 +150,7 @@ ImageInput idxInput(const PredictModel& source) {
     try {
         in.model = loadModel(source, 1, in.size);
     } catch (const std::exception& e) {
-        cannotLoad(source, e);
+        cannotLoadCheckpoint(source, e);
     }
     return in;
 }
@@ -172,9 +167,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
                                           "image folder or on idx images such as Fashion-MNIST)");
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const std::vector<Input> inputs = listInputs(options.inputs, source.class_names);
-    if (!fs::exists(source.checkpoint))
-        throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
-                        "first validation, or its artifacts deleted?)");
+    requireCheckpoint(source);
     const ImageInput in = config.data.kind == "idx" ? idxInput(source) : imageFolderInput(source);
     std::vector<std::string> paths;
     paths.reserve(inputs.size());
@@ -182,7 +175,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     const DecodedImages images(paths, in.channels, in.size);
     ClassifierImpl& model = *in.model;
 
-    const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    const torch::Device device = predictionDevice();
     model.to(device);
     model.eval();
     torch::NoGradGuard no_grad;

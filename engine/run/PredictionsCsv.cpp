@@ -4,6 +4,7 @@
 #include "engine/data/formats/CsvReader.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -53,6 +54,21 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
         result.notes.push_back("labels the run never trained on were not scored: [" + listed + "]");
     }
     return predicted;
+}
+
+void requireCheckpoint(const PredictModel& model) {
+    if (!std::filesystem::exists(model.checkpoint))
+        throw DataError(model.checkpoint + ": the run's checkpoint is missing (was the run stopped before its first "
+                        "validation, or its artifacts deleted?)");
+}
+
+void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why) {
+    throw DataError(model.checkpoint + ": cannot be loaded into the run's model (" + std::string(why.what()).substr(0, 300) +
+                    ")");
+}
+
+torch::Device predictionDevice() {
+    return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
 }
 
 }  // namespace hearth

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 
 namespace hearth {
 namespace {
@@ -54,9 +53,7 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const CsvTable table = readCsvFile(options.input_csv);
     if (table.records.empty()) throw DataError(table.path + ": no data rows after the header");
-    if (!std::filesystem::exists(source.checkpoint))
-        throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
-                        "first validation, or its artifacts deleted?)");
+    requireCheckpoint(source);
 
     DataSplits::Table trained;
     try {
@@ -101,10 +98,9 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     try {
         loadCheckpointFile(source.checkpoint, *model);
     } catch (const std::exception& e) {
-        throw DataError(source.checkpoint + ": cannot be loaded into the run's model (" +
-                        std::string(e.what()).substr(0, 300) + ")");
+        cannotLoadCheckpoint(source, e);
     }
-    const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    const torch::Device device = predictionDevice();
     model->to(device);
     model->eval();
     torch::NoGradGuard no_grad;

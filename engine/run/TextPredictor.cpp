@@ -53,9 +53,7 @@ LoadedModel fromRun(const PredictModel& source, const PredictOptions& options) {
     if (config.model.name != "bert" && config.model.name != "distilbert")
         throw ConfigError("model.name", "predict reads text; this run trained " + config.model.name + " on " +
                                             config.data.kind + " data");
-    if (!fs::exists(source.checkpoint))
-        throw DataError(source.checkpoint + ": the run's checkpoint is missing (was the run stopped before its "
-                        "first validation, or its artifacts deleted?)");
+    requireCheckpoint(source);
     std::optional<std::string> tokenizer = options.tokenizer ? options.tokenizer : config.data.tokenizer;
     if (!tokenizer) tokenizer = config.model.pretrained;
     if (!tokenizer) throw ConfigError("data.tokenizer", "the run names no tokenizer; pass --tokenizer");
@@ -103,7 +101,7 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     const TextDataset texts(std::move(corpus), std::move(input.texts), std::vector<int64_t>(rows.size(), 0), rows,
                             loaded.class_names, dataset_options);
 
-    const torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    const torch::Device device = predictionDevice();
     loaded.model->to(device);
     loaded.model->eval();
     torch::NoGradGuard no_grad;

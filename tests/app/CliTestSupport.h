@@ -4,6 +4,10 @@
 
 #include "TestTimeouts.h"
 
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -36,6 +40,15 @@ inline CliResult runCli(const QStringList& args, int timeout_ms = 120000,
 inline CliResult cliOn(const QString& database, const QStringList& args, int timeout_ms = 120000,
                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     return runCli(QStringList{"--db", database} + args, timeout_ms, env);
+}
+
+// Writes `content` to `name` under `dir` (its folders made as needed); returns the path.
+inline QString writeFileIn(const QDir& dir, const QString& name, const QByteArray& content) {
+    const QString path = dir.filePath(name);
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(content);
+    return path;
 }
 
 }  // namespace hearth::test

@@ -32,11 +32,7 @@ private:
     QString m_iris;      // its training file
 
     QString writeFile(const QString& name, const QByteArray& content) {
-        QString path = m_dir.filePath(name);
-        QFile f(path);
-        f.open(QIODevice::WriteOnly);
-        f.write(content);
-        return path;
+        return hearth::test::writeFileIn(QDir(m_dir.path()), name, content);
     }
 
 private Q_SLOTS:

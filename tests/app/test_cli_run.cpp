@@ -39,11 +39,7 @@ private:
     CliResult cli(const QStringList& args, int timeout_ms = 120000) { return cliOn(db(), args, timeout_ms); }
 
     QString writeFile(const QString& name, const QByteArray& content) {
-        QString path = m_dir.filePath(name);
-        QFile f(path);
-        f.open(QIODevice::WriteOnly);
-        f.write(content);
-        return path;
+        return hearth::test::writeFileIn(QDir(m_dir.path()), name, content);
     }
 
 private Q_SLOTS:

@@ -33,12 +33,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& content) {
-        QString path = m_dir.filePath(name);
-        QDir().mkpath(QFileInfo(path).path());
-        QFile f(path);
-        f.open(QIODevice::WriteOnly);
-        f.write(content);
-        return path;
+        return hearth::test::writeFileIn(QDir(m_dir.path()), name, content);
     }
 
     // A from-scratch distilbert on a CSV of reviews, one epoch.
