@@ -50,6 +50,14 @@ private:
     QTemporaryDir m_dir;
     QString m_db, m_iris;
 
+    QString writeFile(const QString& name, const QByteArray& content)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (f.open(QIODevice::WriteOnly)) f.write(content);
+        return path;
+    }
+
     // The Report of run `id`, as the user opens it, and its Predict dialog.
     PredictDialog* openDialog(ReportView& view, qint64 id)
     {
@@ -211,12 +219,9 @@ private Q_SLOTS:
                                  "model.num_layers=1", "model.num_heads=2", "model.intermediate_size=64",
                                  "trainer.max_epochs=1", "trainer.batch_size=16", "trainer.num_workers=0"}),
                  0);   // run 3
-        const QString input = m_dir.filePath(QStringLiteral("glosses.csv"));
-        QFile f(input);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("id,text,label\n1,\"a domesticated carnivorous mammal, kept as a pet\",noun.animal\n"
-                "2,a feeling of great happiness,noun.feeling\n");
-        f.close();
+        const QString input = writeFile(QStringLiteral("glosses.csv"),
+                                        "id,text,label\n1,\"a domesticated carnivorous mammal, kept as a pet\",noun.animal\n"
+                                        "2,a feeling of great happiness,noun.feeling\n");
         ReportView view(m_db);
         PredictDialog* dialog = openDialog(view, 3);
         QVERIFY(dialog);
@@ -236,11 +241,7 @@ private Q_SLOTS:
 
     void aBadInputSaysWhyAndListsNothing()
     {
-        const QString bad = m_dir.filePath(QStringLiteral("two-columns.csv"));
-        QFile f(bad);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("sepal_length,sepal_width\n5.1,3.5\n");
-        f.close();
+        const QString bad = writeFile(QStringLiteral("two-columns.csv"), "sepal_length,sepal_width\n5.1,3.5\n");
         ReportView view(m_db);
         PredictDialog* dialog = openDialog(view, 1);
         QVERIFY(dialog);
