@@ -40,6 +40,7 @@ DataSplits loadIdxSplits(const DataConfig& config, uint64_t seed) {
     splits.test = sortedSubset(test_file, std::move(s.test));
     splits.class_names = train_file->classNames();
     splits.is_image = true;
+    splits.normalization.scaling = {{train_file->mean()}, {train_file->std()}};
     const std::string name = IdxDataset::isDigitsFolder(config.path) ? "MNIST" : "Fashion-MNIST";
     splits.description = name + " (IDX) " + countsText(splits) + ", " +
                          shapeText(train_file->sampleShape()) + ", " +
@@ -84,7 +85,7 @@ DataSplits loadCsvSplits(const DataConfig& config, uint64_t seed) {
     splits.test = sortedSubset(test_file ? test_file : train_file, std::move(s.test));
     splits.class_names = train_file->classNames();
     splits.is_image = false;
-    splits.table = {train_file->featureNames(), scaling};
+    splits.normalization = {train_file->featureNames(), scaling};
     for (const auto* file : {train_file.get(), val_file.get(), test_file.get()})
         if (file && !file->encodingNote().empty()) splits.notes.push_back(file->encodingNote());
     splits.description = "CSV " + std::filesystem::path(config.path).filename().string() + " " +

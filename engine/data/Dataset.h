@@ -80,12 +80,14 @@ struct DataSplits {
         int64_t pad_id = 0;
         std::string tokenizer;       // the file the tokenizer was read from
     } text;
-    // Tabular (csv) data: the model's input columns, in order, and the training rows' statistics
-    // every split was standardised with (what a prediction on new rows applies again).
-    struct Table {
-        std::vector<std::string> feature_names;
+    // What every split's inputs were normalised with, which a prediction on new inputs applies
+    // again: csv, the training rows' mean and std per feature (`features`: the model's input
+    // columns, in order); idx, the training images' pixel mean and std (one value each). Empty for
+    // data normalised with constants (image folders: ImageNet's) or not at all (texts).
+    struct Normalization {
+        std::vector<std::string> features;
         FeatureScaling scaling;
-    } table;
+    } normalization;
 };
 
 }  // namespace hearth

@@ -8,6 +8,7 @@
 #include "engine/data/images/ImageFolderSplits.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/Elapsed.h"
+#include "engine/run/NormalizationFile.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 
@@ -127,26 +128,37 @@ ImageInput imageFolderInput(const PredictModel& source) {
 }
 
 // MNIST or Fashion-MNIST (idx): grey images the size of the run's, normalised with the mean and
-// standard deviation of its training file's pixels, as training normalised them; that file is read
-// again for them.
-ImageInput idxInput(const PredictModel& source) {
+// standard deviation of its training file's pixels, as training normalised them: as the run
+// stored them (NormalizationFile), or for a run from before that, read again from its training
+// file (said in `note`).
+ImageInput idxInput(const PredictModel& source, std::string& note) {
     const std::string& folder = source.run_config->data.path;
-    std::shared_ptr<IdxDataset> train;
-    try {
-        train = IdxDataset::load(folder, IdxDataset::Split::Train);
-    } catch (const DataError& e) {
-        throw DataError(std::string("the run normalised its images with its training images' statistics, and those "
-                                    "cannot be read here (data.path '") + folder + "'): " + e.what());
-    }
-    const std::vector<int64_t> shape = train->sampleShape();   // {1, rows, cols}
-    if (shape[1] != shape[2])
-        throw DataError(folder + ": the run's images are " + std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
-                        "; only square idx images can be predicted from image files");
+    std::vector<int64_t> shape;   // {1, rows, cols}
     ImageInput in;
+    if (const auto stored = readNormalizationFile(source.checkpoint, "idx")) {
+        shape = stored->sample_shape;
+        in.norm.mean = stored->normalization.scaling.mean.front();
+        in.norm.std = stored->normalization.scaling.std.front();
+    } else {
+        std::shared_ptr<IdxDataset> train;
+        try {
+            train = IdxDataset::load(folder, IdxDataset::Split::Train);
+        } catch (const DataError& e) {
+            throw DataError(std::string("the run normalised its images with its training images' statistics, and "
+                                        "those cannot be read here (data.path '") +
+                            folder + "'): " + e.what());
+        }
+        shape = train->sampleShape();
+        in.norm.mean = train->mean();
+        in.norm.std = train->std();
+        note = "the run stored no normalization (it is older): its training images' statistics were computed again "
+               "from " + folder;
+    }
+    if (shape.size() != 3 || shape[1] != shape[2])
+        throw DataError(folder + ": the run's images are not square; only square idx images can be predicted from "
+                        "image files");
     in.channels = 1;
     in.size = shape[1];
-    in.norm.mean = train->mean();
-    in.norm.std = train->std();
     try {
         in.model = loadModel(source, 1, in.size);
     } catch (const std::exception& e) {
@@ -168,7 +180,8 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const std::vector<Input> inputs = listInputs(options.inputs, source.class_names);
     requireCheckpoint(source);
-    const ImageInput in = config.data.kind == "idx" ? idxInput(source) : imageFolderInput(source);
+    std::string note;
+    const ImageInput in = config.data.kind == "idx" ? idxInput(source, note) : imageFolderInput(source);
     std::vector<std::string> paths;
     paths.reserve(inputs.size());
     for (const auto& input : inputs) paths.push_back(input.path);
@@ -193,6 +206,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     }
 
     PredictResult result;
+    if (!note.empty()) result.notes.push_back(note);
     result.rows = n;
     result.class_names = source.class_names;
     result.device = device.str();

@@ -11,6 +11,7 @@
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/Elapsed.h"
+#include "engine/run/NormalizationFile.h"
 #include "engine/run/RunSetup.h"
 #include "engine/train/StateFiles.h"
 #include "engine/train/Trainer.h"
@@ -73,6 +74,8 @@ RunOutcome train(const ExperimentConfig& requested, const RunOptions& options, E
         if (options.on_resume) options.on_resume(point);
     }
     sink.onEvent(describeRun(requested, config, options, device, splits, *model, trainer));
+    // Beside best.pt: what a prediction with this run normalises new inputs with.
+    if (trainer.strategyInUse().isGlobalZero()) writeNormalizationFile(options.artifacts_dir, config.data.kind, splits);
     sink.onEvent(LogLine{LogLine::Level::Info, "data: " + splits.description});
     if (const ImageAugment augment(config.data.augment); augment.active())
         sink.onEvent(LogLine{LogLine::Level::Info, "training images augmented in the loader: " + augment.describe()});

@@ -5,6 +5,7 @@
 #include "engine/data/DataModule.h"
 #include "engine/models/ModelRegistry.h"
 #include "engine/monitor/Elapsed.h"
+#include "engine/run/NormalizationFile.h"
 #include "engine/run/PredictionsCsv.h"
 #include "engine/strategy/CheckpointFile.h"
 
@@ -55,21 +56,29 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     if (table.records.empty()) throw DataError(table.path + ": no data rows after the header");
     requireCheckpoint(source);
 
-    DataSplits::Table trained;
-    try {
-        trained = loadDataSplits(config.data, config.seed).table;
-    } catch (const DataError& e) {
-        throw DataError(std::string("the run standardised its features with its training rows' statistics, and "
-                                    "those cannot be read here (data.path '") +
-                        config.data.path + "'): " + e.what());
+    // The run's statistics as it stored them; a run from before they were stored reads its
+    // training file again and splits it with its seed.
+    DataSplits::Normalization trained;
+    PredictResult result;
+    if (const auto stored = readNormalizationFile(source.checkpoint, "csv")) {
+        trained = stored->normalization;
+    } else {
+        try {
+            trained = loadDataSplits(config.data, config.seed).normalization;
+        } catch (const DataError& e) {
+            throw DataError(std::string("the run standardised its features with its training rows' statistics, and "
+                                        "those cannot be read here (data.path '") +
+                            config.data.path + "'): " + e.what());
+        }
+        result.notes.push_back("the run stored no normalization (it is older): its training rows' statistics were "
+                               "computed again from " + config.data.path);
     }
-    const std::vector<std::string>& features = trained.feature_names;
+    const std::vector<std::string>& features = trained.features;
     const std::vector<size_t> feature_cols = featureColumns(table, features);
     const auto label = std::find(table.header.begin(), table.header.end(), config.data.label_column);
     const bool has_label = label != table.header.end();
     const auto label_col = static_cast<size_t>(label - table.header.begin());
 
-    PredictResult result;
     std::vector<std::string> unread;
     for (size_t c = 0; c < table.header.size(); ++c)
         if ((!has_label || c != label_col) && std::find(feature_cols.begin(), feature_cols.end(), c) == feature_cols.end())

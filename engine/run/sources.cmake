@@ -11,6 +11,7 @@ target_sources(hearth_engine PRIVATE
   run/TextPredictor.cpp
   run/ImagePredictor.cpp
   run/TablePredictor.cpp
+  run/NormalizationFile.cpp
   run/PredictionsCsv.cpp
   run/ModelExport.cpp
   run/Finders.cpp

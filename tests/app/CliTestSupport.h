@@ -44,7 +44,7 @@ inline CliResult cliOn(const QString& database, const QStringList& args, int tim
 
 // Writes `content` to `name` under `dir` (its folders made as needed); returns the path.
 inline QString writeFileIn(const QDir& dir, const QString& name, const QByteArray& content) {
-    const QString path = dir.filePath(name);
+    QString path = dir.filePath(name);
     QDir().mkpath(QFileInfo(path).path());
     QFile f(path);
     if (f.open(QIODevice::WriteOnly)) f.write(content);

@@ -87,6 +87,17 @@ private Q_SLOTS:
             QVERIFY2(std::abs(row[2].toDouble() - p.confidence) < 1e-5,
                      qPrintable(QString("%1 vs %2").arg(row[2]).arg(p.confidence)));
         }
+        // Normalised with the statistics the run stored; a run from before that reads its training
+        // file again and gets the same.
+        file.seek(0);
+        const QByteArray with_stored_stats = file.readAll();
+        const QString stats = QString("%1.artifacts/%2/normalization.json").arg(database).arg(id);
+        QVERIFY(QFile::remove(stats));
+        const CliResult older = cliOn(database, {"predict", QString::number(id), "--images", folder, "-o", csv});
+        QVERIFY2(older.exit_code == 0 && older.out.contains("note: the run stored no normalization"), qPrintable(older.out));
+        QFile again(csv);
+        QVERIFY(again.open(QIODevice::ReadOnly));
+        QCOMPARE(again.readAll(), with_stored_stats);
         // The same images in class folders named as scripts/make-image-folder names Fashion-MNIST's
         // ("T-shirt_top" for "T-shirt/top", "Ankle_boot"): labelled by the run's classes and scored.
         const QString labelled = m_dir.filePath("idx-labelled");
@@ -205,15 +216,65 @@ private Q_SLOTS:
                  qPrintable(r.out));
     }
 
-    // The training statistics come from the run's training file: without it, the message says so.
-    void aMovedTrainingFileIsNamed() {
-        const QString moved = m_iris + ".moved";
-        QVERIFY(QFile::rename(m_iris, moved));
-        const CliResult r = cliOn(m_tableDb, {"predict", "1", "--input", moved, "-o", m_dir.filePath("moved-out.csv")});
-        QVERIFY(QFile::rename(moved, m_iris));
+    // The run stores its training rows' statistics beside its checkpoint: its predictions stay the
+    // same when the training file gains rows or is moved away. A run from before that (no file)
+    // computes them again from its training file, says so, and names that file when it is gone.
+    void theRunsOwnStatisticsOutliveItsTrainingFile() {
+        const QString stats = m_tableDb + ".artifacts/1/normalization.json";
+        QVERIFY(QFile::exists(stats));
+        const QString before = m_dir.filePath("before.csv"), after = m_dir.filePath("after.csv");
+        QCOMPARE(cliOn(m_tableDb, {"predict", "1", "--input", m_iris, "-o", before}).exit_code, 0);
+        const QString original = m_iris + ".original";
+        QVERIFY(QFile::copy(m_iris, original));
+        QFile grown(m_iris);
+        QVERIFY(grown.open(QIODevice::Append));
+        grown.write("9.9,9.9,9.9,9.9,virginica\n0.1,0.1,0.1,0.1,setosa\n");
+        grown.close();
+        QCOMPARE(cliOn(m_tableDb, {"predict", "1", "--input", original, "-o", after}).exit_code, 0);
+        QFile a(before), b(after);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+        QVERIFY(QFile::remove(m_iris));
+        const CliResult moved = cliOn(m_tableDb, {"predict", "1", "--input", original, "-o", after});
+        QVERIFY2(moved.exit_code == 0 && !moved.out.contains("note:"), qPrintable(moved.out));
+
+        // An older run: its training file again (here back as it was), with a note.
+        QVERIFY(QFile::copy(original, m_iris));
+        const QString kept = stats + ".kept";
+        QVERIFY(QFile::rename(stats, kept));
+        const CliResult older = cliOn(m_tableDb, {"predict", "1", "--input", original, "-o", after});
+        QVERIFY2(older.exit_code == 0 && older.out.contains("note: the run stored no normalization") &&
+                     older.out.contains("computed again from " + m_iris),
+                 qPrintable(older.out));
+        b.close();
+        QVERIFY(b.open(QIODevice::ReadOnly));
+        a.seek(0);
+        QCOMPARE(b.readAll(), a.readAll());
+        QVERIFY(QFile::remove(m_iris));
+        const CliResult gone = cliOn(m_tableDb, {"predict", "1", "--input", original, "-o", after});
+        QVERIFY(QFile::rename(original, m_iris));
+        QVERIFY(QFile::rename(kept, stats));
+        QCOMPARE(gone.exit_code, 3);
+        QVERIFY2(gone.out.contains("training rows' statistics") && gone.out.contains("data.path '" + m_iris + "'"),
+                 qPrintable(gone.out));
+    }
+
+    // A malformed statistics file is named, not read as something else.
+    void aBrokenStatisticsFileIsNamed() {
+        const QString stats = m_tableDb + ".artifacts/1/normalization.json";
+        QFile file(stats);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray good = file.readAll();
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("{\"kind\": \"csv\", \"mean\": [1]}");
+        file.close();
+        const CliResult r = cliOn(m_tableDb, {"predict", "1", "--input", m_iris, "-o", m_dir.filePath("broken.csv")});
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(good);
+        file.close();
         QCOMPARE(r.exit_code, 3);
-        QVERIFY2(r.out.contains("training rows' statistics") && r.out.contains("data.path '" + m_iris + "'"),
-                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("normalization.json: the run's input normalization cannot be read"), qPrintable(r.out));
     }
 };
 
