@@ -454,7 +454,11 @@ QString PredictDialog::summarise(const PredictionListing& listing) const
     for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name).arg(count);
     lines << tr("Predicted: %1.").arg(classes.join(QStringLiteral(", ")));
     for (const QString& line : m_process->errorLines())
-        if (line.startsWith(QStringLiteral("note: "))) lines << line.mid(6);
+        if (line.startsWith(QStringLiteral("note: "))) {
+            QString note = line.mid(6);
+            if (!note.isEmpty()) note[0] = note[0].toUpper();
+            lines << note;
+        }
     return lines.join(QLatin1Char('\n'));
 }
 
