@@ -126,6 +126,9 @@ public:
                                         bool misclassified_only = false) const;
     std::vector<std::string> logLines(int64_t run_id) const;
     std::vector<Artifact> artifacts(int64_t run_id) const;
+    // The run's best checkpoint (best.pt) as recorded: its last "checkpoint" artifact; "" when it
+    // saved none (it stopped before its first validation). What predict and export read.
+    std::string bestCheckpoint(int64_t run_id) const;
     // What run `run_id` keeps once reopened at the training state `state_path` (RunWriter::
     // reopenRun's cut there): its steps up to the state's optimizer step and its epochs before the
     // state's epoch, as recorded with the state (a state at an epoch's end comes before or after

@@ -180,6 +180,13 @@ std::vector<std::string> RunStore::logLines(int64_t run_id) const {
     return out;
 }
 
+std::string RunStore::bestCheckpoint(int64_t run_id) const {
+    std::string checkpoint;
+    for (const auto& artifact : artifacts(run_id))
+        if (artifact.kind == "checkpoint") checkpoint = artifact.path;
+    return checkpoint;
+}
+
 std::vector<Artifact> RunStore::artifacts(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(

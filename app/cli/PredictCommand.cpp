@@ -40,7 +40,7 @@ PredictModel fromRun(const StoreCommandContext& context, const std::string& run)
     PredictModel model;
     model.run_config = configFromJson(summary->config_json);
     model.class_names = started->class_names;
-    model.checkpoint = bestCheckpointPath(store, id);
+    model.checkpoint = store.bestCheckpoint(id);
     if (model.checkpoint.empty())
         throw DataError("run #" + std::to_string(id) + " has no checkpoint (it stopped before its first validation)");
     return model;

@@ -205,7 +205,7 @@ void exportScriptedModel(StoreCommandContext& context, const Options& o, RunStor
     if (o.out_path == "-") throw CommandError{kExitBadArguments, "--format torchscript writes a file; give one with --out FILE.pt."};
     const auto summary = store.run(id);
     if (!summary) throw CommandError{kExitBadArguments, "run #" + std::to_string(id) + " has no stored config"};
-    const std::string checkpoint = bestCheckpointPath(store, id);
+    const std::string checkpoint = store.bestCheckpoint(id);
     if (checkpoint.empty())
         throw CommandError{kExitBadArguments, "run #" + std::to_string(id) +
                                                   " has no checkpoint (it stopped before its first validation)"};
@@ -400,13 +400,6 @@ void registerEditing(CLI::App& app, StoreCommandContext& context, int& exit_code
 }
 
 }  // namespace
-
-std::string bestCheckpointPath(const RunStore& store, int64_t run_id) {
-    std::string checkpoint;
-    for (const auto& artifact : store.artifacts(run_id))
-        if (artifact.kind == "checkpoint") checkpoint = artifact.path;
-    return checkpoint;
-}
 
 std::string StoreCommandContext::databasePath() const {
     if (!subcommand_db.empty()) return subcommand_db;

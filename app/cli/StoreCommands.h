@@ -37,7 +37,4 @@ struct StoreCommandContext {
 
 void registerStoreCommands(CLI::App& app, StoreCommandContext& context, int& exit_code);
 
-// The run's best checkpoint file (its newest "checkpoint" artifact); "" when it has none.
-std::string bestCheckpointPath(const RunStore& store, int64_t run_id);
-
 }  // namespace hearth::cli

@@ -46,6 +46,11 @@ QStringList classNames(const hearth::EvalReport* e)
 }
 
 // Runs on the loader's thread.
+QString predictTip()
+{
+    return ReportView::tr("Classify new images, table rows or texts with this run's best checkpoint.");
+}
+
 ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
 {
     ReportView::Loaded loaded;
@@ -53,6 +58,14 @@ ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
     if (const hearth::EvalReport* e = loaded.report.primary())
         loaded.mistakes = store.predictions(runId, e->split, /*misclassified_only=*/true);
     loaded.steps = store.steps(runId);
+    const std::string checkpoint = store.bestCheckpoint(runId);
+    if (checkpoint.empty())
+        loaded.noCheckpoint = ReportView::tr("This run saved no checkpoint to predict with: it stopped before its first "
+                                             "validation.");
+    else if (!QFileInfo::exists(qstr(checkpoint)))
+        loaded.noCheckpoint =
+            ReportView::tr("This run's checkpoint %1 is gone (deleted or moved): there is nothing to predict with.")
+                .arg(qstr(checkpoint));
     return loaded;
 }
 
@@ -75,7 +88,7 @@ ReportView::ReportView(const QString& dbPath, QWidget* parent)
                             "no network needed), as PDF, or its tables as Markdown or JSON."));
     m_savePlots->setToolTip(tr("Save the training curves and the confusion matrix as PNG or PDF."));
     m_predict->setObjectName(QStringLiteral("predictButton"));
-    m_predict->setToolTip(tr("Classify new images, table rows or texts with this run's best checkpoint."));
+    m_predict->setToolTip(predictTip());
     connect(m_predict, &QPushButton::clicked, this, &ReportView::openPredictDialog);
     connect(m_export, &QPushButton::clicked, this, &ReportView::exportInteractively);
     connect(m_savePlots, &QPushButton::clicked, this, &ReportView::savePlotsInteractively);
@@ -180,7 +193,9 @@ void ReportView::display(const Loaded& data)
     fillCurves(data.steps);
     fillDetails();
     fillProfile();
-    m_predict->setEnabled(true);
+    m_noCheckpoint = data.noCheckpoint;
+    m_predict->setEnabled(data.noCheckpoint.isEmpty());
+    m_predict->setToolTip(data.noCheckpoint.isEmpty() ? predictTip() : data.noCheckpoint);
     m_export->setEnabled(true);
     m_savePlots->setEnabled(true);
     Q_EMIT loaded(m_runId);
@@ -368,7 +383,7 @@ void ReportView::exportTensorBoard(const QString& dir)
 
 PredictDialog* ReportView::openPredictDialog()
 {
-    if (m_runId == 0) return nullptr;
+    if (m_runId == 0 || !m_noCheckpoint.isEmpty()) return nullptr;
     const auto& run = m_report.run;
     auto* dialog = new PredictDialog(m_dbPath, m_runId, tr("run %1 — %2").arg(run.id).arg(qstr(run.name)),
                                      run.config_json, this);
@@ -380,15 +395,15 @@ PredictDialog* ReportView::openPredictDialog()
 void ReportView::predictWith(qint64 runId)
 {
     if (m_runId == runId && !isLoading()) {
-        openPredictDialog();
+        if (!openPredictDialog()) QMessageBox::information(this, tr("Cannot Predict"), m_noCheckpoint);
         return;
     }
     // One dialog for this run once it has loaded; none when another run is asked for meanwhile
     // or the run cannot be read.
     auto* once = new QObject(this);
     connect(this, &ReportView::loaded, once, [this, once, runId](qint64 shown) {
-        if (shown == runId) openPredictDialog();
         once->deleteLater();
+        if (shown == runId && !openPredictDialog()) QMessageBox::information(this, tr("Cannot Predict"), m_noCheckpoint);
     });
     connect(this, &ReportView::loadFailed, once, [once] { once->deleteLater(); });
     showRun(runId);

@@ -47,6 +47,7 @@ public:
         RunReport report;
         std::vector<hearth::Prediction> mistakes;
         std::vector<hearth::StepMetrics> steps;
+        QString noCheckpoint;   // why the run cannot predict ("" when its best.pt is there)
     };
 
 public Q_SLOTS:
@@ -66,9 +67,11 @@ public Q_SLOTS:
     void exportTensorBoard(const QString& dir);
     void exportTensorBoardInteractively();   // asks for the folder; says where it went or why not
     // Opens a PredictDialog for the run shown (new images, table rows or texts through its best
-    // checkpoint, in a child hearth-cli); returns it (nullptr while no run is shown).
+    // checkpoint, in a child hearth-cli); returns it (nullptr while no run is shown, or when it has
+    // no checkpoint: the Predict button says why).
     PredictDialog* openPredictDialog();
-    // Shows run `runId` (when it is not shown) and opens its PredictDialog once it is.
+    // Shows run `runId` (when it is not shown) and opens its PredictDialog once it is (or says why
+    // it cannot).
     void predictWith(qint64 runId);
 
 Q_SIGNALS:
@@ -94,6 +97,7 @@ private:
     QLabel* m_title;
     QLabel* m_subtitle;
     QString m_dbPath;
+    QString m_noCheckpoint;   // the run shown's Loaded::noCheckpoint
     QPushButton* m_predict;
     QPushButton* m_export;
     QPushButton* m_savePlots;

@@ -52,7 +52,7 @@ private:
 
     QString writeFile(const QString& name, const QByteArray& content)
     {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QFile f(path);
         if (f.open(QIODevice::WriteOnly)) f.write(content);
         return path;
@@ -237,6 +237,26 @@ private Q_SLOTS:
         QCOMPARE(table->item(1, 3)->text(), QStringLiteral("noun.feeling"));
         QVERIFY2(dialog->summaryText().contains(QStringLiteral("Accuracy on the 2 with a known class")),
                  qPrintable(dialog->summaryText()));
+    }
+
+    // Without its checkpoint a run cannot predict: the button is off and says why.
+    void aRunWithoutItsCheckpointSaysWhy()
+    {
+        const QString checkpoint = m_db + QStringLiteral(".artifacts/1/best.pt");
+        QVERIFY(QFile::rename(checkpoint, checkpoint + QStringLiteral(".away")));
+        ReportView view(m_db);
+        QSignalSpy loaded(&view, &ReportView::loaded);
+        view.showRun(1);
+        const bool shown = loaded.wait(30000);
+        QVERIFY(QFile::rename(checkpoint + QStringLiteral(".away"), checkpoint));
+        QVERIFY(shown);
+        auto* button = view.findChild<QPushButton*>(QStringLiteral("predictButton"));
+        QVERIFY(button && !button->isEnabled());
+        QVERIFY2(button->toolTip().contains(QStringLiteral("is gone")) && button->toolTip().contains(checkpoint),
+                 qPrintable(button->toolTip()));
+        QVERIFY(view.openPredictDialog() == nullptr);
+        view.showRun(2);   // another run with its checkpoint: on again
+        QTRY_VERIFY_WITH_TIMEOUT(view.runId() == 2 && button->isEnabled(), 30000);
     }
 
     void aBadInputSaysWhyAndListsNothing()
