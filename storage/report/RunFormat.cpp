@@ -55,6 +55,21 @@ std::string keyValueLines(const std::map<std::string, std::string>& values) {
 
 // `show`'s Config section: the keys the run set away from a default experiment's values (compared
 // as Compare compares runs: differingSettings), or with `all` every key stored.
+// The command that classifies new inputs with the run's best checkpoint, for its kind of data;
+// "" when its config cannot be read.
+std::string predictHint(const RunSummary& s) {
+    std::string kind;
+    try {
+        kind = configFromJson(s.config_json).data.kind;
+    } catch (const std::exception&) {
+        return {};
+    }
+    const std::string inputs = isImageKind(kind) ? "--images FILES_OR_FOLDERS"
+                               : kind == "csv"   ? "--input ROWS.csv"
+                                                 : "--input TEXTS.csv";
+    return "hearth-cli predict " + std::to_string(s.id) + " " + inputs + " -o predictions.csv";
+}
+
 std::string configText(const std::string& config_json, int64_t run_id, bool all) {
     const std::map<std::string, std::string> config = flattenJson(config_json);
     if (config.empty()) return "\nConfig: none stored\n";   // a run that failed before its config was read
@@ -267,6 +282,9 @@ std::string runText(const StoredRun& run, bool all_config) {
             t.addRow({a.kind, a.epoch >= 0 ? std::to_string(a.epoch) : "-", formatBytes(a.bytes),
                       a.sha256.empty() ? "(unreadable)" : a.sha256.substr(0, 16), a.path});
         out += "\nArtifacts\n" + t.render("  ");
+        if (const std::string use = predictHint(s); !use.empty() &&
+            std::any_of(run.artifacts.begin(), run.artifacts.end(), [](const Artifact& a) { return a.kind == "checkpoint"; }))
+            out += "  predict with it: " + use + "\n";
     }
     return out;
 }

@@ -133,6 +133,10 @@ private Q_SLOTS:
         const int64_t id = store.listRuns().front().id;
         const auto stored = store.predictions(id, "test");
         QVERIFY(stored.size() >= 10);
+        // `show` says how.
+        const CliResult shown = cliOn(m_tableDb, {"show", QString::number(id)});
+        QVERIFY2(shown.out.contains(QString("predict with it: hearth-cli predict %1 --input ROWS.csv -o predictions.csv").arg(id)),
+                 qPrintable(shown.out));
         const QString csv = m_dir.filePath("rows.csv");
         const CliResult r = cliOn(m_tableDb, {"predict", QString::number(id), "--input", m_iris, "-o", csv});
         QVERIFY2(r.exit_code == 0 && r.out.contains("Predicted 150 rows"), qPrintable(r.out));
