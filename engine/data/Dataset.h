@@ -82,8 +82,8 @@ struct DataSplits {
     } text;
     // What every split's inputs were normalised with, which a prediction on new inputs applies
     // again: csv, the training rows' mean and std per feature (`features`: the model's input
-    // columns, in order); idx, the training images' pixel mean and std (one value each). Empty for
-    // data normalised with constants (image folders: ImageNet's) or not at all (texts).
+    // columns, in order); idx, the training images' pixel mean and std (one value each); an image
+    // folder, ImageNet's per channel (one value for grey images). Empty for texts.
     struct Normalization {
         std::vector<std::string> features;
         FeatureScaling scaling;

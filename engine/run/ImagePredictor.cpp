@@ -108,11 +108,34 @@ struct ImageInput {
 };
 
 // An image folder: data.image_size, ImageNet's statistics. The run trained on RGB when any
-// training image was colour, else grey: the checkpoint that loads says which (its first layer's
-// input channels).
+// training image was colour, else grey: as the run stored it, or (a run from before that) the
+// checkpoint that loads says which (its first layer's input channels).
 ImageInput imageFolderInput(const PredictModel& source) {
     ImageInput in;
     in.size = source.run_config->data.image_size;
+    // The channels, size and normalization as the run stored them; a run from before that is
+    // tried in colour, then in grey.
+    if (const auto stored = readNormalizationFile(source.checkpoint, "image_folder")) {
+        const auto& shape = stored->sample_shape;
+        const auto& scaling = stored->normalization.scaling;
+        if (shape.size() != 3 || (shape[0] != 1 && shape[0] != 3) || scaling.mean.size() != static_cast<size_t>(shape[0]))
+            throw DataError(source.checkpoint + ": the run's stored image shape and normalization do not agree");
+        in.channels = static_cast<int>(shape[0]);
+        in.size = shape[1];
+        if (in.channels == 1) {
+            in.norm.mean = scaling.mean.front();
+            in.norm.std = scaling.std.front();
+        } else {
+            in.norm.channel_mean = scaling.mean;
+            in.norm.channel_std = scaling.std;
+        }
+        try {
+            in.model = loadModel(source, in.channels, in.size);
+        } catch (const std::exception& e) {
+            cannotLoadCheckpoint(source, e);
+        }
+        return in;
+    }
     try {
         in.model = loadModel(source, 3, in.size);
     } catch (const std::exception& rgb_error) {

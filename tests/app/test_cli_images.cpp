@@ -68,6 +68,11 @@ private slots:
         QVERIFY2(r.exit_code == 0, qPrintable(r.out + r.out));
         QVERIFY2(r.out.contains("data: image folder fmnist 144/36/30 samples, 1x32x32, 10 classes"), qPrintable(r.out));
         QVERIFY(!testLoss(r.out).isEmpty());
+        // The run stores how its images reached the model: grey, 32x32, ImageNet's grey statistics.
+        QFile stats(m_dir.filePath("runs.sqlite.artifacts/1/normalization.json"));
+        QVERIFY(stats.open(QIODevice::ReadOnly));
+        const QByteArray json = stats.readAll();
+        QVERIFY2(json.contains("\"kind\": \"image_folder\"") && json.contains("\"mean\": [\n    0.449"), json.constData());
         // A labelled folder: every test image, with its true class and the accuracy.
         const QString csv = m_dir.filePath("pred.csv");
         const CliResult p = cli({"predict", "--run", "folder-cnn", "--images", m_folder + "/test", "--output", csv});

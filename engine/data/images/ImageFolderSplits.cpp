@@ -181,6 +181,8 @@ DataSplits loadImageFolderSplits(const DataConfig& config, uint64_t seed, const 
     splits.test = sortedSubset(test ? test->dataset : lists.front().dataset, std::move(s.test));
     splits.class_names = layout.class_names;
     splits.is_image = true;
+    splits.normalization.scaling = norm.channel_mean.empty() ? FeatureScaling{{norm.mean}, {norm.std}}
+                                                             : FeatureScaling{norm.channel_mean, norm.channel_std};
     splits.notes = std::move(notes);
     if (layout.ignored_files > 0)
         splits.notes.push_back(std::to_string(layout.ignored_files) + " file(s) in the class folders are not .jpg, "
