@@ -129,6 +129,9 @@ public:
     // The run's best checkpoint (best.pt) as recorded: its last "checkpoint" artifact; "" when it
     // saved none (it stopped before its first validation). What predict and export read.
     std::string bestCheckpoint(int64_t run_id) const;
+    // Why run `run_id` has nothing to predict with or export: it saved no checkpoint, or its file
+    // is gone; "" when best.pt is there.
+    std::string checkpointProblem(int64_t run_id) const;
     // What run `run_id` keeps once reopened at the training state `state_path` (RunWriter::
     // reopenRun's cut there): its steps up to the state's optimizer step and its epochs before the
     // state's epoch, as recorded with the state (a state at an epoch's end comes before or after

@@ -187,6 +187,16 @@ std::string RunStore::bestCheckpoint(int64_t run_id) const {
     return checkpoint;
 }
 
+std::string RunStore::checkpointProblem(int64_t run_id) const {
+    const std::string checkpoint = bestCheckpoint(run_id);
+    const std::string run = "run #" + std::to_string(run_id);
+    if (checkpoint.empty()) return run + " saved no checkpoint (it stopped before its first validation)";
+    std::error_code ec;
+    if (!std::filesystem::exists(checkpoint, ec))
+        return run + "'s checkpoint " + checkpoint + " is gone (its artifacts were deleted or moved)";
+    return {};
+}
+
 std::vector<Artifact> RunStore::artifacts(int64_t run_id) const {
     std::lock_guard lock(impl_->mutex);
     sqlite::StatementUse q(impl_->db->cached(R"sql(

@@ -40,9 +40,8 @@ PredictModel fromRun(const StoreCommandContext& context, const std::string& run)
     PredictModel model;
     model.run_config = configFromJson(summary->config_json);
     model.class_names = started->class_names;
+    if (const std::string problem = store.checkpointProblem(id); !problem.empty()) throw DataError(problem);
     model.checkpoint = store.bestCheckpoint(id);
-    if (model.checkpoint.empty())
-        throw DataError("run #" + std::to_string(id) + " has no checkpoint (it stopped before its first validation)");
     return model;
 }
 
@@ -112,7 +111,9 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     // The run as the store's other commands take it (`hearth-cli predict 3 ...`), or with --run.
     sub->add_option("run,--run", args->run, "A stored run (id or unique name prefix): its best checkpoint");
     sub->add_option("--model", args->model, "A Hugging Face checkpoint folder with a classification head");
-    sub->add_option("--input", args->options.input_csv, "CSV file with a header: a text column (text runs) or the training file's feature columns (table runs)");
+    sub->add_option("--input", args->options.input_csv,
+                    "CSV file with a header: a text column (text runs) or the training file's feature columns (table "
+                    "runs)");
     sub->add_option("--images", args->images,
                     "Image files and folders (.jpg/.jpeg/.png; a folder of class subfolders is labelled) for a run "
                     "trained on images (an image folder, or idx such as Fashion-MNIST: grey, at its size)");

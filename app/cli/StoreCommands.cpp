@@ -205,10 +205,9 @@ void exportScriptedModel(StoreCommandContext& context, const Options& o, RunStor
     if (o.out_path == "-") throw CommandError{kExitBadArguments, "--format torchscript writes a file; give one with --out FILE.pt."};
     const auto summary = store.run(id);
     if (!summary) throw CommandError{kExitBadArguments, "run #" + std::to_string(id) + " has no stored config"};
+    if (const std::string problem = store.checkpointProblem(id); !problem.empty())
+        throw CommandError{kExitBadArguments, problem};
     const std::string checkpoint = store.bestCheckpoint(id);
-    if (checkpoint.empty())
-        throw CommandError{kExitBadArguments, "run #" + std::to_string(id) +
-                                                  " has no checkpoint (it stopped before its first validation)"};
     try {
         exportTorchScript(configFromJson(summary->config_json), checkpoint, o.out_path);
     } catch (const ConfigError& e) {

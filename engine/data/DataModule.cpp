@@ -48,19 +48,13 @@ DataSplits loadIdxSplits(const DataConfig& config, uint64_t seed) {
     return splits;
 }
 
-std::string columnList(const std::vector<std::string>& columns) {
-    std::string text;
-    for (const auto& c : columns) text += (text.empty() ? "" : ", ") + c;
-    return "[" + text + "]";
-}
-
 // An explicit val/test file: same header as the training file, labels among its classes.
 std::shared_ptr<CsvDataset> loadCompanionCsv(const std::string& path, const CsvDataset& train,
                                              const std::string& label_column) {
     CsvTable table = readCsvFile(path);
     if (table.header != train.columns())
-        throw DataError(path + ": header " + columnList(table.header) + " differs from " +
-                        train.path() + "'s " + columnList(train.columns()));
+        throw DataError(path + ": header " + bracketList(table.header) + " differs from " +
+                        train.path() + "'s " + bracketList(train.columns()));
     return std::make_shared<CsvDataset>(std::move(table), label_column, &train.classNames());
 }
 

@@ -107,35 +107,36 @@ struct ImageInput {
     std::shared_ptr<ClassifierImpl> model;
 };
 
-// An image folder: data.image_size, ImageNet's statistics. The run trained on RGB when any
-// training image was colour, else grey: as the run stored it, or (a run from before that) the
-// checkpoint that loads says which (its first layer's input channels).
+ImageInput withModel(const PredictModel& source, ImageInput in) {
+    try {
+        in.model = loadModel(source, in.channels, in.size);
+    } catch (const std::exception& e) {
+        cannotLoadCheckpoint(source, e);
+    }
+    return in;
+}
+
+// A run that stored how its images reached the model (NormalizationFile): their channels, size
+// and normalization, exactly.
+ImageInput storedInput(const PredictModel& source, const StoredNormalization& stored) {
+    const auto& shape = stored.sample_shape;   // {C, S, S}
+    if (shape.size() != 3 || shape[1] != shape[2] || (shape[0] != 1 && shape[0] != 3) ||
+        (stored.normalization.scaling.mean.size() != 1 &&
+         stored.normalization.scaling.mean.size() != static_cast<size_t>(shape[0])))
+        throw DataError(source.checkpoint + ": the run's images are not square with 1 or 3 channels; only those can be "
+                        "predicted from image files");
+    ImageInput in;
+    in.channels = static_cast<int>(shape[0]);
+    in.size = shape[1];
+    in.norm = pixelNormalization(stored.normalization.scaling);
+    return withModel(source, in);
+}
+
+// A run from before it stored them, on an image folder: data.image_size, ImageNet's statistics,
+// in colour or grey, whichever the checkpoint loads as (its first layer's input channels).
 ImageInput imageFolderInput(const PredictModel& source) {
     ImageInput in;
     in.size = source.run_config->data.image_size;
-    // The channels, size and normalization as the run stored them; a run from before that is
-    // tried in colour, then in grey.
-    if (const auto stored = readNormalizationFile(source.checkpoint, "image_folder")) {
-        const auto& shape = stored->sample_shape;
-        const auto& scaling = stored->normalization.scaling;
-        if (shape.size() != 3 || (shape[0] != 1 && shape[0] != 3) || scaling.mean.size() != static_cast<size_t>(shape[0]))
-            throw DataError(source.checkpoint + ": the run's stored image shape and normalization do not agree");
-        in.channels = static_cast<int>(shape[0]);
-        in.size = shape[1];
-        if (in.channels == 1) {
-            in.norm.mean = scaling.mean.front();
-            in.norm.std = scaling.std.front();
-        } else {
-            in.norm.channel_mean = scaling.mean;
-            in.norm.channel_std = scaling.std;
-        }
-        try {
-            in.model = loadModel(source, in.channels, in.size);
-        } catch (const std::exception& e) {
-            cannotLoadCheckpoint(source, e);
-        }
-        return in;
-    }
     try {
         in.model = loadModel(source, 3, in.size);
     } catch (const std::exception& rgb_error) {
@@ -150,44 +151,31 @@ ImageInput imageFolderInput(const PredictModel& source) {
     return in;
 }
 
-// MNIST or Fashion-MNIST (idx): grey images the size of the run's, normalised with the mean and
-// standard deviation of its training file's pixels, as training normalised them: as the run
-// stored them (NormalizationFile), or for a run from before that, read again from its training
-// file (said in `note`).
+// A run from before it stored them, on MNIST or Fashion-MNIST (idx): grey images the size of
+// its, normalised with the mean and standard deviation of its training file's pixels, which is
+// read again for them (said in `note`).
 ImageInput idxInput(const PredictModel& source, std::string& note) {
     const std::string& folder = source.run_config->data.path;
-    std::vector<int64_t> shape;   // {1, rows, cols}
-    ImageInput in;
-    if (const auto stored = readNormalizationFile(source.checkpoint, "idx")) {
-        shape = stored->sample_shape;
-        in.norm.mean = stored->normalization.scaling.mean.front();
-        in.norm.std = stored->normalization.scaling.std.front();
-    } else {
-        std::shared_ptr<IdxDataset> train;
-        try {
-            train = IdxDataset::load(folder, IdxDataset::Split::Train);
-        } catch (const DataError& e) {
-            throw DataError(std::string("the run normalised its images with its training images' statistics, and "
-                                        "those cannot be read here (data.path '") +
-                            folder + "'): " + e.what());
-        }
-        shape = train->sampleShape();
-        in.norm.mean = train->mean();
-        in.norm.std = train->std();
-        note = "the run stored no normalization (it is older): its training images' statistics were computed again "
-               "from " + folder;
+    std::shared_ptr<IdxDataset> train;
+    try {
+        train = IdxDataset::load(folder, IdxDataset::Split::Train);
+    } catch (const DataError& e) {
+        throw DataError(std::string("the run normalised its images with its training images' statistics, and those "
+                                    "cannot be read here (data.path '") +
+                        folder + "'): " + e.what());
     }
-    if (shape.size() != 3 || shape[1] != shape[2])
-        throw DataError(folder + ": the run's images are not square; only square idx images can be predicted from "
-                        "image files");
+    const std::vector<int64_t> shape = train->sampleShape();   // {1, rows, cols}
+    if (shape[1] != shape[2])
+        throw DataError(folder + ": the run's images are " + std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
+                        "; only square idx images can be predicted from image files");
+    note = "the run stored no normalization (it is older): its training images' statistics were computed again from " +
+           folder;
+    ImageInput in;
     in.channels = 1;
     in.size = shape[1];
-    try {
-        in.model = loadModel(source, 1, in.size);
-    } catch (const std::exception& e) {
-        cannotLoadCheckpoint(source, e);
-    }
-    return in;
+    in.norm.mean = train->mean();
+    in.norm.std = train->std();
+    return withModel(source, in);
 }
 
 }  // namespace
@@ -202,9 +190,12 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
                                           "image folder or on idx images such as Fashion-MNIST)");
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const std::vector<Input> inputs = listInputs(options.inputs, source.class_names);
-    requireCheckpoint(source);
     std::string note;
-    const ImageInput in = config.data.kind == "idx" ? idxInput(source, note) : imageFolderInput(source);
+    const ImageInput in = [&] {
+        if (const auto stored = readNormalizationFile(source.checkpoint, config.data.kind))
+            return storedInput(source, *stored);
+        return config.data.kind == "idx" ? idxInput(source, note) : imageFolderInput(source);
+    }();
     std::vector<std::string> paths;
     paths.reserve(inputs.size());
     for (const auto& input : inputs) paths.push_back(input.path);

@@ -54,4 +54,16 @@ std::optional<StoredNormalization> readNormalizationFile(const std::string& chec
     }
 }
 
+PixelNormalization pixelNormalization(const FeatureScaling& scaling) {
+    PixelNormalization norm;
+    if (scaling.mean.size() == 1) {
+        norm.mean = scaling.mean.front();
+        norm.std = scaling.std.front();
+    } else {
+        norm.channel_mean = scaling.mean;
+        norm.channel_std = scaling.std;
+    }
+    return norm;
+}
+
 }  // namespace hearth

@@ -15,18 +15,22 @@
 namespace hearth {
 
 struct StoredNormalization {
-    std::string kind;                    // data.kind: csv | idx
-    std::vector<int64_t> sample_shape;   // {features} or {1, rows, cols}
+    std::string kind;                    // data.kind: csv | idx | image_folder
+    std::vector<int64_t> sample_shape;   // {features} or {channels, rows, cols}
     DataSplits::Normalization normalization;
 };
 
-// Writes the file when `splits` has a normalization (csv, idx) and `artifacts_dir` is set; nothing
-// otherwise. DataError when it cannot be written.
+// Writes the file when `splits` has a normalization (csv and image data) and `artifacts_dir` is
+// set; nothing otherwise. DataError when it cannot be written.
 void writeNormalizationFile(const std::string& artifacts_dir, const std::string& kind, const DataSplits& splits);
 
 // The file beside `checkpoint` (a run's best.pt); nullopt when there is none (a run from before
 // it was written, or one whose data has none). DataError naming the file when it is malformed or
 // written for other data than `kind`.
 std::optional<StoredNormalization> readNormalizationFile(const std::string& checkpoint, const std::string& kind);
+
+// Stored image statistics as the loader applies them: one mean and std (grey images), or one per
+// channel (colour).
+PixelNormalization pixelNormalization(const FeatureScaling& scaling);
 
 }  // namespace hearth

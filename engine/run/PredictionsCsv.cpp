@@ -4,7 +4,6 @@
 #include "engine/data/formats/CsvReader.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -48,18 +47,9 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
         out << line.str() << "\n";
     }
     if (!out) throw DataError(path + ": writing the predictions failed");
-    if (!unknown.empty()) {
-        std::string listed;
-        for (const auto& u : unknown) listed += (listed.empty() ? "" : ", ") + u;
-        result.notes.push_back("labels the run never trained on were not scored: [" + listed + "]");
-    }
+    if (!unknown.empty())
+        result.notes.push_back("labels the run never trained on were not scored: " + bracketList(unknown));
     return predicted;
-}
-
-void requireCheckpoint(const PredictModel& model) {
-    if (!std::filesystem::exists(model.checkpoint))
-        throw DataError(model.checkpoint + ": the run's checkpoint is missing (was the run stopped before its first "
-                        "validation, or its artifacts deleted?)");
 }
 
 void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why) {

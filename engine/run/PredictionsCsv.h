@@ -4,7 +4,8 @@
 // confidence, the true class where the input says it (an image's class folder, a row's label
 // column), then every class's probability. Shared by the text, image and table predictors; counts
 // each predicted class, and the labelled inputs and those predicted right, into `result`. Also the
-// predictors' other shared parts: the run's checkpoint checks and the device they run on.
+// predictors' other shared parts: the message for a checkpoint that does not load, and the device
+// they run on.
 
 #include "engine/run/TextPredictor.h"
 
@@ -30,9 +31,6 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
                                          const torch::Tensor& probabilities,
                                          const std::vector<std::string>& class_names, PredictResult& result);
 
-// DataError when the run's checkpoint file is not there (stopped before its first validation, or
-// its artifacts deleted).
-void requireCheckpoint(const PredictModel& model);
 // The DataError for a checkpoint that does not load into the model its run's config builds.
 [[noreturn]] void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why);
 // Where predictions run: the first GPU when there is one, else the CPU.

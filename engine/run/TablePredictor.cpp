@@ -15,12 +15,6 @@
 namespace hearth {
 namespace {
 
-std::string listed(const std::vector<std::string>& names) {
-    std::string text;
-    for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
-    return "[" + text + "]";
-}
-
 // The columns of `table` that hold each of the model's features, in the model's order.
 std::vector<size_t> featureColumns(const CsvTable& table, const std::vector<std::string>& features) {
     std::vector<std::string> missing;
@@ -38,8 +32,8 @@ std::vector<size_t> featureColumns(const CsvTable& table, const std::vector<std:
     if (missing.size() == 1)   // names the column likely meant
         headerColumn(table.path, table.header, missing.front(), "feature", "");
     if (!missing.empty())
-        throw DataError(table.path + ": no columns " + listed(missing) + ", which the run's model reads; the columns are " +
-                        listed(table.header));
+        throw DataError(table.path + ": no columns " + bracketList(missing) + ", which the run's model reads; the columns are " +
+                        bracketList(table.header));
     return columns;
 }
 
@@ -54,7 +48,6 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     const CsvTable table = readCsvFile(options.input_csv);
     if (table.records.empty()) throw DataError(table.path + ": no data rows after the header");
-    requireCheckpoint(source);
 
     // The run's statistics as it stored them; a run from before they were stored reads its
     // training file again and splits it with its seed.
@@ -84,7 +77,7 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
         if ((!has_label || c != label_col) && std::find(feature_cols.begin(), feature_cols.end(), c) == feature_cols.end())
             unread.push_back(table.header[c]);
     if (!unread.empty())
-        result.notes.push_back("columns the run's model does not read were left aside: " + listed(unread));
+        result.notes.push_back("columns the run's model does not read were left aside: " + bracketList(unread));
     if (!table.encoding_note.empty()) result.notes.push_back(table.encoding_note);
 
     const auto n = static_cast<int64_t>(table.records.size());

@@ -53,7 +53,6 @@ LoadedModel fromRun(const PredictModel& source, const PredictOptions& options) {
     if (config.model.name != "bert" && config.model.name != "distilbert")
         throw ConfigError("model.name", "predict reads text; this run trained " + config.model.name + " on " +
                                             config.data.kind + " data");
-    requireCheckpoint(source);
     std::optional<std::string> tokenizer = options.tokenizer ? options.tokenizer : config.data.tokenizer;
     if (!tokenizer) tokenizer = config.model.pretrained;
     if (!tokenizer) throw ConfigError("data.tokenizer", "the run names no tokenizer; pass --tokenizer");

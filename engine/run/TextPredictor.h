@@ -15,7 +15,8 @@
 namespace hearth {
 
 struct PredictModel {
-    // A run: its config, the class names it trained on, and its checkpoint file (best.pt).
+    // A run: its config, the class names it trained on, and its checkpoint file (best.pt; the
+    // caller checks that it is there: RunStore::checkpointProblem).
     std::optional<ExperimentConfig> run_config;
     std::vector<std::string> class_names;
     std::string checkpoint;

@@ -3,6 +3,7 @@
 #include "engine/data/CsvDataset.h"
 #include "engine/data/DataError.h"
 #include "engine/data/SplitPlan.h"
+#include "engine/data/formats/CsvReader.h"
 #include "engine/data/WordNetGlosses.h"
 #include "engine/text/BertTokenizer.h"
 #include "engine/text/TextCsv.h"
@@ -25,12 +26,6 @@ struct TextFile {
     std::vector<int64_t> labels;
 };
 
-std::string listText(const std::vector<std::string>& items) {
-    std::string text;
-    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-    return "[" + text + "]";
-}
-
 TextFile labelled(LabelledTexts in, const std::map<std::string, int64_t>& index, const std::string& train_path,
                   const std::vector<std::string>& classes) {
     TextFile out{in.path, std::move(in.texts), {}};
@@ -40,7 +35,7 @@ TextFile labelled(LabelledTexts in, const std::map<std::string, int64_t>& index,
         if (it == index.end())
             throw DataError(in.path + ":" + std::to_string(in.lines[i]) + ": label '" + in.labels[i] +
                             "' does not occur in the training file " + train_path + " (its labels are " +
-                            listText(classes) + "); every split needs the same label set");
+                            bracketList(classes) + "); every split needs the same label set");
         out.labels.push_back(it->second);
     }
     return out;
@@ -95,7 +90,7 @@ SourceFiles readTextCsvFiles(const DataConfig& config) {
             if (!seen[c]) missing.push_back(s.classes[c]);
         if (!missing.empty())
             s.notes.push_back(std::string("the ") + split + " file " + *path + " has no samples of " +
-                              listText(missing));
+                              bracketList(missing));
         return out;
     };
     s.val = companion(config.val_path, "validation");

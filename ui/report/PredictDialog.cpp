@@ -8,11 +8,9 @@
 #include "ui/widgets/Format.h"
 
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
-#include <QUrl>
-#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,9 +19,11 @@
 #include <QImageReader>
 #include <QLabel>
 #include <QListWidget>
+#include <QMimeData>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -159,14 +159,14 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
                             "against them."));
         break;
     case Inputs::TableRows:
-        m_intro->setText(tr("Classify the rows of a CSV file (choose it or drop it here) with this run's best checkpoint. The file needs the "
-                            "columns the run trained on (in any order); a row with the label column ('%1') is "
-                            "scored.")
+        m_intro->setText(tr("Classify the rows of a CSV file (choose it or drop it here) with this run's best "
+                            "checkpoint. The file needs the columns the run trained on (in any order); a row with "
+                            "the label column ('%1') is scored.")
                              .arg(m_labelColumn));
         break;
     case Inputs::Texts:
-        m_intro->setText(tr("Classify the texts of a CSV file (column '%1'; choose it or drop it here) with this run's best checkpoint; a row "
-                            "with the label column ('%2') is scored.")
+        m_intro->setText(tr("Classify the texts of a CSV file (column '%1'; choose it or drop it here) with this "
+                            "run's best checkpoint; a row with the label column ('%2') is scored.")
                              .arg(m_textColumn, m_labelColumn));
         break;
     }

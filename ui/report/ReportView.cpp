@@ -58,14 +58,7 @@ ReportView::Loaded loadReport(const hearth::RunStore& store, qint64 runId)
     if (const hearth::EvalReport* e = loaded.report.primary())
         loaded.mistakes = store.predictions(runId, e->split, /*misclassified_only=*/true);
     loaded.steps = store.steps(runId);
-    const std::string checkpoint = store.bestCheckpoint(runId);
-    if (checkpoint.empty())
-        loaded.noCheckpoint = ReportView::tr("This run saved no checkpoint to predict with: it stopped before its first "
-                                             "validation.");
-    else if (!QFileInfo::exists(qstr(checkpoint)))
-        loaded.noCheckpoint =
-            ReportView::tr("This run's checkpoint %1 is gone (deleted or moved): there is nothing to predict with.")
-                .arg(qstr(checkpoint));
+    loaded.noCheckpoint = qstr(store.checkpointProblem(runId));
     return loaded;
 }
 

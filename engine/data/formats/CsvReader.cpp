@@ -170,10 +170,8 @@ size_t headerColumn(const std::string& path, const std::vector<std::string>& hea
                     const std::string& what, const std::string& key) {
     const auto it = std::find(header.begin(), header.end(), column);
     if (it != header.end()) return static_cast<size_t>(it - header.begin());
-    std::string columns;
-    for (const auto& c : header) columns += (columns.empty() ? "" : ", ") + c;
     throw DataError(path + ": no " + what + " column '" + column + "'" + didYouMean(column, header) +
-                    "; the columns are [" + columns + "]" + (key.empty() ? "" : " (" + key + ")"));
+                    "; the columns are " + bracketList(header) + (key.empty() ? "" : " (" + key + ")"));
 }
 
 }  // namespace hearth

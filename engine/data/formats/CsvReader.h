@@ -42,6 +42,13 @@ std::optional<std::vector<std::string>> readCsvHeader(const std::string& path);
 size_t headerColumn(const std::string& path, const std::vector<std::string>& header, const std::string& column,
                     const std::string& what, const std::string& key);
 
+// Names as the data's messages list them: "[a, b, c]" (columns, labels).
+inline std::string bracketList(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+    return "[" + text + "]";
+}
+
 // One field as a CSV writer writes it (RFC 4180): quoted, with quotes doubled, when it holds a
 // comma, a quote or a line break. What the exports and predictions write; parseCsv reads it back.
 inline std::string csvField(const std::string& text) {
