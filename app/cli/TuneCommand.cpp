@@ -287,7 +287,9 @@ int tuneFootprint(const TuneOptions& options, const ExperimentConfig& config) {
     std::fprintf(out, " (%lld steps each, the first a warm-up)\n", static_cast<long long>(probe.steps_per_probe));
     std::fflush(out);
     const FootprintPrediction p = probeInFreshProcesses(options, config, probe);
-    std::fprintf(out, "  %8s  %12s  %12s  %12s  %10s\n", "batch", "peak", "activations", "workspace", "step");
+    // With accumulation a probe's time is a micro-batch's share of its optimizer steps.
+    std::fprintf(out, "  %8s  %12s  %12s  %12s  %10s\n", "batch", "peak", "activations", "workspace",
+                 p.accumulate > 1 ? "per micro" : "step");
     for (const auto& probed : p.probes)
         std::fprintf(out, "  %8lld  %12s  %12s  %12s  %7.1f ms\n", static_cast<long long>(probed.batch_size),
                      formatBytes(probed.peak_bytes).c_str(), formatBytes(probed.activations_bytes).c_str(),

@@ -1,7 +1,6 @@
 #include "engine/run/FinderSteps.h"
 
 #include "engine/data/Loader.h"
-#include "engine/ladder/LadderVerdict.h"
 #include "engine/monitor/CudaMemory.h"
 #include "engine/monitor/DeviceMonitor.h"
 #include "engine/monitor/Elapsed.h"
@@ -318,7 +317,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         ExperimentConfig probe_config = config;
         probe_config.trainer.batch_size = b;
         memory.reset();
-        std::vector<double> step_ms;
+        std::vector<TimedStep> timed;
         // The tensor peak of each phase of a step (absolute bytes, the largest over the steps): the
         // forward and backward passes grow with the batch, the optimizer step's temporaries do not.
         int64_t pass_peak = -1, optimizer_peak = -1, reserved_peak = 0;
@@ -344,7 +343,8 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 TrainingStep step(*strategy, *run.model, task);
                 MetricsLogger metrics;
                 phasePeak();
-                for (int64_t micro = 0; micro < k; ++micro) {
+                int64_t micro_batches = 0;
+                for (int64_t micro = 0; micro < k; ++micro, ++micro_batches) {
                     // From before the batch reaches the device, as the run counts from the last batch's end.
                     if (!cpu) micro_start = monitor.tensorBytes();
                     step.microBatch(batches.next(), k, micro + 1 == k, metrics, afterPhase);
@@ -357,8 +357,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 if (s == 0) held.optimizer_state = measureHeldBytes(*run.model, *optimizer).optimizer_state;
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
                 optimizer_peak = std::max(optimizer_peak, phasePeak());
-                // Per micro-batch: the prediction multiplies by the run's micro-batches again.
-                if (s > 0) step_ms.push_back(millisecondsSince(started) / static_cast<double>(k));
+                if (s > 0) timed.push_back({millisecondsSince(started), micro_batches});
             }
             strategy->zeroGrad(*optimizer);
         } catch (const c10::Error& e) {
@@ -370,7 +369,8 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
         }
         FootprintProbe probe;
         probe.batch_size = b;
-        probe.step_ms = spreadOf(step_ms).median;
+        probe.step_ms = microBatchShareMs(timed);
+        for (const TimedStep& step : timed) probe.timed_micro_batches += step.micro_batches;
         const int64_t held_bytes = held.gradients + held.optimizer_state;
         const int64_t tensor_peak = std::max(pass_peak, optimizer_peak);
         probe.peak_bytes = cpu ? memory.peak() : tensor_peak;

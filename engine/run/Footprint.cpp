@@ -2,6 +2,7 @@
 
 #include "engine/config/ByteSize.h"
 #include "engine/events/FieldJson.h"
+#include "engine/ladder/LadderVerdict.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,14 @@ std::optional<double> relativeError(double predicted, double measured) {
 }
 
 }  // namespace
+
+double microBatchShareMs(const std::vector<TimedStep>& steps) {
+    std::vector<double> shares;
+    shares.reserve(steps.size());
+    for (const TimedStep& step : steps)
+        if (step.micro_batches > 0) shares.push_back(step.ms / static_cast<double>(step.micro_batches));
+    return spreadOf(std::move(shares)).median;
+}
 
 std::vector<int64_t> footprintProbeSizes(int64_t batch) {
     batch = std::max<int64_t>(batch, 1);
@@ -170,6 +179,7 @@ const std::vector<fields::Field<FootprintProbe>>& probeFields() {
         fields::field<&FootprintProbe::optimizer_bytes>("optimizer_bytes"),
         fields::field<&FootprintProbe::kept_bytes>("kept_bytes"),
         fields::field<&FootprintProbe::step_ms>("step_ms"),
+        fields::field<&FootprintProbe::timed_micro_batches>("timed_micro_batches"),
     };
     return table;
 }

@@ -30,9 +30,10 @@ struct FootprintProbe {
     int64_t peak_bytes = 0;         // CPU: peak RSS; GPU: the allocator's allocated peak
     int64_t activations_bytes = 0;  // at the peak, as MemoryBreakdown counts them
     int64_t workspace_bytes = 0;    // MemoryBreakdown's reserved_unused at this probe
-    // The median optimizer step over its micro-batches (accumulate_grad_batches), the first
-    // (warm-up) step left out: a micro-batch's share, which the prediction multiplies by them.
+    // A micro-batch's share of an optimizer step (microBatchShareMs over the timed steps, the first,
+    // warm-up step left out), which the prediction multiplies by the run's micro-batches.
     double step_ms = 0.0;
+    int64_t timed_micro_batches = 0;  // the micro-batches step_ms was measured over
     // The activations of each phase of a step (as activations_bytes counts them, which is the
     // larger): forward and backward, and the optimizer step's temporaries. 0: not measured.
     int64_t pass_bytes = 0;
@@ -42,6 +43,14 @@ struct FootprintProbe {
     // libraries' workspaces, it counts as other). 0: not measured (a host).
     int64_t kept_bytes = 0;
 };
+
+// One timed optimizer step of a probe: its wall time and the micro-batches it ran.
+struct TimedStep {
+    double ms = 0.0;
+    int64_t micro_batches = 1;
+};
+// A micro-batch's share of a probe's steps: the median over them of ms / micro_batches (0 with none).
+double microBatchShareMs(const std::vector<TimedStep>& steps);
 
 // What the probe measured that does not depend on the batch.
 struct FootprintBase {

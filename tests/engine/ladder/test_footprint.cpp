@@ -66,6 +66,16 @@ private Q_SLOTS:
         QCOMPARE(k4.memory.peak_bytes, p.memory.peak_bytes);
     }
 
+    // A probe's step time is a micro-batch's share: each timed step over the micro-batches it ran,
+    // the median of those. Recording the whole step (the prediction then multiplied by k twice)
+    // predicted a ladder's accumulation step of 2 at 145.9 ms against 76.6 ms measured.
+    void aProbeRecordsAMicroBatchsShare() {
+        QCOMPARE(microBatchShareMs({{80.0, 8}, {96.0, 8}, {88.0, 8}}), 11.0);
+        QCOMPARE(microBatchShareMs({{10.0, 1}, {30.0, 1}, {12.0, 1}}), 12.0);
+        QCOMPARE(microBatchShareMs({{40.0, 4}, {9.0, 1}, {30.0, 2}}), 10.0);   // a step cut short by a stop
+        QCOMPARE(microBatchShareMs({}), 0.0);
+    }
+
     // Probes whose numbers fall as the batch grows (noise: the heap's slack, a slow first timing)
     // predict no less than the larger probe measured; a falling step time scales that probe's time
     // per sample to the batch.
