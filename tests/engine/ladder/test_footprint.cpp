@@ -195,10 +195,12 @@ private Q_SLOTS:
         p.probes[1].pass_bytes = 7 * MiB;
         p.probes[1].optimizer_bytes = 3 * MiB;
         p.probes[1].kept_bytes = 5 * MiB;
+        p.probes[1].timed_micro_batches = 8;
         const FootprintPrediction phases = footprintFromJson(footprintJson(p));
         QCOMPARE(phases.probes[1].pass_bytes, 7 * MiB);
         QCOMPARE(phases.probes[1].optimizer_bytes, 3 * MiB);
         QCOMPARE(phases.probes[1].kept_bytes, 5 * MiB);
+        QCOMPARE(phases.probes[1].timed_micro_batches, int64_t{8});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("[1, 2]"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, footprintFromJson("{\"batch_size\": \"many\"}"));
     }
@@ -206,7 +208,7 @@ private Q_SLOTS:
     // The sweep's plan keeps each step's prediction and why a step was not run.
     void thePlanKeepsPredictionsAndStepsNotRun() {
         LadderPlan plan;
-        plan.device_memory_bytes = 16 * 1024 * MiB;
+        plan.device_memory_bytes = int64_t{16} * 1024 * MiB;
         std::vector<LadderStep> steps(2);
         steps[0].label = "baseline";
         steps[0].prediction = extrapolateFootprint(hostBase(), probes(), 64, 1);
