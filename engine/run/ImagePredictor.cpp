@@ -16,7 +16,6 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <numeric>
 
 namespace hearth {
 namespace {
@@ -203,21 +202,14 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
     ClassifierImpl& model = *in.model;
 
     const torch::Device device = predictionDevice();
-    model.to(device);
-    model.eval();
-    torch::NoGradGuard no_grad;
     const auto n = static_cast<int64_t>(inputs.size());
     const auto classes = static_cast<int64_t>(source.class_names.size());
-    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
-    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-        const int64_t count = std::min(options.batch_size, n - begin);
-        std::vector<int64_t> rows(static_cast<size_t>(count));
-        std::iota(rows.begin(), rows.end(), begin);
-        auto raw = torch::empty({count, in.channels, in.size, in.size}, torch::kUInt8);
-        images.fill(rows, raw);
-        const auto x = in.norm.apply(raw.to(device));
-        probabilities.narrow(0, begin, count).copy_(torch::softmax(model.forward(x).to(torch::kFloat32), 1).cpu());
-    }
+    const auto probabilities =
+        classProbabilities(model, device, n, classes, options.batch_size, {}, [&](const std::vector<int64_t>& rows) {
+            auto raw = torch::empty({static_cast<int64_t>(rows.size()), in.channels, in.size, in.size}, torch::kUInt8);
+            images.fill(rows, raw);
+            return model.forward(in.norm.apply(raw.to(device)));
+        });
 
     PredictResult result;
     if (!note.empty()) result.notes.push_back(note);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 namespace hearth {
@@ -59,6 +60,26 @@ void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why) 
 
 torch::Device predictionDevice() {
     return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+}
+
+torch::Tensor classProbabilities(torch::nn::Module& model, const torch::Device& device, int64_t n, int64_t classes,
+                                 int64_t batch_size, std::vector<int64_t> order,
+                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits) {
+    if (order.empty()) {
+        order.resize(static_cast<size_t>(n));
+        std::iota(order.begin(), order.end(), int64_t{0});
+    }
+    batch_size = std::max<int64_t>(batch_size, 1);
+    model.to(device);
+    model.eval();
+    torch::NoGradGuard no_grad;
+    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
+    for (int64_t begin = 0; begin < n; begin += batch_size) {
+        const std::vector<int64_t> rows(order.begin() + begin, order.begin() + std::min(n, begin + batch_size));
+        const auto probs = torch::softmax(logits(rows).to(torch::kFloat32), 1).cpu();
+        probabilities.index_copy_(0, torch::tensor(rows, torch::kInt64), probs);
+    }
+    return probabilities;
 }
 
 }  // namespace hearth

@@ -4,8 +4,8 @@
 // confidence, the true class where the input says it (an image's class folder, a row's label
 // column), then every class's probability. Shared by the text, image and table predictors; counts
 // each predicted class, and the labelled inputs and those predicted right, into `result`. Also the
-// predictors' other shared parts: the message for a checkpoint that does not load, and the device
-// they run on.
+// predictors' other shared parts: the message for a checkpoint that does not load, the device they
+// run on, and their batched forward pass.
 
 #include "engine/run/TextPredictor.h"
 
@@ -35,5 +35,13 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
 [[noreturn]] void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why);
 // Where predictions run: the first GPU when there is one, else the CPU.
 torch::Device predictionDevice();
+
+// Every input's class probabilities, float32 [n, classes] on the CPU: the model moved to `device`,
+// in eval mode and without gradients, runs batch_size inputs at a time, taken in `order` (0..n-1
+// when empty; the text predictor takes the longest first, for little padding). `logits(rows)`
+// runs it on those inputs (row numbers into the n) and returns their logits, one row each.
+torch::Tensor classProbabilities(torch::nn::Module& model, const torch::Device& device, int64_t n, int64_t classes,
+                                 int64_t batch_size, std::vector<int64_t> order,
+                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits);
 
 }  // namespace hearth

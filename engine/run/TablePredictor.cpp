@@ -103,15 +103,10 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
         cannotLoadCheckpoint(source, e);
     }
     const torch::Device device = predictionDevice();
-    model->to(device);
-    model->eval();
-    torch::NoGradGuard no_grad;
-    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
-    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-        const int64_t count = std::min(options.batch_size, n - begin);
-        const auto logits = model->forward(x.narrow(0, begin, count).to(device));
-        probabilities.narrow(0, begin, count).copy_(torch::softmax(logits.to(torch::kFloat32), 1).cpu());
-    }
+    const auto probabilities =
+        classProbabilities(*model, device, n, classes, options.batch_size, {}, [&](const std::vector<int64_t>& rows) {
+            return model->forward(x.narrow(0, rows.front(), static_cast<int64_t>(rows.size())).to(device));
+        });
 
     result.rows = n;
     result.class_names = source.class_names;

@@ -101,22 +101,15 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
                             loaded.class_names, dataset_options);
 
     const torch::Device device = predictionDevice();
-    loaded.model->to(device);
-    loaded.model->eval();
-    torch::NoGradGuard no_grad;
     const auto classes = static_cast<int64_t>(loaded.class_names.size());
-    auto probabilities = torch::empty({n, classes}, torch::kFloat32);
     // Longest first in batches (little padding); results land in their rows.
     std::vector<int64_t> order = rows;
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t a, int64_t b) { return texts.sampleLength(a) > texts.sampleLength(b); });
-    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-        const std::vector<int64_t> batch_rows(order.begin() + begin,
-                                              order.begin() + std::min(n, begin + options.batch_size));
-        const Batch batch = onDevice(texts.getBatch(batch_rows), device, /*non_blocking=*/false);
-        const auto probs = torch::softmax(loaded.model->forwardBatch(batch).to(torch::kFloat32), 1).cpu();
-        probabilities.index_copy_(0, batch.indices, probs);
-    }
+    const auto probabilities = classProbabilities(
+        *loaded.model, device, n, classes, options.batch_size, std::move(order), [&](const std::vector<int64_t>& batch_rows) {
+            return loaded.model->forwardBatch(onDevice(texts.getBatch(batch_rows), device, /*non_blocking=*/false));
+        });
 
     PredictResult result;
     result.rows = n;

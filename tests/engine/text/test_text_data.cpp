@@ -1,12 +1,13 @@
 // Text data for transformers: IMDB-style CSVs (RFC 4180 multi-line reviews, <br /> line breaks,
 // string or integer labels, explicit or carved val/test splits), WordNet glosses, padding per
-// batch or to max_length, length bucketing in the loader, the token cache, and every bad input
-// named with its file and line.
+// batch or to max_length, length bucketing in the loader, the token cache, every bad input
+// named with its file and line, and predictions taken longest first landing in their rows.
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/data/DataModule.h"
 #include "engine/data/Loader.h"
 #include "engine/data/WordNetGlosses.h"
+#include "engine/run/PredictionsCsv.h"
 #include "engine/text/TextCsv.h"
 #include "engine/text/TextDataset.h"
 #include "engine/text/TokenizedCorpus.h"
@@ -278,6 +279,39 @@ private Q_SLOTS:
         QCOMPARE(splits.class_names.size(), size_t(26));
         QVERIFY(has(splits.description, "WordNet"));
         QVERIFY(!splits.test->describe(0).empty());
+    }
+
+    // The text predictor runs its texts longest first (little padding); each text's probabilities
+    // land in its own row, in eval mode and without gradients, batch_size at a time.
+    void predictionsTakenInAnotherOrderLandInTheirRows() {
+        torch::nn::Linear model(1, 3);   // what classProbabilities moves and puts in eval mode
+        const int64_t n = 7, classes = 3;
+        std::vector<std::vector<int64_t>> batches;
+        bool grad_mode = true;
+        const torch::Tensor p = classProbabilities(
+            *model, torch::kCPU, n, classes, 3, {6, 2, 4, 3, 5, 1, 0}, [&](const std::vector<int64_t>& rows) {
+                batches.push_back(rows);
+                grad_mode = torch::GradMode::is_enabled();
+                auto logits = torch::full({static_cast<int64_t>(rows.size()), classes}, -10.0);
+                for (size_t r = 0; r < rows.size(); ++r) logits[static_cast<int64_t>(r)][rows[r] % classes] = 10.0;
+                return logits;
+            });
+        QCOMPARE(batches, (std::vector<std::vector<int64_t>>{{6, 2, 4}, {3, 5, 1}, {0}}));
+        QVERIFY(!grad_mode);
+        QVERIFY(!model->is_training());
+        QCOMPARE(p.sizes().vec(), (std::vector<int64_t>{n, classes}));
+        QCOMPARE(p.scalar_type(), torch::kFloat32);
+        for (int64_t i = 0; i < n; ++i) {
+            QCOMPARE(p[i].argmax().item<int64_t>(), i % classes);
+            QVERIFY(std::abs(p[i].sum().item<double>() - 1.0) < 1e-6);
+        }
+        // No order: the rows as they come.
+        batches.clear();
+        classProbabilities(*model, torch::kCPU, 4, classes, 3, {}, [&](const std::vector<int64_t>& rows) {
+            batches.push_back(rows);
+            return torch::zeros({static_cast<int64_t>(rows.size()), classes});
+        });
+        QCOMPARE(batches, (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3}}));
     }
 };
 
