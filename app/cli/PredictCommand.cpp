@@ -9,6 +9,8 @@
 #include "engine/run/TextPredictor.h"
 #include "storage/RunStore.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <memory>
 
@@ -20,7 +22,24 @@ struct PredictArgs {
     PredictOptions options;
     std::optional<int64_t> max_length;
     std::vector<std::string> images;
+    bool json = false;
 };
+
+// `--json`: the summary as one line for a program (the workbench's Predict dialog) to read.
+std::string summaryJson(const PredictResult& result, const std::string& what, const std::string& output) {
+    nlohmann::json j;
+    j["predicted"] = result.rows;
+    j["what"] = what;
+    j["device"] = result.device;
+    j["seconds"] = result.seconds;
+    j["output"] = output;
+    j["labelled"] = result.labelled;
+    j["correct"] = result.correct;
+    j["classes"] = nlohmann::json::object();
+    for (size_t c = 0; c < result.class_names.size(); ++c) j["classes"][result.class_names[c]] = result.predicted_counts[c];
+    j["notes"] = result.notes;
+    return j.dump();
+}
 
 // The run's config, class names and best checkpoint.
 PredictModel fromRun(const StoreCommandContext& context, const std::string& run) {
@@ -80,6 +99,10 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
             args.options.max_length = args.max_length;
             result = predictTextCsv(model, args.options);
         }
+        if (args.json) {
+            *context.out << summaryJson(result, what, output) << "\n";
+            return kExitOk;
+        }
         for (const auto& note : result.notes) *context.err << "note: " << note << "\n";
         *context.out << "Predicted " << result.rows << " " << what << " on " << result.device << " in " << result.seconds
                      << " s -> " << output << "\n";
@@ -127,6 +150,9 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")
         ->check(between(3, 8192));
     sub->add_option("--tokenizer", args->tokenizer, "vocab.txt, tokenizer.json or folder (default: the model's)");
+    sub->add_flag("--json", args->json,
+                  "Print the summary as one JSON line (predicted, what, device, seconds, output, labelled, correct, "
+                  "classes, notes) instead of text");
     sub->callback([&context, &exit_code, args] { exit_code = predict(context, *args); });
 }
 

@@ -8,6 +8,9 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -218,6 +221,27 @@ private Q_SLOTS:
         QVERIFY2(r.exit_code == 0 && r.out.contains("labels the run never trained on were not scored: [tulip]") &&
                      r.out.contains("accuracy on the 1 rows with a label: 1"),
                  qPrintable(r.out));
+        // --json: the same summary as one line for a program (the workbench's Predict dialog).
+        const CliResult j = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", m_dir.filePath("labels-out.csv"),
+                                              "--json"});
+        QCOMPARE(j.exit_code, 0);
+        const QStringList lines = j.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1);
+        const QJsonObject summary = QJsonDocument::fromJson(lines.front().toUtf8()).object();
+        QCOMPARE(summary.value("predicted").toInt(), 3);
+        QCOMPARE(summary.value("what").toString(), QString("rows"));
+        QVERIFY(summary.value("device").toString().startsWith("c"));   // cpu, or cuda:0 on a GPU machine
+        QVERIFY(summary.value("seconds").toDouble() > 0.0);
+        QCOMPARE(summary.value("output").toString(), m_dir.filePath("labels-out.csv"));
+        QCOMPARE(summary.value("labelled").toInt(), 1);
+        QCOMPARE(summary.value("correct").toInt(), 1);
+        const QJsonObject classes = summary.value("classes").toObject();
+        QCOMPARE(classes.keys(), (QStringList{"setosa", "versicolor", "virginica"}));
+        QCOMPARE(classes.value("setosa").toInt() + classes.value("versicolor").toInt() + classes.value("virginica").toInt(),
+                 3);
+        QCOMPARE(summary.value("notes").toArray().size(), 1);
+        QCOMPARE(summary.value("notes").toArray().first().toString(),
+                 QString("labels the run never trained on were not scored: [tulip]"));
     }
 
     // The run stores its training rows' statistics beside its checkpoint: its predictions stay the

@@ -17,11 +17,13 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImageReader>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QMimeData>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QTableWidget>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -321,7 +323,7 @@ void PredictDialog::predict()
     const QStringList paths = inputs();
     if (!m_usable || paths.isEmpty() || isRunning()) return;
     QStringList args{QStringLiteral("--db"), m_dbPath, QStringLiteral("predict"), QString::number(m_runId),
-                     QStringLiteral("-o"), m_outputCsv};
+                     QStringLiteral("-o"), m_outputCsv, QStringLiteral("--json")};
     if (m_kind == Inputs::Texts) args << QStringLiteral("--text-column") << m_textColumn;
     if (m_kind == Inputs::Images)
         args << QStringLiteral("--images") << paths;
@@ -428,19 +430,21 @@ void PredictDialog::showListing(const PredictionListing& listing)
     Q_EMIT predictionsReady(static_cast<int>(listing.total));
 }
 
-// What the predictions say as a whole: how many, where and how fast (the command's first line),
-// the accuracy where the true class is one of the run's, the classes predicted (most first), and
-// the command's notes.
+// What the predictions say as a whole: how many, where and how fast (the command's --json
+// summary), the accuracy where the true class is one of the run's, the classes predicted (most
+// first), and the command's notes.
 QString PredictDialog::summarise(const PredictionListing& listing) const
 {
+    QJsonObject command;
+    for (const QString& line : m_lines)
+        if (line.startsWith(QLatin1Char('{'))) command = QJsonDocument::fromJson(line.toUtf8()).object();
     const QString noun = m_kind == Inputs::Images ? tr("images") : m_kind == Inputs::Texts ? tr("texts") : tr("rows");
     QString first = tr("%1 %2 predicted").arg(listing.total).arg(noun);
-    static const QRegularExpression ran(QStringLiteral(R"(^Predicted \d+ \S+ on (\S+) in ([0-9.eE+-]+) s)"));
-    if (const auto m = ran.match(m_lines.value(0)); m.hasMatch()) {
-        const double seconds = m.captured(2).toDouble();
+    if (command.contains(QStringLiteral("device")) && command.contains(QStringLiteral("seconds"))) {
+        const double seconds = command.value(QStringLiteral("seconds")).toDouble();
         first += tr(" on %1 in %2")
-                     .arg(m.captured(1), seconds < 1.0 ? tr("%1 ms").arg(std::lround(seconds * 1000.0))
-                                                        : formatDuration(seconds));
+                     .arg(command.value(QStringLiteral("device")).toString(),
+                          seconds < 1.0 ? tr("%1 ms").arg(std::lround(seconds * 1000.0)) : formatDuration(seconds));
     }
     QStringList lines{first + QLatin1Char('.')};
     if (listing.labelled > 0)
@@ -453,12 +457,12 @@ QString PredictDialog::summarise(const PredictionListing& listing) const
     QStringList classes;
     for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name).arg(count);
     lines << tr("Predicted: %1.").arg(classes.join(QStringLiteral(", ")));
-    for (const QString& line : m_process->errorLines())
-        if (line.startsWith(QStringLiteral("note: "))) {
-            QString note = line.mid(6);
-            if (!note.isEmpty()) note[0] = note[0].toUpper();
-            lines << note;
-        }
+    const QJsonArray notes = command.value(QStringLiteral("notes")).toArray();
+    for (const QJsonValue value : notes) {
+        QString note = value.toString();
+        if (!note.isEmpty()) note[0] = note[0].toUpper();
+        lines << note;
+    }
     return lines.join(QLatin1Char('\n'));
 }
 
