@@ -79,6 +79,8 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
         if (model.run_config && isImageKind(model.run_config->data.kind) && args.images.empty())
             throw ConfigError("--images", "the run trained on images (" + model.run_config->data.kind +
                                               "): give image files or folders with --images, not --input");
+        if (!args.images.empty() && args.options.label_column)
+            throw ConfigError("--label-column", "images are labelled by their class folders, not a column");
         PredictResult result;
         std::string what = "texts", labelled = "texts with a label";   // what was predicted, what of it was scored
         const std::string output = args.options.output_csv;
@@ -145,6 +147,9 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
                     "label column), prob:<class>...")
         ->required();
     sub->add_option("--text-column", args->options.text_column, "The input's text column (default: text)");
+    sub->add_option("--label-column", args->options.label_column,
+                    "The input's column of true classes, which scores the predictions (default: the run's "
+                    "data.label_column where the input has it)");
     sub->add_option("--batch-size", args->options.batch_size, "Texts or images per forward pass (default: 32)")
         ->check(atLeast(1));
     sub->add_option("--max-length", args->max_length, "Tokens per text (default: the run's data.max_length)")

@@ -49,8 +49,17 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
     }
     if (!out) throw DataError(path + ": writing the predictions failed");
     if (!unknown.empty())
-        result.notes.push_back("labels the run never trained on were not scored: " + bracketList(unknown));
+        result.notes.push_back("labels that are not one of the model's classes were not scored: " + bracketList(unknown));
     return predicted;
+}
+
+std::string scoredLabelColumn(const std::string& path, const std::vector<std::string>& header, const PredictModel& model,
+                              const PredictOptions& options) {
+    if (options.label_column) return header[headerColumn(path, header, *options.label_column, "label", "--label-column")];
+    if (model.run_config &&
+        std::find(header.begin(), header.end(), model.run_config->data.label_column) != header.end())
+        return model.run_config->data.label_column;
+    return "";
 }
 
 void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why) {

@@ -31,6 +31,12 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
                                          const torch::Tensor& probabilities,
                                          const std::vector<std::string>& class_names, PredictResult& result);
 
+// The input's column of true classes (`header`: the CSV at `path`): options.label_column when given
+// (a DataError naming the columns when the input lacks it), else the run's data.label_column where
+// the input has it; "" for none.
+std::string scoredLabelColumn(const std::string& path, const std::vector<std::string>& header, const PredictModel& model,
+                              const PredictOptions& options);
+
 // The DataError for a checkpoint that does not load into the model its run's config builds.
 [[noreturn]] void cannotLoadCheckpoint(const PredictModel& model, const std::exception& why);
 // Where predictions run: the first GPU when there is one, else the CPU.

@@ -68,9 +68,10 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     }
     const std::vector<std::string>& features = trained.features;
     const std::vector<size_t> feature_cols = featureColumns(table, features);
-    const auto label = std::find(table.header.begin(), table.header.end(), config.data.label_column);
-    const bool has_label = label != table.header.end();
-    const auto label_col = static_cast<size_t>(label - table.header.begin());
+    const std::string label_name = scoredLabelColumn(table.path, table.header, source, options);
+    const bool has_label = !label_name.empty();
+    const auto label_col = static_cast<size_t>(
+        std::find(table.header.begin(), table.header.end(), label_name) - table.header.begin());
 
     std::vector<std::string> unread;
     for (size_t c = 0; c < table.header.size(); ++c)

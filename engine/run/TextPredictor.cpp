@@ -74,13 +74,9 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
     // The input first: a wrong file is reported before a model is loaded. Texts are read as
     // training reads them (<br /> as a line break); an empty text is classified too.
-    // A run's label column, where the input has it, scores the predictions.
-    std::string label_column;
-    if (source.run_config) {
-        const auto header = readCsvHeader(options.input_csv);
-        if (header && std::find(header->begin(), header->end(), source.run_config->data.label_column) != header->end())
-            label_column = source.run_config->data.label_column;
-    }
+    // A column of true classes (the run's label column, or --label-column) scores the predictions.
+    const auto header = readCsvHeader(options.input_csv);
+    const std::string label_column = header ? scoredLabelColumn(options.input_csv, *header, source, options) : "";
     LabelledTexts input = readTextCsv(options.input_csv, options.text_column, label_column, /*for_prediction=*/true);
     const std::vector<std::string> labels = std::move(input.labels);
 

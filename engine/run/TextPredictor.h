@@ -31,6 +31,9 @@ struct PredictOptions {
     int64_t batch_size = 32;
     std::optional<int64_t> max_length;      // default: the run's data.max_length, or the folder model's positions (<= 512)
     std::optional<std::string> tokenizer;   // default: the run's, or the folder's own
+    // The input's column of true classes, which scores the predictions (default: the run's
+    // data.label_column where the input has it; a checkpoint folder has none).
+    std::optional<std::string> label_column;
 };
 
 struct PredictResult {

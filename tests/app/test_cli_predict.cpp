@@ -218,7 +218,7 @@ private Q_SLOTS:
         const QString input = writeFile("labels.csv", "sepal_length,sepal_width,petal_length,petal_width,species\n"
                                                       "5.1,3.5,1.4,0.2,tulip\n5.1,3.5,1.4,0.2,setosa\n5,3,1,0,\n");
         const CliResult r = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", m_dir.filePath("labels-out.csv")});
-        QVERIFY2(r.exit_code == 0 && r.out.contains("labels the run never trained on were not scored: [tulip]") &&
+        QVERIFY2(r.exit_code == 0 && r.out.contains("labels that are not one of the model's classes were not scored: [tulip]") &&
                      r.out.contains("accuracy on the 1 rows with a label: 1"),
                  qPrintable(r.out));
         // --json: the same summary as one line for a program (the workbench's Predict dialog).
@@ -241,7 +241,38 @@ private Q_SLOTS:
                  3);
         QCOMPARE(summary.value("notes").toArray().size(), 1);
         QCOMPARE(summary.value("notes").toArray().first().toString(),
-                 QString("labels the run never trained on were not scored: [tulip]"));
+                 QString("labels that are not one of the model's classes were not scored: [tulip]"));
+    }
+
+    // True classes under another name: --label-column scores them (and that column is not read as
+    // a feature or called unread); a name the input lacks is refused naming its columns; images
+    // take their class from their folders, not a column.
+    void anotherLabelColumnIsChosen() {
+        const QString fixed = writeFile("kinds.csv", "sepal_length,sepal_width,petal_length,petal_width,kind\n"
+                                                     "5.1,3.5,1.4,0.2,setosa\n6.9,3.1,5.8,2.1,virginica\n");
+        const QString out = m_dir.filePath("kinds-out.csv");
+        const CliResult unscored = cliOn(m_tableDb, {"predict", "1", "--input", fixed, "-o", out});
+        QVERIFY2(unscored.exit_code == 0 && !unscored.out.contains("accuracy") &&
+                     unscored.out.contains("left aside: [kind]"),
+                 qPrintable(unscored.out));
+        const CliResult scored = cliOn(m_tableDb, {"predict", "1", "--input", fixed, "-o", out, "--label-column", "kind"});
+        QVERIFY2(scored.exit_code == 0 && scored.out.contains("accuracy on the 2 rows with a label: 1") &&
+                     !scored.out.contains("left aside"),
+                 qPrintable(scored.out));
+        QFile written(out);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(csvFields(written).mid(0, 4), (QStringList{"index", "predicted", "confidence", "true"}));
+
+        QFile::remove(out);
+        const CliResult misspelt = cliOn(m_tableDb, {"predict", "1", "--input", fixed, "-o", out, "--label-column", "knid"});
+        QCOMPARE(misspelt.exit_code, 3);
+        QVERIFY2(misspelt.out.contains("kinds.csv: no label column 'knid' (did you mean 'kind'?)") &&
+                     misspelt.out.contains("(--label-column)"),
+                 qPrintable(misspelt.out));
+        QVERIFY(!QFile::exists(out));
+        const CliResult images = cliOn(m_tableDb, {"predict", "1", "--images", m_dir.path(), "-o", out, "--label-column", "kind"});
+        QCOMPARE(images.exit_code, 2);
+        QVERIFY2(images.out.contains("images are labelled by their class folders"), qPrintable(images.out));
     }
 
     // The run stores its training rows' statistics beside its checkpoint: its predictions stay the

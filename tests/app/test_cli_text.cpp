@@ -109,7 +109,7 @@ private Q_SLOTS:
                                                            "a horse with a horn,noun.unicorn\n");
         const CliResult scored = cli({"predict", "--run", "wordnet-tiny", "--input", labelled, "--output", output});
         QVERIFY2(scored.exit_code == 0 && scored.out.contains("accuracy on the 3 texts with a label: ") &&
-                     scored.out.contains("labels the run never trained on were not scored: [noun.unicorn]"),
+                     scored.out.contains("labels that are not one of the model's classes were not scored: [noun.unicorn]"),
                  qPrintable(scored.out));
         QFile scored_csv(output);
         QVERIFY(scored_csv.open(QIODevice::ReadOnly));
@@ -167,6 +167,19 @@ private Q_SLOTS:
                                  m_dir.filePath("p.csv"), "--tokenizer", kVocab});
         QCOMPARE(p.exit_code, 2);
         QVERIFY2(p.out.contains("--tokenizer") && p.out.contains("30522") && p.out.contains("1000"), qPrintable(p.out));
+        // With a tokenizer of its size it predicts, and --label-column scores it against its
+        // config's id2label names (a folder model has no label column of its own).
+        QFile full(kVocab);
+        QVERIFY(full.open(QIODevice::ReadOnly));
+        QByteArray vocab;
+        for (int i = 0; i < 1000; ++i) vocab += full.readLine();
+        const QString small = writeFile("vocab1000.txt", vocab);
+        const QString labelled = writeFile("folder.csv", "text,truth\na good film,LABEL_0\nbad,LABEL_1\nodd,LABEL_9\n");
+        const CliResult f = cli({"predict", "--model", kBert + "/../distilbert", "--tokenizer", small, "--input", labelled,
+                                 "--output", m_dir.filePath("p.csv"), "--label-column", "truth"});
+        QVERIFY2(f.exit_code == 0 && f.out.contains("Predicted 3 texts") && f.out.contains("accuracy on the 2 texts with a label") &&
+                     f.out.contains("not one of the model's classes were not scored: [LABEL_9]"),
+                 qPrintable(f.out));
     }
 
     void twoProcessesWithCheckpointingFollowOneProcess() {
