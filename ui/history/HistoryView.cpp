@@ -1,6 +1,7 @@
 #include "ui/history/HistoryView.h"
 
 #include "ui/history/HistoryModel.h"
+#include "ui/widgets/ElideDelegate.h"
 #include "ui/widgets/Format.h"
 #include "ui/widgets/SortHeader.h"
 #include "ui/widgets/ValidatedField.h"
@@ -50,7 +51,10 @@ HistoryView::HistoryView(const QString& dbPath, QWidget* parent)
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);   // a run name's end tells runs apart as often as its start
+    // Notes and tags elide on the right (a sentence's start says what it is about); a run name in
+    // the middle, since its end tells runs apart as often as its start.
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->setItemDelegateForColumn(HistoryModel::Name, new ElideDelegate(Qt::ElideMiddle, m_table));
     // Tags beside the name: they tell runs of one name apart ("baseline", "bf16") and stay in view
     // when the columns need more than the window's width. A saved layout keeps its own order.
     m_table->horizontalHeader()->moveSection(HistoryModel::Tags, HistoryModel::Name + 1);
@@ -395,7 +399,8 @@ void HistoryView::shrinkTextColumnsToFit()
     if (excess <= 0)
         return;
     // Each text column keeps at least its header and 8 characters; a name keeps 32, enough for most
-    // whole (a run is found by its name), and the tags beside it 24 (two or three tags).
+    // whole (a run is found by its name), the tags beside it 24 (two or three tags), and notes 16
+    // (their first words).
     struct Elastic {
         int column, slack;
     };
@@ -406,7 +411,10 @@ void HistoryView::shrinkTextColumnsToFit()
                              int(HistoryModel::Notes)}) {
         if (header->isSectionHidden(column))
             continue;
-        const int least = column == HistoryModel::Name ? 32 : column == HistoryModel::Tags ? 24 : 8;
+        const int least = column == HistoryModel::Name ? 32
+                          : column == HistoryModel::Tags ? 24
+                          : column == HistoryModel::Notes ? 16
+                                                          : 8;
         const int floor = std::max(header->sectionSizeHint(column), chars * least);
         const int room = std::max(0, m_table->columnWidth(column) - floor);
         elastic.push_back({column, room});

@@ -9,6 +9,7 @@
 #include "storage/RunWriter.h"
 #include "ui/history/HistoryModel.h"
 #include "ui/history/HistoryView.h"
+#include "ui/widgets/ElideDelegate.h"
 
 #include <QAction>
 #include <QElapsedTimer>
@@ -233,6 +234,13 @@ private Q_SLOTS:
         QVERIFY(table->columnWidth(HistoryModel::Name) >= table->fontMetrics().averageCharWidth() * 32);
         QCOMPARE(table->model()->index(row, HistoryModel::Name).data(Qt::ToolTipRole).toString(),
                  QString::fromStdString(longName));
+        // A name cut short keeps its end (it tells runs apart as often as its start); notes and
+        // tags keep their start ("Baseline CN…", not "B…n").
+        const auto* names = dynamic_cast<hearth::ui::ElideDelegate*>(table->itemDelegateForColumn(HistoryModel::Name));
+        QVERIFY(names);
+        QCOMPARE(names->mode(), Qt::ElideMiddle);
+        QCOMPARE(table->textElideMode(), Qt::ElideRight);
+        QVERIFY(!table->itemDelegateForColumn(HistoryModel::Notes));   // the view's own, eliding right
     }
 
     // Only the sorted column keeps room for the sort arrow (QHeaderView gives it to every column,
