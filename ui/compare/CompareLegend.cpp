@@ -52,7 +52,9 @@ CompareLegend::CompareLegend(QWidget* parent)
     m_tree->setUniformRowHeights(true);
     m_tree->setMouseTracking(true);
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_tree->setTextElideMode(Qt::ElideRight);   // names and values lead with what tells runs apart
+    // In the middle, as the tables elide run names: the value and the run number lead, and a name's
+    // end tells runs apart as often as its start.
+    m_tree->setTextElideMode(Qt::ElideMiddle);
     m_tree->setIconSize(QSize(14, 10));
     m_tree->viewport()->installEventFilter(this);
     m_filter->setObjectName(QStringLiteral("compareLegendFilter"));

@@ -24,6 +24,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <QTreeWidget>
 #include <QToolButton>
 
 #include <algorithm>
@@ -169,6 +170,10 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("%1: %2 px").arg(t->objectName()).arg(t->columnWidth(0))));
             QVERIFY(t->columnWidth(1) > 0);
         }
+        // The legend beside the curves elides it the same way (its end tells runs apart).
+        auto* legend = view.findChild<QTreeWidget*>(QStringLiteral("compareLegend"));
+        QVERIFY(legend);
+        QCOMPARE(legend->textElideMode(), Qt::ElideMiddle);
         hearth::RunStore(m_db.toStdString()).rename(m_second, "compare-b");
     }
 
