@@ -88,8 +88,12 @@ std::vector<SettingDifference> differingSettings(const std::vector<std::string>&
 namespace {
 
 // An effective value as runs compare it: the checkpoints' paths ("-> DB.artifacts/12/best.pt")
-// name each run's own folder, which tells nothing apart.
+// name each run's own folder, which tells nothing apart. A setting that did nothing ("n/a: only
+// zero3 gathers parameters by block (trainer.strategy is ddp)") compares as "n/a" whatever the
+// reason (that is a difference of another setting, listed under it), and so does one a run does
+// not record: a run from before the setting existed did not use it either.
 std::string comparable(const std::string& value) {
+    if (value.empty() || value.rfind("n/a", 0) == 0) return "n/a";
     static const std::regex own_folder("/[0-9]+/(best\\.pt|state-<step>\\.pt)");
     return std::regex_replace(value, own_folder, "/RUN/$1");
 }

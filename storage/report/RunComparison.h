@@ -29,7 +29,8 @@ std::map<std::string, std::string> flattenConfig(const std::string& config_json)
 // `name` is left out unless asked for (runs differ by name).
 std::vector<SettingDifference> differingSettings(const std::vector<std::string>& config_jsons,
                                                  bool include_name = false);
-// The same over effective settings ("what ran"), keys sorted.
+// The same over effective settings ("what ran"), keys sorted. A setting that did nothing in each
+// run ("n/a…", for whatever reason, or not recorded by an older run) does not differ.
 std::vector<SettingDifference> differingEffective(const std::vector<std::map<std::string, std::string>>& effective);
 
 // How much faster `run` trained than `baseline` (2.0: twice as fast): the ratio of their training

@@ -301,11 +301,12 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     }
     // The same differences as Compare and the HTML comparison: config keys in the key table's
     // order (the run names are in the header), what ran without each run's own artifact folder.
-    auto table = [&](const std::vector<SettingDifference>& differences) {
+    // A config without the key: "(unset)"; a run from before a setting was recorded: "(not recorded)".
+    auto table = [&](const std::vector<SettingDifference>& differences, const std::string& missing) {
         TextTable t(headers);
         for (const auto& d : differences) {
             std::vector<std::string> row{d.key};
-            for (const auto& v : d.values) row.push_back(v.empty() ? "(unset)" : v);
+            for (const auto& v : d.values) row.push_back(v.empty() ? missing : v);
             t.addRow(std::move(row));
         }
         return t.render("  ");
@@ -314,9 +315,10 @@ std::string comparisonText(const std::vector<StoredRun>& runs) {
     const auto config_differences = differingSettings(configs);
     out += config_differences.empty() ? "Config: identical\n"
                                       : "Config keys that differ (" + std::to_string(config_differences.size()) +
-                                            ")\n" + table(config_differences);
+                                            ")\n" + table(config_differences, "(unset)");
     const auto effective_differences = differingEffective(effective);
-    if (!effective_differences.empty()) out += "\nEffective settings that differ\n" + table(effective_differences);
+    if (!effective_differences.empty())
+        out += "\nEffective settings that differ\n" + table(effective_differences, "(not recorded)");
 
     headers[0] = "METRIC";
     TextTable metrics(headers);

@@ -376,6 +376,20 @@ void ReportPagesTest::differingSettingsFollowTheSchema() {
     const auto monitor = report::differingEffective({first, second});
     QCOMPARE(monitor.size(), size_t(1));
     QCOMPARE(monitor[0].values[1], second["trainer.checkpoint"]);   // shown as it is
+    // A setting that did nothing differs in neither its reason nor its absence from an older run,
+    // which recorded fewer; one that ran differs from both.
+    const std::map<std::string, std::string> older{{"trainer.precision", "32-true (float32)"}};
+    const std::map<std::string, std::string> newer{
+        {"trainer.precision", "32-true (float32)"},
+        {"trainer.fsdp.prefetch", "n/a: only zero3 gathers parameters by block (trainer.strategy is auto)"}};
+    std::map<std::string, std::string> ddp = newer;
+    ddp["trainer.fsdp.prefetch"] = "n/a: only zero3 gathers parameters by block (trainer.strategy is ddp)";
+    QVERIFY(report::differingEffective({older, newer, ddp}).empty());
+    std::map<std::string, std::string> zero3 = newer;
+    zero3["trainer.fsdp.prefetch"] = "on (the next unit's parameters are gathered during this one's)";
+    const auto ran_it = report::differingEffective({older, newer, zero3});
+    QCOMPARE(ran_it.size(), size_t(1));
+    QCOMPARE(ran_it[0].values, (std::vector<std::string>{"", newer.at("trainer.fsdp.prefetch"), zero3["trainer.fsdp.prefetch"]}));
 }
 
 void ReportPagesTest::comparisonThinsLongCurvesKeepingExtremes() {
