@@ -11,8 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+
+#include <unistd.h>
 
 namespace hearth::cli {
 namespace {
@@ -23,11 +27,37 @@ struct PredictArgs {
     std::optional<int64_t> max_length;
     std::vector<std::string> images;
     bool json = false;
+    bool events = false;
 };
 
-// `--json`: the summary as one line for a program (the workbench's Predict dialog) to read.
+// How far the forward passes are: `--events` lines for the workbench (at most ten a second, and
+// the last), a line overwritten in place on a terminal, else nothing.
+PredictProgress progressReporter(const StoreCommandContext& context, bool events, bool json, const std::string& what) {
+    using Clock = std::chrono::steady_clock;
+    if (events) {
+        auto last = std::make_shared<Clock::time_point>();
+        std::ostream* out = context.out;
+        return [last, out, what](int64_t done, int64_t total) {
+            const auto now = Clock::now();
+            if (done < total && now - *last < std::chrono::milliseconds(100)) return;
+            *last = now;
+            *out << nlohmann::json{{"event", "predict_progress"}, {"done", done}, {"total", total}, {"what", what}}.dump()
+                 << std::endl;
+        };
+    }
+    if (json || !isatty(STDERR_FILENO)) return {};
+    return [what](int64_t done, int64_t total) {
+        std::fprintf(stderr, "\r\033[K%3.0f%%  %lld of %lld %s", 100.0 * static_cast<double>(done) / static_cast<double>(total),
+                     static_cast<long long>(done), static_cast<long long>(total), what.c_str());
+        if (done >= total) std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+    };
+}
+
+// `--json` and `--events`: the summary as one line for a program (the workbench's Predict dialog) to read.
 std::string summaryJson(const PredictResult& result, const std::string& what, const std::string& output) {
     nlohmann::json j;
+    j["event"] = "predict_summary";
     j["predicted"] = result.rows;
     j["what"] = what;
     j["device"] = result.device;
@@ -82,26 +112,27 @@ int predict(const StoreCommandContext& context, PredictArgs args) {
         if (!args.images.empty() && args.options.label_column)
             throw ConfigError("--label-column", "images are labelled by their class folders, not a column");
         PredictResult result;
-        std::string what = "texts", labelled = "texts with a label";   // what was predicted, what of it was scored
+        // What is predicted, and what of it is scored.
+        const bool images = !args.images.empty(), table = !images && model.run_config && model.run_config->data.kind == "csv";
+        const std::string what = images ? "images" : table ? "rows" : "texts";
+        const std::string labelled = images ? "images in class folders" : table ? "rows with a label" : "texts with a label";
         const std::string output = args.options.output_csv;
-        if (!args.images.empty()) {
+        args.options.on_progress = progressReporter(context, args.events, args.json, what);
+        if (images) {
             ImagePredictOptions options;
             options.inputs = args.images;
             options.output_csv = args.options.output_csv;
             options.batch_size = args.options.batch_size;
+            options.on_progress = args.options.on_progress;
             result = predictImages(model, options);
-            what = "images";
-            labelled = "images in class folders";
-        } else if (model.run_config && model.run_config->data.kind == "csv") {
+        } else if (table) {
             result = predictTableCsv(model, args.options);
-            what = "rows";
-            labelled = "rows with a label";
         } else {
             if (!args.tokenizer.empty()) args.options.tokenizer = args.tokenizer;
             args.options.max_length = args.max_length;
             result = predictTextCsv(model, args.options);
         }
-        if (args.json) {
+        if (args.json || args.events) {
             *context.out << summaryJson(result, what, output) << "\n";
             return kExitOk;
         }
@@ -158,6 +189,9 @@ void registerPredictCommand(CLI::App& app, StoreCommandContext& context, int& ex
     sub->add_flag("--json", args->json,
                   "Print the summary as one JSON line (predicted, what, device, seconds, output, labelled, correct, "
                   "classes, notes) instead of text");
+    sub->add_flag("--events", args->events,
+                  "Print progress as JSON lines ({\"event\": \"predict_progress\", \"done\", \"total\"}, at most ten a "
+                  "second), then the --json summary (the workbench's Predict dialog)");
     sub->callback([&context, &exit_code, args] { exit_code = predict(context, *args); });
 }
 

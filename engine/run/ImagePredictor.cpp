@@ -209,7 +209,7 @@ PredictResult predictImages(const PredictModel& source, const ImagePredictOption
             auto raw = torch::empty({static_cast<int64_t>(rows.size()), in.channels, in.size, in.size}, torch::kUInt8);
             images.fill(rows, raw);
             return model.forward(in.norm.apply(raw.to(device)));
-        });
+        }, options.on_progress);
 
     PredictResult result;
     if (!note.empty()) result.notes.push_back(note);

@@ -20,6 +20,7 @@ struct ImagePredictOptions {
     std::vector<std::string> inputs;
     std::string output_csv;
     int64_t batch_size = 64;
+    PredictProgress on_progress;
 };
 
 // Output columns: file, predicted (class name), confidence, true (the class folder's name, or

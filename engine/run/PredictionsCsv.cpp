@@ -73,7 +73,8 @@ torch::Device predictionDevice() {
 
 torch::Tensor classProbabilities(torch::nn::Module& model, const torch::Device& device, int64_t n, int64_t classes,
                                  int64_t batch_size, std::vector<int64_t> order,
-                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits) {
+                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits,
+                                 const PredictProgress& on_progress) {
     if (order.empty()) {
         order.resize(static_cast<size_t>(n));
         std::iota(order.begin(), order.end(), int64_t{0});
@@ -87,6 +88,7 @@ torch::Tensor classProbabilities(torch::nn::Module& model, const torch::Device& 
         const std::vector<int64_t> rows(order.begin() + begin, order.begin() + std::min(n, begin + batch_size));
         const auto probs = torch::softmax(logits(rows).to(torch::kFloat32), 1).cpu();
         probabilities.index_copy_(0, torch::tensor(rows, torch::kInt64), probs);
+        if (on_progress) on_progress(std::min(n, begin + batch_size), n);
     }
     return probabilities;
 }

@@ -46,8 +46,10 @@ torch::Device predictionDevice();
 // in eval mode and without gradients, runs batch_size inputs at a time, taken in `order` (0..n-1
 // when empty; the text predictor takes the longest first, for little padding). `logits(rows)`
 // runs it on those inputs (row numbers into the n) and returns their logits, one row each.
+// `on_progress` (when set) hears after each batch how many are done.
 torch::Tensor classProbabilities(torch::nn::Module& model, const torch::Device& device, int64_t n, int64_t classes,
                                  int64_t batch_size, std::vector<int64_t> order,
-                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits);
+                                 const std::function<torch::Tensor(const std::vector<int64_t>& rows)>& logits,
+                                 const PredictProgress& on_progress = {});
 
 }  // namespace hearth

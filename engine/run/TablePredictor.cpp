@@ -107,7 +107,7 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     const auto probabilities =
         classProbabilities(*model, device, n, classes, options.batch_size, {}, [&](const std::vector<int64_t>& rows) {
             return model->forward(x.narrow(0, rows.front(), static_cast<int64_t>(rows.size())).to(device));
-        });
+        }, options.on_progress);
 
     result.rows = n;
     result.class_names = source.class_names;

@@ -105,7 +105,7 @@ PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& o
     const auto probabilities = classProbabilities(
         *loaded.model, device, n, classes, options.batch_size, std::move(order), [&](const std::vector<int64_t>& batch_rows) {
             return loaded.model->forwardBatch(onDevice(texts.getBatch(batch_rows), device, /*non_blocking=*/false));
-        });
+        }, options.on_progress);
 
     PredictResult result;
     result.rows = n;

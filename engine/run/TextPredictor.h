@@ -8,6 +8,7 @@
 #include "engine/config/ExperimentConfig.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct PredictModel {
     std::string folder;
 };
 
+// Called after each batch of forward passes: the inputs predicted so far, and how many in all.
+using PredictProgress = std::function<void(int64_t done, int64_t total)>;
+
 struct PredictOptions {
     std::string input_csv;
     std::string output_csv;
@@ -34,6 +38,7 @@ struct PredictOptions {
     // The input's column of true classes, which scores the predictions (default: the run's
     // data.label_column where the input has it; a checkpoint folder has none).
     std::optional<std::string> label_column;
+    PredictProgress on_progress;
 };
 
 struct PredictResult {

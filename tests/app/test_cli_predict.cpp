@@ -242,6 +242,20 @@ private Q_SLOTS:
         QCOMPARE(summary.value("notes").toArray().size(), 1);
         QCOMPARE(summary.value("notes").toArray().first().toString(),
                  QString("labels that are not one of the model's classes were not scored: [tulip]"));
+        // --events: progress lines as the batches go (batch 1: the last one says all 3), then the same summary.
+        const CliResult e = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", m_dir.filePath("labels-out.csv"),
+                                              "--events", "--batch-size", "1"});
+        QCOMPARE(e.exit_code, 0);
+        const QStringList events = e.out.trimmed().split('\n');
+        QVERIFY2(events.size() >= 2, qPrintable(e.out));
+        const QJsonObject last = QJsonDocument::fromJson(events[events.size() - 2].toUtf8()).object();
+        QCOMPARE(last.value("event").toString(), QString("predict_progress"));
+        QCOMPARE(last.value("done").toInt(), 3);
+        QCOMPARE(last.value("total").toInt(), 3);
+        QCOMPARE(last.value("what").toString(), QString("rows"));
+        const QJsonObject end = QJsonDocument::fromJson(events.back().toUtf8()).object();
+        QCOMPARE(end.value("event").toString(), QString("predict_summary"));
+        QCOMPARE(end.value("correct").toInt(), 1);
     }
 
     // True classes under another name: --label-column scores them (and that column is not read as

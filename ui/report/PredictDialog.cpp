@@ -22,7 +22,9 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QUrl>
@@ -133,7 +135,7 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
                              QWidget* parent)
     : QDialog(parent), m_dbPath(dbPath), m_runId(runId), m_process(new CliProcess(this)), m_intro(new QLabel),
       m_inputs(new QListWidget), m_predict(new QPushButton(tr("Predict"))), m_save(new QPushButton(tr("Save CSV…"))),
-      m_summary(new QLabel), m_results(new QTableWidget)
+      m_summary(new QLabel), m_progress(new QProgressBar), m_results(new QTableWidget)
 {
     setWindowTitle(tr("Predict with %1").arg(runTitle));
     setObjectName(QStringLiteral("predictDialog"));
@@ -229,11 +231,30 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
     layout->addWidget(m_intro);
     layout->addLayout(inputRow);
     layout->addWidget(m_summary);
+    layout->addWidget(m_progress);
     layout->addWidget(m_results, 1);
     layout->addWidget(buttons);
     resize(760, 560);
 
-    connect(m_process, &CliProcess::lineRead, this, [this](const QByteArray& line) { m_lines << QString::fromUtf8(line); });
+    m_progress->setObjectName(QStringLiteral("predictProgress"));
+    m_progress->setVisible(false);
+    // --events: progress as the batches go through the model, then the summary.
+    connect(m_process, &CliProcess::lineRead, this, [this](const QByteArray& line) {
+        const QJsonObject event = QJsonDocument::fromJson(line).object();
+        const QString kind = event.value(QStringLiteral("event")).toString();
+        if (kind == QStringLiteral("predict_summary")) {
+            m_commandSummary = event;
+        } else if (kind == QStringLiteral("predict_progress")) {
+            const auto done = static_cast<qint64>(event.value(QStringLiteral("done")).toDouble());
+            const auto total = static_cast<qint64>(event.value(QStringLiteral("total")).toDouble());
+            if (total <= 0) return;
+            m_progress->setRange(0, 1000);
+            m_progress->setValue(static_cast<int>(1000 * done / total));
+            m_summary->setText(tr("Predicting… %1 of %2 %3")
+                                   .arg(QLocale().toString(done), QLocale().toString(total),
+                                        event.value(QStringLiteral("what")).toString()));
+        }
+    });
     connect(m_process, &CliProcess::finished, this, &PredictDialog::onFinished);
     m_outputCsv = m_work.filePath(QStringLiteral("predictions.csv"));
     if (!kindError.isEmpty()) {
@@ -316,6 +337,8 @@ void PredictDialog::setBusy(bool busy)
     m_predict->setEnabled(m_usable && !busy && m_inputs->count() > 0);
     m_inputs->setEnabled(!busy);
     if (busy) m_save->setEnabled(false);
+    if (busy) m_progress->setRange(0, 0);   // busy until the first batch reports
+    m_progress->setVisible(busy);
 }
 
 void PredictDialog::predict()
@@ -323,7 +346,7 @@ void PredictDialog::predict()
     const QStringList paths = inputs();
     if (!m_usable || paths.isEmpty() || isRunning()) return;
     QStringList args{QStringLiteral("--db"), m_dbPath, QStringLiteral("predict"), QString::number(m_runId),
-                     QStringLiteral("-o"), m_outputCsv, QStringLiteral("--json")};
+                     QStringLiteral("-o"), m_outputCsv, QStringLiteral("--events")};
     if (m_kind == Inputs::Texts) args << QStringLiteral("--text-column") << m_textColumn;
     if (m_kind == Inputs::Images)
         args << QStringLiteral("--images") << paths;
@@ -331,7 +354,7 @@ void PredictDialog::predict()
         args << QStringLiteral("--input") << paths.front();
     QFile::remove(m_outputCsv);
     ++m_generation;
-    m_lines.clear();
+    m_commandSummary = QJsonObject();
     m_results->clear();
     m_results->setRowCount(0);
     m_results->setColumnCount(0);
@@ -394,7 +417,7 @@ void PredictDialog::showListing(const PredictionListing& listing)
     QString summary = summarise(listing);
     if (shown < listing.total)
         summary += QLatin1Char('\n') +
-                   tr("The first %1 of %2 predictions are listed; Save CSV… writes them all.").arg(shown).arg(listing.total);
+                   tr("The first %1 of %2 predictions are listed; Save CSV… writes them all.").arg(QLocale().toString(shown), QLocale().toString(listing.total));
     m_summary->setText(summary);
 
     const QString lead = m_kind == Inputs::Images ? tr("Image") : m_kind == Inputs::Texts ? tr("Text") : tr("Row");
@@ -430,16 +453,15 @@ void PredictDialog::showListing(const PredictionListing& listing)
     Q_EMIT predictionsReady(static_cast<int>(listing.total));
 }
 
-// What the predictions say as a whole: how many, where and how fast (the command's --json
-// summary), the accuracy where the true class is one of the run's, the classes predicted (most
+// What the predictions say as a whole: how many, where and how fast (the command's summary
+// line), the accuracy where the true class is one of the run's, the classes predicted (most
 // first), and the command's notes.
 QString PredictDialog::summarise(const PredictionListing& listing) const
 {
-    QJsonObject command;
-    for (const QString& line : m_lines)
-        if (line.startsWith(QLatin1Char('{'))) command = QJsonDocument::fromJson(line.toUtf8()).object();
+    const QJsonObject& command = m_commandSummary;
     const QString noun = m_kind == Inputs::Images ? tr("images") : m_kind == Inputs::Texts ? tr("texts") : tr("rows");
-    QString first = tr("%1 %2 predicted").arg(listing.total).arg(noun);
+    const QLocale locale;
+    QString first = tr("%1 %2 predicted").arg(locale.toString(listing.total), noun);
     if (command.contains(QStringLiteral("device")) && command.contains(QStringLiteral("seconds"))) {
         const double seconds = command.value(QStringLiteral("seconds")).toDouble();
         first += tr(" on %1 in %2")
@@ -449,13 +471,13 @@ QString PredictDialog::summarise(const PredictionListing& listing) const
     QStringList lines{first + QLatin1Char('.')};
     if (listing.labelled > 0)
         lines << tr("Accuracy on the %1 with a known class: %2 (%3 right).")
-                     .arg(listing.labelled)
+                     .arg(locale.toString(listing.labelled))
                      .arg(formatPercent(static_cast<double>(listing.right) / static_cast<double>(listing.labelled)))
-                     .arg(listing.right);
+                     .arg(locale.toString(listing.right));
     std::vector<std::pair<QString, qint64>> ranked(listing.counts.begin(), listing.counts.end());
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     QStringList classes;
-    for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name).arg(count);
+    for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name, locale.toString(count));
     lines << tr("Predicted: %1.").arg(classes.join(QStringLiteral(", ")));
     const QJsonArray notes = command.value(QStringLiteral("notes")).toArray();
     for (const QJsonValue value : notes) {

@@ -8,6 +8,7 @@
 
 #include <QDialog>
 #include <QImage>
+#include <QJsonObject>
 #include <QStringList>
 #include <QTemporaryDir>
 
@@ -17,6 +18,7 @@
 
 class QLabel;
 class QListWidget;
+class QProgressBar;
 class QPushButton;
 class QTableWidget;
 
@@ -99,7 +101,7 @@ private:
     QString m_textColumn, m_labelColumn;
     QTemporaryDir m_work;
     QString m_outputCsv;
-    QStringList m_lines;   // the command's standard output
+    QJsonObject m_commandSummary;   // the command's summary line (--events)
     quint64 m_generation = 0;   // counts predictions started: a stale listing is dropped
     CliProcess* m_process;
     QLabel* m_intro;
@@ -107,6 +109,7 @@ private:
     QPushButton* m_predict;
     QPushButton* m_save;
     QLabel* m_summary;
+    QProgressBar* m_progress;   // the forward passes, while they run
     QTableWidget* m_results;
 };
 

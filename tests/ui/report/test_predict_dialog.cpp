@@ -19,6 +19,8 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QLocale>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -159,16 +161,23 @@ private Q_SLOTS:
         dialog->setInputs({big});
         QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
         dialog->predict();
+        auto* progress = dialog->findChild<QProgressBar*>(QStringLiteral("predictProgress"));
+        QVERIFY(progress && progress->isVisible());
         QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        // The command's progress reached the bar (its last report is all of them), which went away.
+        QCOMPARE(progress->maximum(), 1000);
+        QCOMPARE(progress->value(), 1000);
+        QVERIFY(!progress->isVisible());
         const int total = copies * 150;
         QCOMPARE(ready.front().front().toInt(), total);
         QCOMPARE(dialog->results()->rowCount(), PredictDialog::kMaxRowsShown);
         const QString summary = dialog->summaryText();
-        QVERIFY2(summary.startsWith(QStringLiteral("%1 rows predicted").arg(total)) &&
-                     summary.contains(QStringLiteral("Accuracy on the %1 with a known class").arg(total)) &&
+        // Counts as the locale writes them ("5,250").
+        const QString all = QLocale().toString(total);
+        QVERIFY2(summary.startsWith(QStringLiteral("%1 rows predicted").arg(all)) &&
+                     summary.contains(QStringLiteral("Accuracy on the %1 with a known class").arg(all)) &&
                      summary.contains(QStringLiteral("The first %1 of %2 predictions are listed")
-                                          .arg(PredictDialog::kMaxRowsShown)
-                                          .arg(total)) &&
+                                          .arg(QLocale().toString(PredictDialog::kMaxRowsShown), all)) &&
                      summary.contains(QStringLiteral("\nColumns the run's model does not read were left aside: [row_id]")),
                  qPrintable(summary));
     }
