@@ -203,7 +203,8 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
 
     m_predict->setDefault(true);
     m_predict->setEnabled(false);
-    connect(m_predict, &QPushButton::clicked, this, &PredictDialog::predict);
+    m_predict->setObjectName(QStringLiteral("predictStartStop"));
+    connect(m_predict, &QPushButton::clicked, this, [this] { isRunning() ? stop() : predict(); });
     m_summary->setObjectName(QStringLiteral("predictSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -298,7 +299,7 @@ void PredictDialog::setInputs(const QStringList& paths)
     unique.removeDuplicates();
     m_inputs->clear();
     m_inputs->addItems(unique);
-    m_predict->setEnabled(m_usable && m_inputs->count() > 0 && !isRunning());
+    m_predict->setEnabled(isRunning() || (m_usable && m_inputs->count() > 0));
 }
 
 QStringList PredictDialog::inputs() const
@@ -334,7 +335,9 @@ void PredictDialog::chooseCsv()
 
 void PredictDialog::setBusy(bool busy)
 {
-    m_predict->setEnabled(m_usable && !busy && m_inputs->count() > 0);
+    // While it runs the Predict button stops it.
+    m_predict->setText(busy ? tr("Stop") : tr("Predict"));
+    m_predict->setEnabled(busy || (m_usable && m_inputs->count() > 0));
     m_inputs->setEnabled(!busy);
     if (busy) m_save->setEnabled(false);
     if (busy) m_progress->setRange(0, 0);   // busy until the first batch reports
@@ -367,8 +370,22 @@ void PredictDialog::predict()
     m_summary->setText(tr("Predicting…"));
 }
 
+void PredictDialog::stop()
+{
+    if (!isRunning()) return;
+    m_stopping = true;
+    m_summary->setText(tr("Stopping…"));
+    m_process->stop();
+}
+
 void PredictDialog::onFinished(int exitCode, bool crashed)
 {
+    if (m_stopping) {
+        m_stopping = false;
+        setBusy(false);
+        m_summary->setText(tr("Stopped: nothing was predicted."));
+        return;
+    }
     if (exitCode != 0 || crashed) {
         setBusy(false);
         // hearth-cli's own message ("error: …"), else its last lines.

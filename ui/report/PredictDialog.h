@@ -70,6 +70,7 @@ public:
 
 public Q_SLOTS:
     void predict();   // runs hearth-cli predict on the inputs
+    void stop();      // ends a running prediction (the Predict button reads Stop meanwhile); nothing is listed
     // Copies the predictions' CSV to `path`; false (and says why) when it cannot.
     bool saveCsv(const QString& path);
 
@@ -98,6 +99,7 @@ private:
     qint64 m_runId;
     Inputs m_kind = Inputs::Images;
     bool m_usable = true;   // false when the run's config cannot be read
+    bool m_stopping = false;   // the running prediction was asked to stop
     QString m_textColumn, m_labelColumn;
     QTemporaryDir m_work;
     QString m_outputCsv;

@@ -271,6 +271,34 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(view.runId() == 2 && button->isEnabled(), 30000);
     }
 
+    // While a prediction runs its button stops it: the child ends, nothing is listed, and the
+    // next prediction runs as before.
+    void aPredictionCanBeStopped()
+    {
+        ReportView view(m_db);
+        PredictDialog* dialog = openDialog(view, 1);
+        QVERIFY(dialog);
+        dialog->setInputs({m_iris});
+        auto* button = dialog->findChild<QPushButton*>(QStringLiteral("predictStartStop"));
+        QVERIFY(button);
+        QCOMPARE(button->text(), QStringLiteral("Predict"));
+        QSignalSpy ready(dialog, &PredictDialog::predictionsReady);
+        button->click();
+        QVERIFY(dialog->isRunning());
+        QCOMPARE(button->text(), QStringLiteral("Stop"));
+        QVERIFY(button->isEnabled());
+        QTest::qWait(100);   // the child is still starting (LibTorch alone takes longer)
+        button->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isRunning(), hearth::test::scaledTimeoutMs(30000));
+        QCOMPARE(dialog->summaryText(), QStringLiteral("Stopped: nothing was predicted."));
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(dialog->results()->rowCount(), 0);
+        QCOMPARE(button->text(), QStringLiteral("Predict"));
+        button->click();
+        QVERIFY(ready.wait(hearth::test::scaledTimeoutMs(60000)));
+        QCOMPARE(ready.front().front().toInt(), 150);
+    }
+
     void aBadInputSaysWhyAndListsNothing()
     {
         const QString bad = writeFile(QStringLiteral("two-columns.csv"), "sepal_length,sepal_width\n5.1,3.5\n");
