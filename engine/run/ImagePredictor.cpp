@@ -182,6 +182,7 @@ ImageInput idxInput(const PredictModel& source, std::string& note) {
 PredictResult predictImages(const PredictModel& source, const ImagePredictOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     if (!source.run_config) throw ConfigError("--run", "image predictions need a run (--run) trained on images");
+    checkPredictionsOutput(options.output_csv, "");
     const ExperimentConfig& config = *source.run_config;
     if (!isImageKind(config.data.kind))
         throw ConfigError("--images", "the run trained on " + config.data.kind +

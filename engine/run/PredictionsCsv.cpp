@@ -1,14 +1,35 @@
 #include "engine/run/PredictionsCsv.h"
 
+#include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/data/formats/CsvReader.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace hearth {
+
+void checkPredictionsOutput(const std::string& output, const std::string& input) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path path(output);
+    if (output.empty()) throw ConfigError("--output", "give the CSV file to write the predictions to");
+    if (!input.empty() && fs::exists(path, ec) && fs::equivalent(path, fs::path(input), ec))
+        throw ConfigError("--output", "'" + output + "' is the input file: the predictions would overwrite it");
+    if (fs::is_directory(path, ec)) throw DataError(output + ": is a folder, not a file to write the predictions to");
+    const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (!fs::is_directory(folder, ec))
+        throw DataError(output + ": cannot write the predictions: no folder '" + folder.string() + "'");
+    const bool exists = fs::exists(path, ec);
+    if (::access(exists ? path.c_str() : folder.c_str(), W_OK) != 0)
+        throw DataError(output + ": cannot write the predictions: " +
+                        (exists ? "the file is read-only" : "the folder '" + folder.string() + "' is read-only"));
+}
 
 std::vector<int64_t> writePredictionsCsv(const std::string& path, const PredictionsCsvColumns& columns,
                                          const torch::Tensor& probabilities,

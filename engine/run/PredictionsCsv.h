@@ -25,6 +25,11 @@ struct PredictionsCsvColumns {
     std::function<std::string(int64_t)> truth;
 };
 
+// Before any work: the predictions can be written at `output` (its folder exists and takes files;
+// it is not a folder or a read-only file; DataError naming it otherwise), and it is not the input
+// CSV (`input`, "" for none), which it would overwrite (ConfigError on --output).
+void checkPredictionsOutput(const std::string& output, const std::string& input);
+
 // probabilities: float32 [n, classes] on the CPU. Returns each row's predicted class. Throws
 // DataError naming `path` when it cannot be written.
 std::vector<int64_t> writePredictionsCsv(const std::string& path, const PredictionsCsvColumns& columns,

@@ -46,6 +46,7 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     if (config.data.kind != "csv")
         throw ConfigError("--input", "the run trained on " + config.data.kind + " data, not a CSV table");
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
+    checkPredictionsOutput(options.output_csv, options.input_csv);
     const CsvTable table = readCsvFile(options.input_csv);
     if (table.records.empty()) throw DataError(table.path + ": no data rows after the header");
 

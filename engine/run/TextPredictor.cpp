@@ -72,6 +72,7 @@ LoadedModel fromRun(const PredictModel& source, const PredictOptions& options) {
 PredictResult predictTextCsv(const PredictModel& source, const PredictOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     if (options.batch_size < 1) throw ConfigError("--batch-size", "must be at least 1");
+    checkPredictionsOutput(options.output_csv, options.input_csv);
     // The input first: a wrong file is reported before a model is loaded. Texts are read as
     // training reads them (<br /> as a line break); an empty text is classified too.
     // A column of true classes (the run's label column, or --label-column) scores the predictions.

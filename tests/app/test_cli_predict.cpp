@@ -213,6 +213,27 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(out));
     }
 
+    // An output that cannot be written is refused before any work (it was found only when writing,
+    // after the forward passes: 10 s for 10,000 images), and so is the input file itself, which the
+    // predictions would have overwritten.
+    void aBadOutputIsRefusedBeforeAnyWork() {
+        const QString input = writeFile("keep.csv", "sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n");
+        const CliResult same = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", input});
+        QCOMPARE(same.exit_code, 2);
+        QVERIFY2(same.out.contains("--output: '" + input + "' is the input file: the predictions would overwrite it"),
+                 qPrintable(same.out));
+        QFile kept(input);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n"));
+        const QString nowhere = m_dir.filePath("no-such-folder/out.csv");
+        const CliResult missing = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", nowhere});
+        QCOMPARE(missing.exit_code, 3);
+        QVERIFY2(missing.out.contains(nowhere + ": cannot write the predictions: no folder"), qPrintable(missing.out));
+        const CliResult folder = cliOn(m_tableDb, {"predict", "1", "--input", input, "-o", m_dir.path()});
+        QCOMPARE(folder.exit_code, 3);
+        QVERIFY2(folder.out.contains("is a folder, not a file to write the predictions to"), qPrintable(folder.out));
+    }
+
     // A label the run never saw is written but not scored, and said.
     void unknownLabelsAreNotScored() {
         const QString input = writeFile("labels.csv", "sepal_length,sepal_width,petal_length,petal_width,species\n"
