@@ -22,8 +22,9 @@ if(HEARTH_WITH_CUDA)
   target_sources(hearth_engine PRIVATE data/CudaBatchCopy.cpp)   # copies on a side stream
 endif()
 target_link_libraries(hearth_engine PRIVATE ZLIB::ZLIB)
-# An image folder's listing is torch-free: the reports find a prediction's file with it.
-target_sources(hearth_engine_api PRIVATE data/images/ImageFolderScan.cpp)
+# Torch-free: an image folder's listing (the reports find a prediction's file with it), and
+# writing a file whole (predictions, the token cache, exported event files).
+target_sources(hearth_engine_api PRIVATE data/images/ImageFolderScan.cpp data/formats/WholeFile.cpp)
 # Image folders: JPEG through libjpeg-turbo's TurboJPEG API, PNG through libpng (Debian's
 # libturbojpeg0-dev and libpng-dev).
 find_package(PNG REQUIRED)

@@ -3,10 +3,10 @@
 #include "engine/config/ExperimentConfig.h"
 #include "engine/data/DataError.h"
 #include "engine/data/formats/CsvReader.h"
+#include "engine/data/formats/WholeFile.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
@@ -36,39 +36,40 @@ std::vector<int64_t> writePredictionsCsv(const std::string& path, const Predicti
                                          const std::vector<std::string>& class_names, PredictResult& result) {
     const int64_t n = probabilities.size(0), classes = probabilities.size(1);
     result.predicted_counts.assign(static_cast<size_t>(classes), 0);
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) throw DataError(path + ": cannot write the predictions");
-    out << columns.lead_name << ",predicted,confidence";
-    if (columns.truth) out << ",true";
-    for (const auto& name : class_names) out << "," << csvField("prob:" + name);
-    out << "\n";
-    const auto p = probabilities.accessor<float, 2>();
     std::vector<int64_t> predicted(static_cast<size_t>(n));
-    std::ostringstream line;
-    line.precision(7);
     std::vector<std::string> unknown;   // true classes the run does not have
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t best = 0;
-        for (int64_t c = 1; c < classes; ++c)
-            if (p[i][c] > p[i][best]) best = c;
-        predicted[static_cast<size_t>(i)] = best;
-        ++result.predicted_counts[static_cast<size_t>(best)];
-        line.str("");
-        line << columns.lead(i) << "," << csvField(class_names[static_cast<size_t>(best)]) << "," << p[i][best];
-        if (columns.truth) {
-            const std::string truth = columns.truth(i);
-            line << "," << csvField(truth);
-            if (std::find(class_names.begin(), class_names.end(), truth) != class_names.end()) {
-                ++result.labelled;
-                if (truth == class_names[static_cast<size_t>(best)]) ++result.correct;
-            } else if (!truth.empty() && std::find(unknown.begin(), unknown.end(), truth) == unknown.end()) {
-                unknown.push_back(truth);
+    // Whole or not at all: a failure (a full disk, a stop) leaves an earlier file as it was.
+    const std::string failed = writeWholeFile(path, [&](std::ostream& out) {
+        out << columns.lead_name << ",predicted,confidence";
+        if (columns.truth) out << ",true";
+        for (const auto& name : class_names) out << "," << csvField("prob:" + name);
+        out << "\n";
+        const auto p = probabilities.accessor<float, 2>();
+        std::ostringstream line;
+        line.precision(7);
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t best = 0;
+            for (int64_t c = 1; c < classes; ++c)
+                if (p[i][c] > p[i][best]) best = c;
+            predicted[static_cast<size_t>(i)] = best;
+            ++result.predicted_counts[static_cast<size_t>(best)];
+            line.str("");
+            line << columns.lead(i) << "," << csvField(class_names[static_cast<size_t>(best)]) << "," << p[i][best];
+            if (columns.truth) {
+                const std::string truth = columns.truth(i);
+                line << "," << csvField(truth);
+                if (std::find(class_names.begin(), class_names.end(), truth) != class_names.end()) {
+                    ++result.labelled;
+                    if (truth == class_names[static_cast<size_t>(best)]) ++result.correct;
+                } else if (!truth.empty() && std::find(unknown.begin(), unknown.end(), truth) == unknown.end()) {
+                    unknown.push_back(truth);
+                }
             }
+            for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
+            out << line.str() << "\n";
         }
-        for (int64_t c = 0; c < classes; ++c) line << "," << p[i][c];
-        out << line.str() << "\n";
-    }
-    if (!out) throw DataError(path + ": writing the predictions failed");
+    });
+    if (!failed.empty()) throw DataError(path + ": cannot write the predictions (" + failed + ")");
     if (!unknown.empty())
         result.notes.push_back("labels that are not one of the model's classes were not scored: " + bracketList(unknown));
     return predicted;

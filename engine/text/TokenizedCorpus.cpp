@@ -1,6 +1,7 @@
 #include "engine/text/TokenizedCorpus.h"
 
 #include "engine/data/CacheFiles.h"
+#include "engine/data/formats/WholeFile.h"
 #include "engine/monitor/Elapsed.h"
 
 #include <algorithm>
@@ -14,8 +15,6 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
-
-#include <unistd.h>
 
 namespace hearth {
 namespace {
@@ -40,7 +39,7 @@ std::string cacheKey(const std::vector<std::string>& texts, const BertTokenizer&
 }
 
 template <typename T>
-void writeArray(std::ofstream& out, const std::vector<T>& v) {
+void writeArray(std::ostream& out, const std::vector<T>& v) {
     out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
 
@@ -76,17 +75,13 @@ bool readCache(const std::string& path, int64_t expected_count, TokenizedCorpus&
     return true;
 }
 
-// Written to a temporary name and renamed, so a concurrent run never reads half an entry. A cache
-// that cannot be written is not an error: the run goes on with the ids it has.
+// Written whole (writeWholeFile), so a concurrent run never reads half an entry, and two runs
+// writing the same entry at once do not mix. A cache that cannot be written is not an error: the
+// run goes on with the ids it has.
 void writeCache(const std::string& path, const TokenizedCorpus& corpus) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    // Unique per process and thread: two runs may write the same entry at once.
-    const std::string tmp = path + ".tmp" + std::to_string(getpid()) + "-" +
-                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return;
+    writeWholeFile(path, [&](std::ostream& out) {
         const uint64_t count = static_cast<uint64_t>(corpus.size());
         const uint64_t total = corpus.ids.size();
         const auto truncated = static_cast<uint64_t>(corpus.truncated);
@@ -97,13 +92,7 @@ void writeCache(const std::string& path, const TokenizedCorpus& corpus) {
         out.write(reinterpret_cast<const char*>(&truncated), sizeof truncated);
         writeArray(out, corpus.offsets);
         writeArray(out, corpus.ids);
-        if (!out) {
-            fs::remove(tmp, ec);
-            return;
-        }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) fs::remove(tmp, ec);
+    });
 }
 
 // Encodes every text on `threads` threads (chunks claimed in order); the calling thread reports

@@ -1,5 +1,6 @@
 #include "storage/tensorboard/TensorBoardExport.h"
 
+#include "engine/data/formats/WholeFile.h"
 #include "engine/events/EventFields.h"
 #include "storage/report/RunReport.h"
 #include "storage/tensorboard/EventFile.h"
@@ -8,10 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 namespace hearth::report {
@@ -133,21 +132,8 @@ private:
 };
 
 void writeFile(const fs::path& path, const std::string& content) {
-    const fs::path temporary = path.string() + ".partial";
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << content;
-    file.close();
-    std::error_code ec;
-    if (!file) {
-        const std::string reason = std::generic_category().message(errno);
-        fs::remove(temporary, ec);
-        throw ExportError("Cannot write '" + temporary.string() + "': " + reason + ".");
-    }
-    fs::rename(temporary, path, ec);
-    if (ec) {
-        fs::remove(temporary, ec);
-        throw ExportError("Cannot write '" + path.string() + "': " + ec.message() + ".");
-    }
+    const std::string failed = writeWholeFile(path.string(), [&](std::ostream& out) { out << content; });
+    if (!failed.empty()) throw ExportError("Cannot write '" + path.string() + "': " + failed + ".");
 }
 
 }  // namespace

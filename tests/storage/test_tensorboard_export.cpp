@@ -3,6 +3,7 @@
 // stored step, the epochs, the evaluations, the report text and the hparams.
 
 #include "StoreTestEvents.h"
+#include "engine/data/formats/WholeFile.h"
 #include "storage/RunStore.h"
 #include "storage/RunWriter.h"
 #include "storage/tensorboard/EventFile.h"
@@ -75,6 +76,7 @@ private Q_SLOTS:
     void tensorBoardReadsEveryStoredValue();
     void secondExportReplacesTheFirst();
     void unwritableDirectoryIsAClearError();
+    void aFileIsWrittenWholeOrNotAtAll();
 };
 
 void TensorBoardExportTest::initTestCase() {
@@ -182,6 +184,28 @@ void TensorBoardExportTest::unwritableDirectoryIsAClearError() {
         QVERIFY2(std::string(e.what()).find("Cannot create the directory '" + blocker) == 0, e.what());
     }
     QCOMPARE(readAll(blocker), std::string("not a directory"));
+}
+
+// The exported event files, like the predictions and the token cache, are written whole
+// (writeWholeFile): a write that fails midway leaves the earlier file as it was and no temporary
+// beside it; a folder that is not there is said, not thrown.
+void TensorBoardExportTest::aFileIsWrittenWholeOrNotAtAll() {
+    const QString folder = dir_.filePath("whole");
+    QVERIFY(QDir().mkpath(folder));
+    const std::string path = (folder + "/events.out").toStdString();
+    QCOMPARE(writeWholeFile(path, [](std::ostream& out) { out << "first"; }), std::string());
+    QCOMPARE(readAll(path), std::string("first"));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeWholeFile(path, [](std::ostream& out) {
+                                 out << "half of the sec";
+                                 throw std::runtime_error("stopped");
+                             }));
+    QCOMPARE(readAll(path), std::string("first"));
+    QCOMPARE(QDir(folder).entryList(QDir::Files), QStringList{"events.out"});
+    QCOMPARE(writeWholeFile(path, [](std::ostream& out) { out << "second"; }), std::string());
+    QCOMPARE(readAll(path), std::string("second"));
+    const std::string nowhere = (folder + "/missing/events.out").toStdString();
+    QCOMPARE(writeWholeFile(nowhere, [](std::ostream& out) { out << "x"; }), std::string("No such file or directory"));
+    QCOMPARE(QDir(folder).entryList(QDir::Files), QStringList{"events.out"});
 }
 
 QTEST_GUILESS_MAIN(TensorBoardExportTest)
