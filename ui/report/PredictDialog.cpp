@@ -245,7 +245,7 @@ PredictDialog::PredictDialog(const QString& dbPath, qint64 runId, const QString&
         const QString kind = event.value(QStringLiteral("event")).toString();
         if (kind == QStringLiteral("predict_summary")) {
             m_commandSummary = event;
-        } else if (kind == QStringLiteral("predict_progress")) {
+        } else if (kind == QStringLiteral("predict_progress") && !m_stopping) {
             const auto done = static_cast<qint64>(event.value(QStringLiteral("done")).toDouble());
             const auto total = static_cast<qint64>(event.value(QStringLiteral("total")).toDouble());
             if (total <= 0) return;
