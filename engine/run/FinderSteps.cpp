@@ -343,8 +343,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 TrainingStep step(*strategy, *run.model, task);
                 MetricsLogger metrics;
                 phasePeak();
-                int64_t micro_batches = 0;
-                for (int64_t micro = 0; micro < k; ++micro, ++micro_batches) {
+                for (int64_t micro = 0; micro < k; ++micro) {
                     // From before the batch reaches the device, as the run counts from the last batch's end.
                     if (!cpu) micro_start = monitor.tensorBytes();
                     step.microBatch(batches.next(), k, micro + 1 == k, metrics, afterPhase);
@@ -357,7 +356,7 @@ FootprintPrediction probeFootprint(PreparedRun& run, const FootprintOptions& opt
                 if (s == 0) held.optimizer_state = measureHeldBytes(*run.model, *optimizer).optimizer_state;
                 metrics.intervalTotals().meanLoss();  // reads the loss back: the device has finished the step
                 optimizer_peak = std::max(optimizer_peak, phasePeak());
-                if (s > 0) timed.push_back({millisecondsSince(started), micro_batches});
+                if (s > 0) timed.push_back({millisecondsSince(started), k});
             }
             strategy->zeroGrad(*optimizer);
         } catch (const c10::Error& e) {

@@ -107,6 +107,7 @@ PredictResult predictTableCsv(const PredictModel& source, const PredictOptions& 
     const torch::Device device = predictionDevice();
     const auto probabilities =
         classProbabilities(*model, device, n, classes, options.batch_size, {}, [&](const std::vector<int64_t>& rows) {
+            // In the file's order (no `order` given): each batch's rows are consecutive.
             return model->forward(x.narrow(0, rows.front(), static_cast<int64_t>(rows.size())).to(device));
         }, options.on_progress);
 

@@ -32,7 +32,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace hearth::ui {
 namespace {
@@ -96,22 +95,13 @@ PredictionListing readPredictionListing(const QString& outputCsv, const QString&
     };
     const int predicted = column("predicted"), confidence = column("confidence"), truth = column("true");
     if (predicted < 0 || confidence < 0) throw hearth::DataError(outputCsv.toStdString() + ": not a predictions file");
-    QStringList classes;   // the run's, from the probability columns
-    for (const auto& name : header)
-        if (name.rfind("prob:", 0) == 0) classes << qstr(name.substr(5));
-
     PredictionListing listing;
     listing.total = static_cast<qint64>(out.records.size());
     for (size_t r = 0; r < out.records.size(); ++r) {
         const auto& fields = out.records[r].fields;
         const QString p = qstr(fields[static_cast<size_t>(predicted)]);
-        ++listing.counts[p];
         const QString t = truth >= 0 ? qstr(fields[static_cast<size_t>(truth)]) : QString();
         listing.has_truth = listing.has_truth || !t.isEmpty();
-        if (classes.contains(t)) {
-            ++listing.labelled;
-            listing.right += t == p ? 1 : 0;
-        }
         if (r >= static_cast<size_t>(PredictDialog::kMaxRowsShown)) continue;
         PredictionListing::Row row;
         row.source = qstr(fields[0]);
@@ -470,9 +460,9 @@ void PredictDialog::showListing(const PredictionListing& listing)
     Q_EMIT predictionsReady(static_cast<int>(listing.total));
 }
 
-// What the predictions say as a whole: how many, where and how fast (the command's summary
-// line), the accuracy where the true class is one of the run's, the classes predicted (most
-// first), and the command's notes.
+// What the predictions say as a whole, from the command's summary line (it scored them as it
+// wrote them): how many, where and how fast, the accuracy where the true class is one of the
+// run's, the classes predicted (most first), and the command's notes.
 QString PredictDialog::summarise(const PredictionListing& listing) const
 {
     const QJsonObject& command = m_commandSummary;
@@ -486,12 +476,17 @@ QString PredictDialog::summarise(const PredictionListing& listing) const
                           seconds < 1.0 ? tr("%1 ms").arg(std::lround(seconds * 1000.0)) : formatDuration(seconds));
     }
     QStringList lines{first + QLatin1Char('.')};
-    if (listing.labelled > 0)
+    const auto labelled = static_cast<qint64>(command.value(QStringLiteral("labelled")).toDouble());
+    const auto right = static_cast<qint64>(command.value(QStringLiteral("correct")).toDouble());
+    if (labelled > 0)
         lines << tr("Accuracy on the %1 with a known class: %2 (%3 right).")
-                     .arg(locale.toString(listing.labelled))
-                     .arg(formatPercent(static_cast<double>(listing.right) / static_cast<double>(listing.labelled)))
-                     .arg(locale.toString(listing.right));
-    std::vector<std::pair<QString, qint64>> ranked(listing.counts.begin(), listing.counts.end());
+                     .arg(locale.toString(labelled))
+                     .arg(formatPercent(static_cast<double>(right) / static_cast<double>(labelled)))
+                     .arg(locale.toString(right));
+    const QJsonObject counts = command.value(QStringLiteral("classes")).toObject();
+    std::vector<std::pair<QString, qint64>> ranked;   // by name (JSON objects are), then most first
+    for (auto it = counts.begin(); it != counts.end(); ++it)
+        if (const auto count = static_cast<qint64>(it.value().toDouble()); count > 0) ranked.emplace_back(it.key(), count);
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     QStringList classes;
     for (const auto& [name, count] : ranked) classes << QStringLiteral("%1 %2").arg(name, locale.toString(count));

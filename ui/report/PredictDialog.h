@@ -12,7 +12,6 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -38,8 +37,6 @@ struct PredictionListing {
     std::vector<Row> rows;                 // the first PredictDialog::kMaxRowsShown
     qint64 total = 0;                      // predictions in the file
     bool has_truth = false;                // some input's true class is known
-    std::map<QString, qint64> counts;      // predictions per class
-    qint64 labelled = 0, right = 0;        // inputs whose true class is one of the run's; of them, right
 };
 
 // Reads `outputCsv` (hearth-cli predict's file) and, for a CSV input, `inputCsv` to show each row
